@@ -1,0 +1,17 @@
+// Everything main.ts and the e2e tests both need, so tests run the app exactly as deployed.
+import { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AppConfig } from '@app/domain';
+import { installBodyParsers } from './http/body-parsers';
+import { installOpenApi } from './http/openapi';
+import { requestContextMiddleware } from './http/request-context.middleware';
+
+export function configureApp(app: INestApplication, config: AppConfig): void {
+  const express = app as NestExpressApplication;
+  express.set('trust proxy', config.trustProxy ? 1 : false);
+  express.disable('x-powered-by');
+  app.use(requestContextMiddleware);
+  installBodyParsers(app);
+  installOpenApi(app);
+  app.enableShutdownHooks();
+}

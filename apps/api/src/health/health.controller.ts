@@ -1,0 +1,45 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { REDIS } from '@app/domain';
+import type { Response } from 'express';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { Public } from '../http/decorators';
+
+async function probe(fn: () => Promise<unknown>, ms = 1500): Promise<'up' | 'down'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), ms);
+  });
+  try {
+    await Promise.race([fn(), timeout]);
+    return 'up';
+  } catch {
+    return 'down';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  /** Database and Redis status; 503 when either is down. */
+  @Public()
+  @Get()
+  async health(@Res({ passthrough: true }) res: Response) {
+    const [database, redis] = await Promise.all([
+      probe(() => this.ds.query('SELECT 1')),
+      probe(() => this.redis.ping()),
+    ]);
+    const ok = database === 'up' && redis === 'up';
+    res.status(ok ? 200 : 503);
+    return { status: ok ? 'ok' : 'degraded', database, redis };
+  }
+}

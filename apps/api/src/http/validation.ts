@@ -1,0 +1,53 @@
+// One validation pipe: whitelisting, transformation, and 422 bodies naming each field and rule (§4).
+import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { FieldError, ValidationFailedError } from '@app/domain';
+
+const RULES: Record<string, string> = {
+  isDefined: 'required',
+  isNotEmpty: 'required',
+  isNotEmptyObject: 'required',
+  arrayNotEmpty: 'required',
+  arrayMinSize: 'minLength',
+  arrayMaxSize: 'maxLength',
+  isUuid: 'uuid',
+  isEmail: 'email',
+  isIn: 'enum',
+  isEnum: 'enum',
+  min: 'min',
+  max: 'max',
+  minLength: 'minLength',
+  maxLength: 'maxLength',
+  isUrl: 'url',
+  whitelistValidation: 'unknown',
+};
+
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const field = parent ? `${parent}.${e.property}` : e.property;
+    const constraints = e.constraints ?? {};
+    // A missing value reports only "required", not every rule it also fails.
+    const names = Object.keys(constraints);
+    const chosen = names.includes('isDefined') ? ['isDefined'] : names;
+    for (const name of chosen) {
+      out.push({
+        field,
+        rule: RULES[name] ?? (name.startsWith('is') ? 'type' : name),
+        message: constraints[name],
+      });
+    }
+    if (e.children?.length) out.push(...flattenValidationErrors(e.children, field));
+  }
+  return out;
+}
+
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
+  });
+}

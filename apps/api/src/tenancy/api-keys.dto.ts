@@ -1,0 +1,115 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  IsArray,
+  IsDate,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { ApiKey, SCOPES } from '@app/domain';
+
+export class CreateApiKeyDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name: string;
+
+  /** Scopes the key is issued with. */
+  @IsArray()
+  @ArrayMinSize(1)
+  @IsIn(SCOPES, { each: true })
+  scopes: string[];
+
+  /** Requests per minute; default 300. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  rateLimitPerMinute?: number;
+
+  /** Requests per UTC day; null for no cap. */
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
+  rateLimitPerDay?: number | null;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @Type(() => Date)
+  @IsDate()
+  expiresAt?: Date | null;
+}
+
+export class UpdateApiKeyDto {
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @IsIn(SCOPES, { each: true })
+  scopes?: string[];
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  rateLimitPerMinute?: number;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000_000)
+  rateLimitPerDay?: number | null;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @Type(() => Date)
+  @IsDate()
+  expiresAt?: Date | null;
+}
+
+export class PageQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+}
+
+export function toApiKeyResponse(k: ApiKey) {
+  return {
+    id: k.id,
+    organizationId: k.organizationId,
+    name: k.name,
+    prefix: k.keyPrefix,
+    scopes: k.scopes,
+    rateLimitPerMinute: k.rateLimitPerMinute,
+    rateLimitPerDay: k.rateLimitPerDay,
+    expiresAt: k.expiresAt,
+    revokedAt: k.revokedAt,
+    lastUsedAt: k.lastUsedAt,
+    createdAt: k.createdAt,
+    updatedAt: k.updatedAt,
+  };
+}

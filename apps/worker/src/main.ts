@@ -1,0 +1,14 @@
+import { NestFactory } from '@nestjs/core';
+import { JsonLogger, loadConfigOrExit } from '@app/domain';
+import { WorkerModule } from './worker.module';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = new JsonLogger('worker', config.logLevel);
+  const app = await NestFactory.create(WorkerModule, { logger });
+  app.enableShutdownHooks();
+  await app.listen(config.workerHealthPort, '127.0.0.1');
+  logger.log({ msg: 'worker started', healthPort: config.workerHealthPort }, 'bootstrap');
+}
+
+void bootstrap();

@@ -1,0 +1,74 @@
+// The one pagination helper: spec meta (§4) with relative URLs that keep the other query parameters.
+
+export interface PageMeta {
+  total: number;
+  perPage: number;
+  currentPage: number;
+  lastPage: number;
+  firstPage: number;
+  firstPageUrl: string;
+  lastPageUrl: string;
+  nextPageUrl: string | null;
+  previousPageUrl: string | null;
+}
+
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
+
+/** A page of results as returned by a service; the envelope interceptor turns it into data + meta. */
+export class Page<T> {
+  constructor(
+    readonly items: T[],
+    readonly total: number,
+    readonly request: PageRequest,
+    /** Extra meta keys (e.g. filters) merged next to the pagination fields. */
+    readonly extraMeta: Record<string, unknown> = {},
+  ) {}
+
+  get offset(): number {
+    return (this.request.page - 1) * this.request.limit;
+  }
+
+  map<U>(fn: (item: T) => U): Page<U> {
+    return new Page(this.items.map(fn), this.total, this.request, this.extraMeta);
+  }
+}
+
+export function pageOffset(req: PageRequest): number {
+  return (req.page - 1) * req.limit;
+}
+
+type Query = Record<string, unknown>;
+
+function pageUrl(path: string, query: Query, page: number): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (k === 'page' || v === undefined || v === null) continue;
+    if (Array.isArray(v)) for (const item of v) params.append(k, String(item));
+    else params.append(k, String(v));
+  }
+  params.set('page', String(page));
+  return `${path}?${params.toString()}`;
+}
+
+export function buildPageMeta(
+  total: number,
+  req: PageRequest,
+  path: string,
+  query: Query,
+): PageMeta {
+  const lastPage = Math.max(1, Math.ceil(total / req.limit));
+  return {
+    total,
+    perPage: req.limit,
+    currentPage: req.page,
+    lastPage,
+    firstPage: 1,
+    firstPageUrl: pageUrl(path, query, 1),
+    lastPageUrl: pageUrl(path, query, lastPage),
+    nextPageUrl: req.page < lastPage ? pageUrl(path, query, req.page + 1) : null,
+    previousPageUrl: req.page > 1 ? pageUrl(path, query, Math.min(req.page - 1, lastPage)) : null,
+  };
+}

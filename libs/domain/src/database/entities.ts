@@ -1,0 +1,7 @@
+// Every entity the data source maps. Each area appends its own.
+import { ContactList } from '../contacts/contact-list.entity';
+import { ApiKey } from '../tenancy/api-key.entity';
+import { Organization } from '../tenancy/organization.entity';
+import { AccessToken, Membership, User } from '../tenancy/user.entity';
+
+export const ENTITIES = [Organization, ApiKey, User, Membership, AccessToken, ContactList];

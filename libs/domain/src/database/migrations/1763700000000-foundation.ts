@@ -1,0 +1,104 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class Foundation1763700000000 implements MigrationInterface {
+  name = 'Foundation1763700000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE EXTENSION IF NOT EXISTS pgcrypto`);
+    await q.query(`
+      CREATE TABLE organizations (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        name text NOT NULL,
+        plan text NOT NULL DEFAULT 'free' CHECK (plan IN ('free','pro','enterprise')),
+        subscription_status text NOT NULL DEFAULT 'active'
+          CHECK (subscription_status IN ('active','trialing','past_due','canceled')),
+        message_retention_days int NOT NULL DEFAULT 30 CHECK (message_retention_days > 0),
+        limit_per_second int CHECK (limit_per_second >= 0),
+        limit_per_minute int CHECK (limit_per_minute >= 0),
+        limit_per_hour int CHECK (limit_per_hour >= 0),
+        limit_per_day int CHECK (limit_per_day >= 0),
+        limit_per_month int CHECK (limit_per_month >= 0),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`
+      CREATE TABLE api_keys (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name text NOT NULL,
+        key_hash text NOT NULL UNIQUE,
+        key_prefix text NOT NULL,
+        scopes text[] NOT NULL,
+        rate_limit_per_minute int NOT NULL DEFAULT 300 CHECK (rate_limit_per_minute > 0),
+        rate_limit_per_day int CHECK (rate_limit_per_day > 0),
+        expires_at timestamptz,
+        revoked_at timestamptz,
+        last_used_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`CREATE INDEX api_keys_org_idx ON api_keys (organization_id, created_at DESC)`);
+    await q.query(`
+      CREATE TABLE users (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        email text NOT NULL,
+        password_hash text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`CREATE UNIQUE INDEX users_email_uq ON users (lower(email))`);
+    await q.query(`
+      CREATE TABLE memberships (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        role text NOT NULL CHECK (role IN ('owner','admin','member')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (user_id, organization_id)
+      )`);
+    await q.query(`CREATE INDEX memberships_org_idx ON memberships (organization_id)`);
+    await q.query(`
+      CREATE TABLE access_tokens (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        token_hash text NOT NULL UNIQUE,
+        expires_at timestamptz NOT NULL,
+        revoked_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`
+      CREATE TABLE contact_lists (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        cuid text NOT NULL UNIQUE,
+        name text NOT NULL,
+        description text,
+        status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','archived')),
+        preferred_channels text[] NOT NULL DEFAULT '{}',
+        is_default boolean NOT NULL DEFAULT false,
+        subscriber_count int NOT NULL DEFAULT 0 CHECK (subscriber_count >= 0),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(
+      `CREATE INDEX contact_lists_org_idx ON contact_lists (organization_id, created_at DESC)`,
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX contact_lists_one_default ON contact_lists (organization_id) WHERE is_default`,
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const t of [
+      'contact_lists',
+      'access_tokens',
+      'memberships',
+      'users',
+      'api_keys',
+      'organizations',
+    ]) {
+      await q.query(`DROP TABLE IF EXISTS ${t}`);
+    }
+  }
+}

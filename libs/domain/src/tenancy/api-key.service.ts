@@ -1,0 +1,211 @@
+// API keys: issued once, stored as SHA-256, resolved per request through a short cache that
+// every replica drops on revocation or change (Redis pub/sub), so a revoked key stops at once.
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import Redis from 'ioredis';
+import { DataSource, IsNull } from 'typeorm';
+import { Page, PageRequest, pageOffset } from '../common/pagination';
+import { generateApiKey, isWellFormedApiKey, sha256Hex } from '../crypto/tokens';
+import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import { REDIS } from '../redis/redis.module';
+import { ApiKey } from './api-key.entity';
+import { SCOPES, Scope } from './scopes';
+
+export interface CreateApiKeyInput {
+  name: string;
+  scopes: string[] | 'all';
+  rateLimitPerMinute?: number;
+  rateLimitPerDay?: number | null;
+  expiresAt?: Date | null;
+}
+
+export type UpdateApiKeyInput = Partial<Omit<CreateApiKeyInput, 'scopes'>> & { scopes?: string[] };
+
+export interface ResolvedKey {
+  id: string;
+  organizationId: string;
+  scopes: Scope[];
+  rateLimitPerMinute: number;
+  rateLimitPerDay: number | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const CACHE_TTL_MS = 10_000;
+const LAST_USED_EVERY_MS = 60_000;
+const INVALIDATE_CHANNEL = 'api-keys:invalidate';
+
+@Injectable()
+export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(ApiKeyService.name);
+  private readonly cache = new Map<string, { key: ResolvedKey | null; until: number }>();
+  private readonly lastUsedWritten = new Map<string, number>();
+  private subscriber?: Redis;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.subscriber = this.redis.duplicate();
+    this.subscriber.on('message', () => this.cache.clear());
+    this.subscriber.on('error', (e) =>
+      this.logger.warn({ msg: 'key invalidation channel error', err: e.message }),
+    );
+    await this.subscriber.subscribe(INVALIDATE_CHANNEL).catch(() => undefined);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+  }
+
+  private repo() {
+    return this.ds.getRepository(ApiKey);
+  }
+
+  private validateScopes(scopes: string[]): Scope[] {
+    const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length) {
+      throw ValidationFailedError.field('scopes', 'enum', `Unknown scope: ${unknown.join(', ')}`);
+    }
+    if (!scopes.length)
+      throw ValidationFailedError.field('scopes', 'required', 'At least one scope is required');
+    return [...new Set(scopes)] as Scope[];
+  }
+
+  async create(
+    organizationId: string,
+    input: CreateApiKeyInput,
+  ): Promise<{ key: ApiKey; value: string }> {
+    const scopes = input.scopes === 'all' ? [...SCOPES] : this.validateScopes(input.scopes);
+    const value = generateApiKey();
+    const saved = await this.repo().save(
+      this.repo().create({
+        organizationId,
+        name: input.name,
+        keyHash: sha256Hex(value),
+        keyPrefix: value.slice(0, 12),
+        scopes,
+        rateLimitPerMinute: input.rateLimitPerMinute ?? 300,
+        rateLimitPerDay: input.rateLimitPerDay ?? null,
+        expiresAt: input.expiresAt ?? null,
+        revokedAt: null,
+        lastUsedAt: null,
+      }),
+    );
+    const key = await this.get(organizationId, saved.id);
+    return { key, value };
+  }
+
+  async list(organizationId: string, page: PageRequest): Promise<Page<ApiKey>> {
+    const [items, total] = await this.repo().findAndCount({
+      where: { organizationId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: pageOffset(page),
+      take: page.limit,
+    });
+    return new Page(items, total, page);
+  }
+
+  async get(organizationId: string, id: string): Promise<ApiKey> {
+    const key = await this.repo().findOneBy({ id, organizationId });
+    if (!key) throw new NotFoundError('API key');
+    return key;
+  }
+
+  async update(organizationId: string, id: string, input: UpdateApiKeyInput): Promise<ApiKey> {
+    await this.get(organizationId, id);
+    const patch: Partial<ApiKey> = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.scopes !== undefined) patch.scopes = this.validateScopes(input.scopes);
+    if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = input.rateLimitPerMinute;
+    if (input.rateLimitPerDay !== undefined) patch.rateLimitPerDay = input.rateLimitPerDay;
+    if (input.expiresAt !== undefined) patch.expiresAt = input.expiresAt;
+    if (Object.keys(patch).length) await this.repo().update({ id, organizationId }, patch);
+    await this.invalidate();
+    return this.get(organizationId, id);
+  }
+
+  async revoke(organizationId: string, id: string): Promise<ApiKey> {
+    await this.get(organizationId, id);
+    await this.repo().update(
+      { id, organizationId, revokedAt: IsNull() },
+      { revokedAt: new Date() },
+    );
+    await this.invalidate();
+    return this.get(organizationId, id);
+  }
+
+  /** Revoke by id without an organization: the operator CLI only. */
+  async revokeById(id: string): Promise<ApiKey> {
+    const key = await this.repo().findOneBy({ id });
+    if (!key) throw new NotFoundError('API key');
+    return this.revoke(key.organizationId, id);
+  }
+
+  private async invalidate(): Promise<void> {
+    this.cache.clear();
+    await this.redis
+      .publish(INVALIDATE_CHANNEL, '1')
+      .catch((e: Error) =>
+        this.logger.warn({ msg: 'could not publish key invalidation', err: e.message }),
+      );
+  }
+
+  /**
+   * The key record for a presented value, or null when it is unknown. Revocation and expiry are
+   * the caller's to judge (both mean 401). Malformed values never reach the database.
+   */
+  async resolve(value: string, now = new Date()): Promise<ResolvedKey | null> {
+    if (!isWellFormedApiKey(value)) return null;
+    const hash = sha256Hex(value);
+    const cached = this.cache.get(hash);
+    let key: ResolvedKey | null;
+    if (cached && cached.until > now.getTime()) {
+      key = cached.key;
+    } else {
+      const row = await this.repo()
+        .createQueryBuilder('k')
+        .select([
+          'k.id',
+          'k.organizationId',
+          'k.scopes',
+          'k.rateLimitPerMinute',
+          'k.rateLimitPerDay',
+        ])
+        .addSelect(['k.expiresAt', 'k.revokedAt'])
+        .where('k.keyHash = :hash', { hash })
+        .getOne();
+      key = row
+        ? {
+            id: row.id,
+            organizationId: row.organizationId,
+            scopes: row.scopes as Scope[],
+            rateLimitPerMinute: row.rateLimitPerMinute,
+            rateLimitPerDay: row.rateLimitPerDay,
+            expiresAt: row.expiresAt,
+            revokedAt: row.revokedAt,
+          }
+        : null;
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, { key, until: now.getTime() + CACHE_TTL_MS });
+    }
+    if (key && !key.revokedAt) this.touch(key.id, now);
+    return key;
+  }
+
+  /** lastUsedAt is written at most once a minute per key, off the request path. */
+  private touch(id: string, now: Date): void {
+    const last = this.lastUsedWritten.get(id) ?? 0;
+    if (now.getTime() - last < LAST_USED_EVERY_MS) return;
+    this.lastUsedWritten.set(id, now.getTime());
+    this.ds
+      .query(
+        `UPDATE api_keys SET last_used_at = $2
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
+        [id, now],
+      )
+      .catch((e: Error) => this.logger.warn({ msg: 'could not record key use', err: e.message }));
+  }
+}

@@ -1,0 +1,80 @@
+// Organizations and their default list: created together, in one transaction.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ContactList } from '../contacts/contact-list.entity';
+import { generateCuid } from '../crypto/tokens';
+import { NotFoundError } from '../errors/domain-errors';
+import { Organization, Plan, SubscriptionStatus } from './organization.entity';
+
+export interface SendingLimitOverrides {
+  perSecond?: number | null;
+  perMinute?: number | null;
+  perHour?: number | null;
+  perDay?: number | null;
+  perMonth?: number | null;
+}
+
+@Injectable()
+export class OrganizationService {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async create(input: {
+    name: string;
+    plan?: Plan;
+    subscriptionStatus?: SubscriptionStatus;
+  }): Promise<Organization> {
+    return this.ds.transaction(async (em) => {
+      const org = await em.save(
+        em.create(Organization, {
+          name: input.name,
+          plan: input.plan ?? 'free',
+          subscriptionStatus: input.subscriptionStatus ?? 'active',
+          messageRetentionDays: 30,
+        }),
+      );
+      await em.insert(ContactList, {
+        organizationId: org.id,
+        cuid: generateCuid(),
+        name: 'Default list',
+        description: null,
+        status: 'active',
+        preferredChannels: ['email'],
+        isDefault: true,
+        subscriberCount: 0,
+      });
+      return org;
+    });
+  }
+
+  async get(id: string): Promise<Organization> {
+    const org = await this.ds.getRepository(Organization).findOneBy({ id });
+    if (!org) throw new NotFoundError('Organization');
+    return org;
+  }
+
+  async update(
+    id: string,
+    changes: {
+      plan?: Plan;
+      subscriptionStatus?: SubscriptionStatus;
+      messageRetentionDays?: number;
+    },
+  ): Promise<Organization> {
+    await this.get(id);
+    await this.ds.getRepository(Organization).update({ id }, changes);
+    return this.get(id);
+  }
+
+  async setLimits(id: string, limits: SendingLimitOverrides): Promise<Organization> {
+    await this.get(id);
+    const patch: Partial<Organization> = {};
+    if (limits.perSecond !== undefined) patch.limitPerSecond = limits.perSecond;
+    if (limits.perMinute !== undefined) patch.limitPerMinute = limits.perMinute;
+    if (limits.perHour !== undefined) patch.limitPerHour = limits.perHour;
+    if (limits.perDay !== undefined) patch.limitPerDay = limits.perDay;
+    if (limits.perMonth !== undefined) patch.limitPerMonth = limits.perMonth;
+    if (Object.keys(patch).length) await this.ds.getRepository(Organization).update({ id }, patch);
+    return this.get(id);
+  }
+}

@@ -1,0 +1,103 @@
+// Users, memberships and access tokens (§3): login issues a 24 h `at_` token stored as a hash.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import {
+  DUMMY_PASSWORD_HASH,
+  generateAccessToken,
+  hashPassword,
+  isWellFormedAccessToken,
+  sha256Hex,
+  verifyPassword,
+} from '../crypto/tokens';
+import { ConflictError, InvalidCredentialsError, NotFoundError } from '../errors/domain-errors';
+import { Organization } from './organization.entity';
+import { AccessToken, Membership, Role, User } from './user.entity';
+
+const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+export interface ResolvedToken {
+  userId: string;
+}
+
+@Injectable()
+export class UserService {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async createUser(input: {
+    email: string;
+    password: string;
+    organizationId: string;
+    role: Role;
+  }): Promise<User> {
+    const email = input.email.trim().toLowerCase();
+    const org = await this.ds.getRepository(Organization).findOneBy({ id: input.organizationId });
+    if (!org) throw new NotFoundError('Organization');
+    return this.ds.transaction(async (em) => {
+      let user = await em
+        .getRepository(User)
+        .createQueryBuilder('u')
+        .where('lower(u.email) = :email', { email })
+        .getOne();
+      if (!user) {
+        user = await em.save(
+          em.create(User, { email, passwordHash: await hashPassword(input.password) }),
+        );
+      }
+      const existing = await em.findOneBy(Membership, { userId: user.id, organizationId: org.id });
+      if (existing) throw new ConflictError('The user is already a member of this organization');
+      await em.insert(Membership, { userId: user.id, organizationId: org.id, role: input.role });
+      return user;
+    });
+  }
+
+  async login(
+    emailRaw: string,
+    password: string,
+    now = new Date(),
+  ): Promise<{ accessToken: string; expiresAt: Date }> {
+    const email = emailRaw.trim().toLowerCase();
+    const user = await this.ds
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where('lower(u.email) = :email', { email })
+      .getOne();
+    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !ok) throw new InvalidCredentialsError();
+    const accessToken = generateAccessToken();
+    const expiresAt = new Date(now.getTime() + TOKEN_LIFETIME_MS);
+    await this.ds.getRepository(AccessToken).insert({
+      userId: user.id,
+      tokenHash: sha256Hex(accessToken),
+      expiresAt,
+      revokedAt: null,
+    });
+    return { accessToken, expiresAt };
+  }
+
+  async logout(token: string): Promise<void> {
+    await this.ds
+      .getRepository(AccessToken)
+      .createQueryBuilder()
+      .update()
+      .set({ revokedAt: () => 'now()' })
+      .where('token_hash = :hash AND revoked_at IS NULL', { hash: sha256Hex(token) })
+      .execute();
+  }
+
+  /** The user behind a live token, or null when unknown, revoked or expired. */
+  async resolveToken(token: string, now = new Date()): Promise<ResolvedToken | null> {
+    if (!isWellFormedAccessToken(token)) return null;
+    const rows: { user_id: string }[] = await this.ds.query(
+      `SELECT user_id FROM access_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2`,
+      [sha256Hex(token), now],
+    );
+    return rows[0] ? { userId: rows[0].user_id } : null;
+  }
+
+  async roleIn(userId: string, organizationId: string): Promise<Role | null> {
+    const m = await this.ds.getRepository(Membership).findOneBy({ userId, organizationId });
+    return m?.role ?? null;
+  }
+}
