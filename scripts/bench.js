@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// npm run bench -- <name> [args]: compiles bench/ with the app sources and runs bench/<name>.ts.
+// Benchmarks are not tests: they print figures next to a baseline measured in the same run.
+const { execSync } = require('node:child_process');
+const { existsSync } = require('node:fs');
+const Module = require('node:module');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const name = process.argv[2];
+if (!name) {
+  process.stderr.write('usage: npm run bench -- <name> [args]\n');
+  process.exit(2);
+}
+process.stderr.write('compiling benchmarks...\n');
+execSync('npx tsc -p bench/tsconfig.json', { cwd: root, stdio: 'inherit' });
+
+// The compiled sources import '@app/domain'; point it at the compiled library.
+const domain = path.join(root, 'dist/bench/libs/domain/src');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  if (request === '@app/domain') request = domain;
+  else if (request.startsWith('@app/domain/')) request = path.join(domain, request.slice('@app/domain/'.length));
+  return resolve.call(this, request, ...rest);
+};
+
+const file = path.join(root, 'dist/bench/bench', `${name}.js`);
+if (!existsSync(file)) {
+  process.stderr.write(`no benchmark named ${name}\n`);
+  process.exit(2);
+}
+process.argv.splice(2, 1);
+require(file);
