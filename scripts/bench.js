@@ -3,7 +3,6 @@
 // Benchmarks are not tests: they print figures next to a baseline measured in the same run.
 const { execSync } = require('node:child_process');
 const { existsSync } = require('node:fs');
-const Module = require('node:module');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
@@ -15,14 +14,7 @@ if (!name) {
 process.stderr.write('compiling benchmarks...\n');
 execSync('npx tsc -p bench/tsconfig.json', { cwd: root, stdio: 'inherit' });
 
-// The compiled sources import '@app/domain'; point it at the compiled library.
-const domain = path.join(root, 'dist/bench/libs/domain/src');
-const resolve = Module._resolveFilename;
-Module._resolveFilename = function (request, ...rest) {
-  if (request === '@app/domain') request = domain;
-  else if (request.startsWith('@app/domain/')) request = path.join(domain, request.slice('@app/domain/'.length));
-  return resolve.call(this, request, ...rest);
-};
+require('./alias');
 
 const file = path.join(root, 'dist/bench/bench', `${name}.js`);
 if (!existsSync(file)) {

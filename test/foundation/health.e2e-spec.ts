@@ -36,3 +36,32 @@ describe('GET /health', () => {
     });
   });
 });
+
+describe('OpenAPI at /docs', () => {
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await createTestApp();
+  });
+  afterAll(() => app.close());
+
+  it('lists every route with its body schema and required scopes', async () => {
+    const res = await request(app.getHttpServer()).get('/docs/json').expect(200);
+    const doc = res.body;
+    expect(doc.info.version).toBe('1.0.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/health',
+        '/api/v1/auth/login',
+        '/api/v1/user/api-keys',
+        '/api/v1/user/api-keys/{id}',
+      ]),
+    );
+    const create = doc.paths['/api/v1/user/api-keys'].post;
+    expect(create['x-required-scopes']).toEqual(['keys:manage']);
+    expect(create.requestBody.content['application/json'].schema.$ref).toMatch(/CreateApiKeyDto$/);
+    expect(doc.paths['/api/v1/user/api-keys/{id}'].delete['x-required-scopes']).toEqual([
+      'keys:manage',
+    ]);
+    expect(doc.components.securitySchemes).toHaveProperty('apiKey');
+  });
+});

@@ -8,6 +8,8 @@ import { configureApp } from '../../apps/api/src/configure-app';
 export interface TestAppOptions {
   /** Adjust providers before compiling (e.g. override Clock). */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+  /** Log level of the app's JSON logger (default warn). */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<INestApplication> {
@@ -16,7 +18,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<INestApp
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({
     bodyParser: false,
-    logger: new JsonLogger('api-test', 'warn'),
+    logger: new JsonLogger('api-test', opts.logLevel ?? 'warn'),
   });
   configureApp(app, loadConfig());
   await app.init();

@@ -30,7 +30,14 @@ export class HealthController {
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  /** Database and Redis status; 503 when either is down. */
+  /** Liveness: the process answers; no dependency is consulted. */
+  @Public()
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: database and Redis status; 503 when either is down. */
   @Public()
   @Get()
   async health(@Res({ passthrough: true }) res: Response) {

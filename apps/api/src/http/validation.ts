@@ -26,10 +26,18 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   for (const e of errors) {
     const field = parent ? `${parent}.${e.property}` : e.property;
     const constraints = e.constraints ?? {};
-    // A missing value reports only "required", not every rule it also fails.
     const names = Object.keys(constraints);
-    const chosen = names.includes('isDefined') ? ['isDefined'] : names;
-    for (const name of chosen) {
+    // Optional fields skip validation when absent, so an absent value that fails is a required one:
+    // report "required" alone, not every rule it also fails.
+    if (
+      names.length &&
+      (e.value === undefined || e.value === null) &&
+      !names.includes('whitelistValidation')
+    ) {
+      out.push({ field, rule: 'required', message: `${field} is required` });
+      continue;
+    }
+    for (const name of names) {
       out.push({
         field,
         rule: RULES[name] ?? (name.startsWith('is') ? 'type' : name),
@@ -47,7 +55,8 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
+    // Values are read to tell a missing field; they are never put in the response.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
   });
 }

@@ -1,0 +1,91 @@
+// Shared bench plumbing: a throwaway database, the compiled apps as child processes, an org and key.
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+
+// Compiled to dist/bench/bench/support/: four levels up is the repository.
+export const ROOT = resolve(__dirname, '../../../..');
+const ALIAS = resolve(ROOT, 'scripts/alias.js');
+const ADMIN_URL =
+  process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Creates (or recreates) a bench database and returns its URL. */
+export async function benchDatabase(name: string): Promise<string> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export function benchEnv(
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/14',
+    ENCRYPTION_KEY: Buffer.alloc(32, 42).toString('base64'),
+    BULL_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** Starts a compiled app (api, worker, smtp-relay) and resolves once `ready` answers. */
+export async function startApp(
+  app: 'api' | 'worker' | 'smtp-relay',
+  env: NodeJS.ProcessEnv,
+  ready: () => Promise<boolean>,
+): Promise<ChildProcess> {
+  const main = resolve(ROOT, `dist/bench/apps/${app}/src/main.js`);
+  const child = spawn(process.execPath, ['-r', ALIAS, main], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
+    if (await ready().catch(() => false)) return child;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${app} did not become ready`);
+}
+
+export async function httpReady(url: string): Promise<boolean> {
+  const res = await fetch(url);
+  return res.ok;
+}
+
+/** Runs the admin CLI against the bench environment and returns its JSON. */
+export function admin(env: NodeJS.ProcessEnv, args: string[]): Record<string, unknown> {
+  const cli = resolve(ROOT, 'dist/bench/apps/api/src/cli.js');
+  const out = execFileSync(
+    process.execPath,
+    ['-r', ALIAS, '-e', `require(${JSON.stringify(cli)}).cliMain(${JSON.stringify(args)})`],
+    { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((done) => {
+    if (child.exitCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  });
+}
+
+export function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', {
+    maximumFractionDigits: digits,
+    minimumFractionDigits: digits,
+  });
+}

@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from './app-config';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+
+describe('loadConfig', () => {
+  it('applies the defaults of §2', () => {
+    const c = loadConfig({ ENCRYPTION_KEY: KEY });
+    expect(c.port).toBe(3000);
+    expect(c.smtpPort).toBe(2525);
+    expect(c.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.webhookAllowPrivateTargets).toBe(false);
+    expect(c.publicBaseUrl).toBe('http://localhost:3000');
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
+    [{ SMTP_TLS_CERT: '/tmp/cert.pem' }, 'SMTP_TLS_KEY'],
+  ])('refuses %j naming %s', (env, variable) => {
+    expect(() => loadConfig({ ENCRYPTION_KEY: KEY, ...env } as Record<string, string>)).toThrow(
+      ConfigError,
+    );
+    try {
+      loadConfig({ ENCRYPTION_KEY: KEY, ...env } as Record<string, string>);
+    } catch (e) {
+      expect((e as ConfigError).variable).toBe(variable);
+      expect((e as Error).message).toContain(variable);
+    }
+  });
+
+  it('requires ENCRYPTION_KEY in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/ENCRYPTION_KEY is required/);
+  });
+});

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { FieldCipher } from './field-encryption';
+
+describe(FieldCipher.name, () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+
+  it('round-trips with a random nonce and the key id in the stored value', () => {
+    const c = new FieldCipher(oldKey);
+    const a = c.encrypt('ana@example.com');
+    const b = c.encrypt('ana@example.com');
+    expect(a).not.toBe(b);
+    expect(a).toMatch(new RegExp(`^v1:${c.currentKeyId}:`));
+    expect(a).not.toContain('ana');
+    expect(c.decrypt(a)).toBe('ana@example.com');
+  });
+
+  it('reads values of an old key after rotation and finds their blind index', () => {
+    const before = new FieldCipher(oldKey);
+    const stored = before.encrypt('+14155550100');
+    const index = before.blindIndex('+14155550100');
+    const after = new FieldCipher(newKey, [oldKey]);
+    expect(after.decrypt(stored)).toBe('+14155550100');
+    expect(after.isStale(stored)).toBe(true);
+    expect(after.blindIndexCandidates('+14155550100')).toContain(index);
+    expect(after.blindIndex('+14155550100')).not.toBe(index);
+  });
+
+  it('refuses a tampered value and an unknown key', () => {
+    const c = new FieldCipher(oldKey);
+    const stored = c.encrypt('secret');
+    const tampered = stored.slice(0, -4) + (stored.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    expect(() => c.decrypt(tampered)).toThrow();
+    expect(() => new FieldCipher(newKey).decrypt(stored)).toThrow(/ENCRYPTION_KEYS_OLD/);
+  });
+});
