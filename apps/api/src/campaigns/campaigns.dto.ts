@@ -16,7 +16,6 @@ import {
 import { Campaign, CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
 import { IsCurrencyCode, IsMailbox, IsSingleLine } from './campaign-validators';
 
-
 export class CreateCampaignDto {
   @IsString()
   @MinLength(1)
