@@ -1,4 +1,5 @@
 import { INestApplication } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { Clock } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { ManualClock } from '../support/clock';
@@ -63,6 +64,25 @@ describe('Revenue attribution report (spec Revenue attribution report, §11)', (
         occurredAt,
       })
       .expect(201);
+  }
+
+  /** Rows where the daily rollup and an aggregate of the conversions themselves disagree. */
+  async function rollupDrift(organizationId: string): Promise<number> {
+    const [{ diff }]: { diff: number }[] = await app.get(DataSource).query(
+      `WITH raw AS (
+         SELECT (occurred_at AT TIME ZONE 'UTC')::date AS day, campaign_id, channel,
+                sum(revenue) AS revenue, count(*) AS conversions
+           FROM conversions WHERE organization_id = $1 GROUP BY 1, 2, 3),
+       rollup AS (
+         SELECT day, campaign_id, channel, revenue, conversions
+           FROM conversion_daily_stats WHERE organization_id = $1)
+       SELECT count(*)::int AS diff FROM (
+         (SELECT * FROM raw EXCEPT SELECT * FROM rollup)
+         UNION ALL
+         (SELECT * FROM rollup EXCEPT SELECT * FROM raw)) x`,
+      [organizationId],
+    );
+    return diff;
   }
 
   describe('an organization with no conversions', () => {
@@ -301,6 +321,23 @@ describe('Revenue attribution report (spec Revenue attribution report, §11)', (
         }),
       ],
       [
+        'partial first and last days: edges from the conversions, whole days from the rollup',
+        () => '?from=2030-03-10T12:00:00Z&to=2030-03-14T23:59:59.500Z',
+        () => ({
+          overview: {
+            totalRevenue: 150, // B's 20:00 conversion, not its 08:00 one; A's 23:59:59
+            totalConversions: 2,
+            avgOrderValue: 75,
+            revenuePerEmail: 0,
+            // Previous window 2030-03-06T00:00:00.5Z .. 2030-03-10T12:00Z holds B's 200.
+            trends: { revenue: down(25), conversions: up(100) },
+          },
+          trend: days('2030-03-10', '2030-03-14', { '2030-03-10': 100, '2030-03-14': 50 }),
+          byChannel: [{ channel: 'email', revenue: 150 }],
+          topCampaigns: [top('B', 100, 1, 100, 8.33), top('A', 50, 1, 50, 12.5)],
+        }),
+      ],
+      [
         'from only: 30 days from it, which includes tomorrow’s conversion',
         () => '?from=2030-02-15',
         () => ({
@@ -339,6 +376,11 @@ describe('Revenue attribution report (spec Revenue attribution report, §11)', (
       expect(res.body.data).toEqual(expected());
     });
 
+    it('the daily rollup equals an aggregate of the conversions', async () => {
+      expect(await rollupDrift(s.org.id)).toBe(0);
+      expect(await rollupDrift(other.org.id)).toBe(0);
+    });
+
     it('another organization sees none of it, even when naming the campaign', async () => {
       const res = await other.http.get(`${REPORT}?campaignId=${ids.A}`).expect(200);
       expect(res.body.data.overview).toMatchObject({ totalRevenue: 0, totalConversions: 0 });
@@ -347,6 +389,31 @@ describe('Revenue attribution report (spec Revenue attribution report, §11)', (
       expect(own.body.data.overview).toMatchObject({ totalRevenue: 7777, totalConversions: 1 });
       expect(own.body.data.topCampaigns.map((c: { name: string }) => c.name)).toEqual(['Foreign']);
     });
+  });
+
+  it('deleting a draft with conversions takes them out of the report; the rollup stays exact', async () => {
+    const s = await createSession(app);
+    const kept = await sentCampaign(s, 'Kept', 2);
+    const list = await seedList(app, s.org.id, { subscribed: 1 });
+    const draft = (await s.http.post(CAMPAIGNS, campaignBody(list.listId)).expect(201)).body.data
+      .id;
+    await convert(s, kept, 12.5, 'email', '2030-03-12T10:00:00Z');
+    await convert(s, draft, 999, 'email', '2030-03-12T11:00:00Z');
+    await convert(s, draft, 1, 'sms', '2030-03-13T11:00:00Z');
+    let res = await s.http.get(REPORT).expect(200);
+    expect(res.body.data.overview).toMatchObject({ totalRevenue: 1012.5, totalConversions: 3 });
+    await s.http.delete(`${CAMPAIGNS}/${draft}`).expect(200);
+    res = await s.http.get(REPORT).expect(200);
+    expect(res.body.data.overview).toMatchObject({ totalRevenue: 12.5, totalConversions: 1 });
+    expect(res.body.data.byChannel).toEqual([{ channel: 'email', revenue: 12.5 }]);
+
+    expect(await rollupDrift(s.org.id)).toBe(0);
+    const ds = app.get(DataSource);
+    const [{ n }] = await ds.query(
+      `SELECT count(*)::int AS n FROM conversion_daily_stats WHERE organization_id = $1`,
+      [s.org.id],
+    );
+    expect(n).toBe(1);
   });
 
   it('topCampaigns keeps the 10 best by revenue', async () => {

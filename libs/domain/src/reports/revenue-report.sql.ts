@@ -1,9 +1,10 @@
 // The revenue attribution report as one SQL statement (§11). Every figure is an aggregate computed
 // by PostgreSQL over exact numerics; JavaScript only receives the finished JSON document.
 //
-// The current window is scanned once into a (day, channel, campaign) rollup, from which the
-// overview, the daily trend, byChannel and topCampaigns are derived; the previous window is one
-// more aggregate. Money is rounded to 2 decimals and percentages to 1 (conversionRate 2), half away
+// Whole UTC days come from conversion_daily_stats (kept by triggers on conversions), partial edge
+// days from conversions; the current window is grouped once by (day, channel, campaign), and the
+// overview, the daily trend, byChannel and topCampaigns are derived from that; the previous
+// window is one more aggregate. Money is rounded to 2 decimals and percentages to 1 (conversionRate 2), half away
 // from zero (PostgreSQL `round(numeric, n)`).
 
 export interface RevenueReportWindow {
@@ -22,59 +23,101 @@ export interface RevenueReportWindow {
 }
 
 /**
- * The number of campaign emails delivered in the window, as a SQL select producing one row with
+ * The number of campaign emails delivered in [from, to), as a SQL select producing one row with
  * one column `delivered`. The one place the report reads the message log of the send path.
+ * `bind` adds a parameter and returns its placeholder; `org` and `campaignId` are placeholders.
  */
 export function deliveredCampaignEmailsSql(p: {
   org: string;
-  from: string;
-  to: string;
+  from: Date;
+  to: Date;
   campaignId: string | null;
+  bind: (value: unknown) => string;
 }): string {
   void p;
   return `SELECT 0::bigint AS delivered`;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Splits [from, to) into whole UTC days, read from the daily rollup, and at most two partial
+ * edges, read from the conversions themselves. A window inside one day is all edge.
+ */
+export function windowParts(from: Date, to: Date) {
+  const ceilDay = new Date(Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
+  const floorDay = new Date(Math.floor(to.getTime() / DAY_MS) * DAY_MS);
+  if (floorDay.getTime() <= ceilDay.getTime()) {
+    return { fullFromDay: day(to), fullToDay: day(to), edges: [[from, to]] as [Date, Date][] };
+  }
+  const edges: [Date, Date][] = [];
+  if (from < ceilDay) edges.push([from, ceilDay]);
+  if (floorDay < to) edges.push([floorDay, to]);
+  return { fullFromDay: day(ceilDay), fullToDay: day(floorDay), edges };
+}
+
+function day(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
 /** The statement and its bound parameters. */
 export function revenueReportQuery(w: RevenueReportWindow): { sql: string; params: unknown[] } {
-  const params: unknown[] = [w.organizationId, w.from, w.to, w.previousFrom, w.firstDay, w.lastDay];
+  const params: unknown[] = [w.organizationId, w.firstDay, w.lastDay];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
   const filters: string[] = [];
   let campaignParam: string | null = null;
-  if (w.channel !== undefined) {
-    params.push(w.channel);
-    filters.push(`channel = $${params.length}`);
-  }
+  if (w.channel !== undefined) filters.push(`channel = ${bind(w.channel)}`);
   if (w.campaignId !== undefined) {
-    params.push(w.campaignId);
-    campaignParam = `$${params.length}::uuid`;
+    campaignParam = `${bind(w.campaignId)}::uuid`;
     filters.push(`campaign_id = ${campaignParam}`);
   }
   const extra = filters.map((f) => ` AND ${f}`).join('');
+
+  /** (day, channel, campaign_id, revenue, conversions) rows covering [from, to) exactly. */
+  const facts = (from: Date, to: Date): string => {
+    const parts = windowParts(from, to);
+    const selects = [
+      `SELECT day, channel, campaign_id, revenue, conversions
+         FROM conversion_daily_stats
+        WHERE organization_id = $1
+          AND day >= ${bind(parts.fullFromDay)}::date AND day < ${bind(parts.fullToDay)}::date${extra}`,
+    ];
+    for (const [a, b] of parts.edges) {
+      selects.push(
+        `SELECT (occurred_at AT TIME ZONE 'UTC')::date, channel, campaign_id, revenue, 1::bigint
+           FROM conversions
+          WHERE organization_id = $1
+            AND occurred_at >= ${bind(a)}::timestamptz AND occurred_at < ${bind(b)}::timestamptz${extra}`,
+      );
+    }
+    return selects.join('\n  UNION ALL\n  ');
+  };
+
   const sql = `
 WITH cur AS (
-  SELECT (occurred_at AT TIME ZONE 'UTC')::date AS day, channel, campaign_id,
-         sum(revenue) AS revenue, count(*) AS conversions
-    FROM conversions
-   WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3${extra}
+  SELECT day, channel, campaign_id, sum(revenue) AS revenue, sum(conversions)::bigint AS conversions
+    FROM (${facts(w.from, w.to)}) f
    GROUP BY 1, 2, 3
 ),
 prev AS (
-  SELECT coalesce(sum(revenue), 0) AS revenue, count(*) AS conversions
-    FROM conversions
-   WHERE organization_id = $1 AND occurred_at >= $4 AND occurred_at < $2${extra}
+  SELECT coalesce(sum(revenue), 0) AS revenue, coalesce(sum(conversions), 0)::bigint AS conversions
+    FROM (${facts(w.previousFrom, w.from)}) f
 ),
 total AS (
   SELECT coalesce(sum(revenue), 0) AS revenue, coalesce(sum(conversions), 0)::bigint AS conversions
     FROM cur
 ),
 delivered AS (
-  ${deliveredCampaignEmailsSql({ org: '$1', from: '$2', to: '$3', campaignId: campaignParam })}
+  ${deliveredCampaignEmailsSql({ org: '$1', from: w.from, to: w.to, campaignId: campaignParam, bind })}
 ),
 trend AS (
   SELECT coalesce(json_agg(json_build_object(
            'date', to_char(d.day, 'YYYY-MM-DD"T"00:00:00.000"Z"'),
            'revenue', coalesce(t.revenue, 0)) ORDER BY d.day), '[]'::json) AS points
-    FROM (SELECT generate_series($5::date, $6::date, interval '1 day')::date AS day) d
+    FROM (SELECT generate_series($2::date, $3::date, interval '1 day')::date AS day) d
     LEFT JOIN (SELECT day, sum(revenue) AS revenue FROM cur GROUP BY day) t ON t.day = d.day
 ),
 by_channel AS (

@@ -92,11 +92,111 @@ export class Campaigns1763700000700 implements MigrationInterface {
       `CREATE INDEX conversions_campaign_occurred_idx ON conversions (campaign_id, occurred_at)
          INCLUDE (revenue, channel)`,
     );
+
+    // Daily rollup of conversions per (organization, UTC day, campaign, channel), kept exact by
+    // statement-level triggers in the same transaction as every insert, update or delete of a
+    // conversion: the report reads whole days from here and only partial edge days from the
+    // conversions themselves, so its cost follows days x campaigns x channels, not conversions.
+    await q.query(`
+      CREATE TABLE conversion_daily_stats (
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        day date NOT NULL,
+        campaign_id uuid NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+        channel text NOT NULL,
+        revenue numeric(18,2) NOT NULL,
+        conversions bigint NOT NULL,
+        PRIMARY KEY (organization_id, day, campaign_id, channel)
+      )`);
+    await q.query(`
+      CREATE FUNCTION conversion_stats_add() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        -- Sorted, so concurrent multi-row statements lock rollup rows in the same order.
+        INSERT INTO conversion_daily_stats AS s
+               (organization_id, day, campaign_id, channel, revenue, conversions)
+        SELECT organization_id, (occurred_at AT TIME ZONE 'UTC')::date, campaign_id, channel,
+               sum(revenue), count(*)
+          FROM new_rows
+         GROUP BY 1, 2, 3, 4
+         ORDER BY 1, 2, 3, 4
+        ON CONFLICT (organization_id, day, campaign_id, channel) DO UPDATE
+           SET revenue = s.revenue + EXCLUDED.revenue,
+               conversions = s.conversions + EXCLUDED.conversions;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION conversion_stats_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        -- UPDATE, never upsert: when a cascade already removed the rollup row there is nothing
+        -- to subtract from.
+        UPDATE conversion_daily_stats s
+           SET revenue = s.revenue - d.revenue, conversions = s.conversions - d.conversions
+          FROM (SELECT organization_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, campaign_id,
+                       channel, sum(revenue) AS revenue, count(*) AS conversions
+                  FROM old_rows
+                 GROUP BY 1, 2, 3, 4
+                 ORDER BY 1, 2, 3, 4) d
+         WHERE s.organization_id = d.organization_id AND s.day = d.day
+           AND s.campaign_id = d.campaign_id AND s.channel = d.channel;
+        DELETE FROM conversion_daily_stats s
+         USING (SELECT DISTINCT organization_id, (occurred_at AT TIME ZONE 'UTC')::date AS day,
+                       campaign_id, channel FROM old_rows) d
+         WHERE s.organization_id = d.organization_id AND s.day = d.day
+           AND s.campaign_id = d.campaign_id AND s.channel = d.channel AND s.conversions <= 0;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION conversion_stats_move() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        -- Conversions are not edited through the API; this keeps the rollup exact should an
+        -- operator correct one. A change of contact_id alone (a contact deleted) moves nothing.
+        IF NOT EXISTS (
+             SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
+              WHERE (o.organization_id, o.campaign_id, o.channel, o.revenue, o.occurred_at)
+                    IS DISTINCT FROM
+                    (n.organization_id, n.campaign_id, n.channel, n.revenue, n.occurred_at)) THEN
+          RETURN NULL;
+        END IF;
+        UPDATE conversion_daily_stats s
+           SET revenue = s.revenue - d.revenue, conversions = s.conversions - d.conversions
+          FROM (SELECT organization_id, (occurred_at AT TIME ZONE 'UTC')::date AS day, campaign_id,
+                       channel, sum(revenue) AS revenue, count(*) AS conversions
+                  FROM old_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4) d
+         WHERE s.organization_id = d.organization_id AND s.day = d.day
+           AND s.campaign_id = d.campaign_id AND s.channel = d.channel;
+        INSERT INTO conversion_daily_stats AS s
+               (organization_id, day, campaign_id, channel, revenue, conversions)
+        SELECT organization_id, (occurred_at AT TIME ZONE 'UTC')::date, campaign_id, channel,
+               sum(revenue), count(*)
+          FROM new_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+        ON CONFLICT (organization_id, day, campaign_id, channel) DO UPDATE
+           SET revenue = s.revenue + EXCLUDED.revenue,
+               conversions = s.conversions + EXCLUDED.conversions;
+        DELETE FROM conversion_daily_stats s
+         USING (SELECT DISTINCT organization_id, (occurred_at AT TIME ZONE 'UTC')::date AS day,
+                       campaign_id, channel FROM old_rows) d
+         WHERE s.organization_id = d.organization_id AND s.day = d.day
+           AND s.campaign_id = d.campaign_id AND s.channel = d.channel AND s.conversions <= 0;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE TRIGGER conversions_stats_insert AFTER INSERT ON conversions
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION conversion_stats_add()`);
+    await q.query(`
+      CREATE TRIGGER conversions_stats_delete AFTER DELETE ON conversions
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION conversion_stats_remove()`);
+    await q.query(`
+      CREATE TRIGGER conversions_stats_update AFTER UPDATE ON conversions
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION conversion_stats_move()`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE IF EXISTS conversion_daily_stats`);
     for (const t of ['conversions', 'campaign_recipients', 'campaigns']) {
       await q.query(`DROP TABLE IF EXISTS ${t}`);
+    }
+    for (const f of ['conversion_stats_add', 'conversion_stats_remove', 'conversion_stats_move']) {
+      await q.query(`DROP FUNCTION IF EXISTS ${f}()`);
     }
   }
 }
