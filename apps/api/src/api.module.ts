@@ -3,17 +3,22 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import {
   AppConfigModule,
+  CampaignsModule,
   DatabaseModule,
   LimitsModule,
   QueuesModule,
   RedisModule,
+  ReportsModule,
   TenancyModule,
 } from '@app/domain';
+import { CampaignsController } from './campaigns/campaigns.controller';
+import { ConversionsController } from './campaigns/conversions.controller';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
+import { RevenueReportController } from './reports/revenue-report.controller';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
@@ -26,8 +31,18 @@ import { OrganizationController } from './tenancy/organization.controller';
     QueuesModule,
     LimitsModule,
     TenancyModule,
+    CampaignsModule,
+    ReportsModule,
   ],
-  controllers: [HealthController, AuthController, ApiKeysController, OrganizationController],
+  controllers: [
+    HealthController,
+    AuthController,
+    ApiKeysController,
+    OrganizationController,
+    CampaignsController,
+    ConversionsController,
+    RevenueReportController,
+  ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
