@@ -3,12 +3,17 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import {
   AppConfigModule,
+  ContactsModule,
   DatabaseModule,
   LimitsModule,
   QueuesModule,
   RedisModule,
   TenancyModule,
 } from '@app/domain';
+import { ContactChannelsController } from './contacts/contact-channels.controller';
+import { ContactListsController } from './contacts/contact-lists.controller';
+import { ContactTagsController } from './contacts/contact-tags.controller';
+import { ContactsController } from './contacts/contacts.controller';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
@@ -26,8 +31,18 @@ import { OrganizationController } from './tenancy/organization.controller';
     QueuesModule,
     LimitsModule,
     TenancyModule,
+    ContactsModule,
   ],
-  controllers: [HealthController, AuthController, ApiKeysController, OrganizationController],
+  controllers: [
+    HealthController,
+    AuthController,
+    ApiKeysController,
+    OrganizationController,
+    ContactsController,
+    ContactChannelsController,
+    ContactTagsController,
+    ContactListsController,
+  ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
