@@ -3,6 +3,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform, Type } from 'class-transformer';
 import {
+  IsDefined,
   IsBoolean,
   IsDate,
   IsEmail,
@@ -34,6 +35,10 @@ import type {
   WhatsappStatus,
 } from '@app/domain';
 
+/** Surrounding whitespace is not part of the value. */
+export const Trim = () =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+
 /** Optional, but null is not a value for it. */
 export const OptionalValue = () => ValidateIf((_: object, v: unknown) => v !== undefined);
 
@@ -55,6 +60,8 @@ const CountryCode = () =>
   );
 
 export class CreateEmailDto extends PrimaryFlag {
+  @IsDefined()
+  @Trim()
   @IsEmail()
   @MaxLength(320)
   email: string;
@@ -76,6 +83,7 @@ export class UpdateEmailDto extends PrimaryFlag {
 }
 
 export class CreateSmsDto extends PrimaryFlag {
+  @IsDefined()
   @IsString(PHONE)
   @MinLength(8)
   @MaxLength(32)
@@ -98,6 +106,7 @@ export class UpdateSmsDto extends PrimaryFlag {
 }
 
 export class CreateWhatsappDto extends PrimaryFlag {
+  @IsDefined()
   @IsString(PHONE)
   @MinLength(8)
   @MaxLength(32)
@@ -137,6 +146,7 @@ export class UpdateWhatsappDto extends PrimaryFlag {
 }
 
 export class CreateTelegramDto extends PrimaryFlag {
+  @IsDefined()
   @IsString(PHONE)
   @MinLength(8)
   @MaxLength(32)
@@ -175,6 +185,8 @@ export class UpdateTelegramDto extends PrimaryFlag {
 }
 
 export class CreateImessageDto extends PrimaryFlag {
+  @IsDefined()
+  @Trim()
   @IsEmail()
   @MaxLength(320)
   appleId: string;
@@ -197,11 +209,13 @@ export class UpdateImessageDto extends PrimaryFlag {
 }
 
 export class CreatePushDto extends PrimaryFlag {
+  @IsDefined()
   @IsString()
   @MinLength(1)
   @MaxLength(4096)
   deviceToken: string;
 
+  @IsDefined()
   @IsIn(PUSH_PLATFORMS)
   platform: PushPlatform;
 

@@ -1,4 +1,5 @@
 import {
+  IsDefined,
   ArrayMaxSize,
   IsArray,
   IsIn,
@@ -42,6 +43,7 @@ class ListFieldsDto {
 }
 
 export class CreateListDto extends ListFieldsDto {
+  @IsDefined()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
@@ -63,6 +65,7 @@ export class MembersQueryDto extends PageQueryDto {
 }
 
 export class SubscribeDto {
+  @IsDefined()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(1000)

@@ -1,6 +1,7 @@
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { IsDefined, IsString, MaxLength, MinLength } from 'class-validator';
 
 export class TagNameDto {
+  @IsDefined()
   @IsString()
   @MinLength(1)
   @MaxLength(100)

@@ -1,5 +1,6 @@
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import {
+  IsDefined,
   ArrayMaxSize,
   IsArray,
   IsDate,
@@ -33,10 +34,8 @@ import {
   CreateTelegramDto,
   CreateWhatsappDto,
   OptionalValue,
+  Trim,
 } from './contact-channels.dto';
-
-const trim = () =>
-  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
 /** GET /contacts query (§5), in the spec's order. */
 export class ListContactsQueryDto {
@@ -55,7 +54,7 @@ export class ListContactsQueryDto {
 
   /** Name fragment, or an exact email address or phone number. */
   @IsOptional()
-  @trim()
+  @Trim()
   @IsString()
   @MinLength(1)
   @MaxLength(320)
@@ -185,6 +184,7 @@ export class CreateContactDto extends UpdateContactDto {
 }
 
 export class AddTagsDto {
+  @IsDefined()
   @IsArray()
   @ArrayMaxSize(100)
   @IsString({ each: true })

@@ -271,8 +271,14 @@ export class ContactChannelsService {
       default:
         throw new Error(`unknown channel ${String(channel)}`);
     }
+    // clock_timestamp(), not the transaction's now(): records added in one transaction keep
+    // their order (they are listed by createdAt).
+    values.createdAt = values.updatedAt = () => 'clock_timestamp()';
     try {
-      return (await repo.save(repo.create(values))) as ChannelRecordOf[C];
+      const { identifiers } = await repo.insert(values);
+      return (await repo.findOneByOrFail({
+        id: identifiers[0].id as string,
+      })) as ChannelRecordOf[C];
     } catch (err) {
       throw asDuplicateEmail(err);
     }
