@@ -10,6 +10,7 @@ import {
   ContactTelegram,
   ContactWhatsapp,
 } from './contact-channels.entity';
+import { Contact, ENCRYPTED_DISPLAY_NAME_SQL } from './contact.entity';
 import { normalisePhone } from './phone-number';
 
 export type BlindIndexKind = 'email' | 'phone' | 'token';
@@ -34,6 +35,8 @@ export interface EncryptedColumnSpec {
   /** Entity property and SQL column of the encrypted value. */
   property: string;
   column: string;
+  /** Only some values of the column are encrypted: those matching this SQL condition. */
+  encryptedWhen?: string;
   /** Its blind index, when it has one. */
   hash?: { property: string; column: string; kind: BlindIndexKind };
 }
@@ -47,6 +50,17 @@ export interface EncryptedTableSpec {
 
 /** Every encrypted column of the contacts area (key rotation walks this list). */
 export const ENCRYPTED_CONTACT_COLUMNS: EncryptedTableSpec[] = [
+  {
+    entity: Contact,
+    table: 'contacts',
+    columns: [
+      {
+        property: 'displayName',
+        column: 'display_name',
+        encryptedWhen: ENCRYPTED_DISPLAY_NAME_SQL,
+      },
+    ],
+  },
   {
     entity: ContactEmail,
     table: 'contact_emails',

@@ -23,7 +23,10 @@ export async function rotateContactEncryption(
 
   for (const spec of ENCRYPTED_CONTACT_COLUMNS) {
     const cols = spec.columns;
-    const stale = cols.map((c) => `(${c.column} IS NOT NULL AND ${c.column} NOT LIKE $2)`);
+    const stale = cols.map(
+      (c) =>
+        `(${c.column} IS NOT NULL AND ${c.column} NOT LIKE $2${c.encryptedWhen ? ` AND ${c.encryptedWhen}` : ''})`,
+    );
     const setCols = cols.flatMap((c) => (c.hash ? [c.column, c.hash.column] : [c.column]));
     let lastId = '00000000-0000-0000-0000-000000000000';
     let rotated = 0;
@@ -40,8 +43,10 @@ export async function rotateContactEncryption(
         const hashes: string[] = [];
         for (const r of rows) {
           const stored = r[c.column];
-          const plain = stored === null ? null : cipher.decrypt(stored);
-          values.push(plain === null ? null : cipher.encrypt(plain));
+          // A partly encrypted column keeps its clear values as they are.
+          const clear = stored === null || (c.encryptedWhen && !stored.startsWith('v1:'));
+          const plain = stored === null || clear ? stored : cipher.decrypt(stored);
+          values.push(plain === null || clear ? plain : cipher.encrypt(plain));
           if (c.hash && plain !== null) hashes.push(blindIndexOf(c.hash.kind, plain));
         }
         arrays.push(values);
