@@ -10,7 +10,7 @@ import { ContactListMembership } from './contact-list-membership.entity';
 import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
 import { ContactView } from './contact-views';
-import { Contact } from './contact.entity';
+import { Contact, ENCRYPTED_DISPLAY_NAME_SQL } from './contact.entity';
 import { normalisePhone } from './phone-number';
 
 export interface SqlQuery {
@@ -109,8 +109,9 @@ export class ContactsRepository {
   /** Name fragment (trigram indexes) or exact email / phone number (blind indexes, every key). */
   private searchSql(search: string, p: (v: unknown) => string): string {
     const pattern = p(`%${escapeLike(search)}%`);
+    // A display name stored encrypted (it carries an address) is not matched as text.
     const parts = [
-      `SELECT n.id FROM contacts n WHERE n.organization_id = $1 AND (n.first_name ILIKE ${pattern} OR n.last_name ILIKE ${pattern} OR n.display_name ILIKE ${pattern})`,
+      `SELECT n.id FROM contacts n WHERE n.organization_id = $1 AND (n.first_name ILIKE ${pattern} OR n.last_name ILIKE ${pattern} OR (n.display_name ILIKE ${pattern} AND NOT n.${ENCRYPTED_DISPLAY_NAME_SQL}))`,
     ];
     if (search.includes('@')) {
       parts.push(
