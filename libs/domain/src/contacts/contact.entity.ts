@@ -31,10 +31,7 @@ export const ENCRYPTED_DISPLAY_NAME_SQL = `display_name ~ '^v1:[0-9a-f]{8}:'`;
 export const CONTACT_STATUSES = ['active', 'inactive', 'archived'] as const;
 export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 
-/**
- * A contact of an organization. `contacts.channel_mask` (which channels it has records on) is
- * maintained by database triggers and deliberately not mapped, so no save can write a stale value.
- */
+/** A contact of an organization. */
 @Entity('contacts')
 export class Contact {
   @PrimaryGeneratedColumn('uuid') id: string;
@@ -48,6 +45,11 @@ export class Contact {
   @Column('jsonb', { nullable: true }) customFields: Record<string, unknown> | null;
   @Column('text', { nullable: true }) notes: string | null;
   @Column('timestamptz', { nullable: true }) lastActivityAt: Date | null;
+  /**
+   * One bit per channel the contact has records on (CHANNEL_INFO[channel].bit), maintained by
+   * database triggers: read-only here, so no save can write a stale value.
+   */
+  @Column({ type: 'smallint', insert: false, update: false }) channelMask: number;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }

@@ -1,5 +1,5 @@
-// Contact reads: the SQL of GET /contacts (one count, one page of ids) and the batch loaders that
-// preload channel records, tags and memberships for a set of contact ids in one query each.
+// Contact reads: the SQL of GET /contacts (one count, one page) and the batch loaders that preload
+// channel records, tags and memberships for a set of contacts in one query each.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
@@ -36,12 +36,13 @@ export const LOAD_EVERYTHING: ContactLoadOptions = {
   memberships: true,
 };
 
-const SORT_COLUMNS: Record<ContactSortField, { column: string; nullable: boolean }> = {
-  firstName: { column: 'first_name', nullable: true },
-  lastName: { column: 'last_name', nullable: true },
-  createdAt: { column: 'created_at', nullable: false },
-  updatedAt: { column: 'updated_at', nullable: false },
-  lastActivityAt: { column: 'last_activity_at', nullable: true },
+// Nullable fields sort NULLs last in both directions (one index per direction, see migration).
+const SORT_COLUMNS: Record<ContactSortField, { property: string; nullable: boolean }> = {
+  firstName: { property: 'firstName', nullable: true },
+  lastName: { property: 'lastName', nullable: true },
+  createdAt: { property: 'createdAt', nullable: false },
+  updatedAt: { property: 'updatedAt', nullable: false },
+  lastActivityAt: { property: 'lastActivityAt', nullable: true },
 };
 
 const PHONE_TABLES = ['contact_sms', 'contact_whatsapp', 'contact_telegram'];
@@ -55,89 +56,83 @@ export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * The two statements of one GET /contacts page. Without a search the total comes from
-   * contact_counters (kept by triggers); the page walks the index of the sort field.
+   * The two statements of one GET /contacts page: the total (from contact_counters, kept by
+   * triggers, unless there is a search) and the page of contacts, walking the sort field's index.
    */
-  listQueries(orgId: string, q: ContactListQuery): { count: SqlQuery; ids: SqlQuery } {
-    const params: unknown[] = [orgId];
-    const p = (v: unknown) => {
-      params.push(v);
-      return `$${params.length}`;
-    };
-    const where = ['c.organization_id = $1'];
-    if (q.status) where.push(`c.status = ${p(q.status)}`);
+  listQueries(
+    orgId: string,
+    q: ContactListQuery,
+  ): { count: SqlQuery; page: SelectQueryBuilder<Contact> } {
+    const params: Record<string, unknown> = { orgId };
+    const where = ['c.organization_id = :orgId'];
+    if (q.status) {
+      params.status = q.status;
+      where.push('c.status = :status');
+    }
     if (q.channel) where.push(`(c.channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
-    if (q.search) where.push(`c.id IN (${this.searchSql(q.search, p)})`);
+    if (q.search) where.push(`c.id IN (${this.searchSql(q.search, params)})`);
     const whereSql = where.join(' AND ');
 
     let count: SqlQuery;
     if (q.search) {
-      count = {
-        sql: `SELECT count(*) AS total FROM contacts c WHERE ${whereSql}`,
-        params: [...params],
-      };
+      count = this.positional(`SELECT count(*) AS total FROM contacts c WHERE ${whereSql}`, params);
     } else {
-      const cond = ['organization_id = $1'];
-      const countParams: unknown[] = [orgId];
-      if (q.status) {
-        countParams.push(q.status);
-        cond.push(`status = $2`);
-      }
+      const cond = ['organization_id = :orgId'];
+      if (q.status) cond.push('status = :status');
       if (q.channel) cond.push(`(channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
-      count = {
-        sql: `SELECT coalesce(sum(total), 0) AS total FROM contact_counters WHERE ${cond.join(' AND ')}`,
-        params: countParams,
-      };
+      count = this.positional(
+        `SELECT coalesce(sum(total), 0) AS total FROM contact_counters WHERE ${cond.join(' AND ')}`,
+        { orgId, status: q.status },
+      );
     }
 
     const sort = SORT_COLUMNS[q.sortBy];
     const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-    const order = sort.nullable
-      ? `c.${sort.column} ${dir} NULLS LAST, c.id ${dir}`
-      : `c.${sort.column} ${dir}, c.id ${dir}`;
-    const limit = p(q.limit);
-    const offset = p((q.page - 1) * q.limit);
-    return {
-      count,
-      ids: {
-        sql: `SELECT c.id FROM contacts c WHERE ${whereSql} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`,
-        params,
-      },
-    };
+    const nulls = sort.nullable ? 'NULLS LAST' : undefined;
+    const page = this.ds
+      .getRepository(Contact)
+      .createQueryBuilder('c')
+      .where(whereSql, params)
+      .orderBy(`c.${sort.property}`, dir, nulls)
+      .addOrderBy('c.id', dir)
+      .limit(q.limit)
+      .offset((q.page - 1) * q.limit);
+    return { count, page };
   }
 
   /** Name fragment (trigram indexes) or exact email / phone number (blind indexes, every key). */
-  private searchSql(search: string, p: (v: unknown) => string): string {
-    const pattern = p(`%${escapeLike(search)}%`);
+  private searchSql(search: string, params: Record<string, unknown>): string {
+    params.pattern = `%${escapeLike(search)}%`;
     // A display name stored encrypted (it carries an address) is not matched as text.
     const parts = [
-      `SELECT n.id FROM contacts n WHERE n.organization_id = $1 AND (n.first_name ILIKE ${pattern} OR n.last_name ILIKE ${pattern} OR (n.display_name ILIKE ${pattern} AND NOT n.${ENCRYPTED_DISPLAY_NAME_SQL}))`,
+      `SELECT n.id FROM contacts n WHERE n.organization_id = :orgId AND (n.first_name ILIKE :pattern OR n.last_name ILIKE :pattern OR (n.display_name ILIKE :pattern AND NOT n.${ENCRYPTED_DISPLAY_NAME_SQL}))`,
     ];
     if (search.includes('@')) {
+      params.emailHashes = blindIndexCandidatesOf('email', search);
       parts.push(
-        `SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = $1 AND e.email_hash = ANY(${p(blindIndexCandidatesOf('email', search))})`,
+        `SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = :orgId AND e.email_hash = ANY(:emailHashes)`,
       );
     }
     const phone = normalisePhone(search);
     if (phone) {
-      const hashes = p(blindIndexCandidatesOf('phone', phone));
+      params.phoneHashes = blindIndexCandidatesOf('phone', phone);
       for (const table of PHONE_TABLES) {
         parts.push(
-          `SELECT t.contact_id FROM ${table} t WHERE t.organization_id = $1 AND t.phone_hash = ANY(${hashes})`,
+          `SELECT t.contact_id FROM ${table} t WHERE t.organization_id = :orgId AND t.phone_hash = ANY(:phoneHashes)`,
         );
       }
     }
     return parts.join(' UNION ALL ');
   }
 
+  private positional(sql: string, params: Record<string, unknown>): SqlQuery {
+    const [text, values] = this.ds.driver.escapeQueryWithParameters(sql, params);
+    return { sql: text, params: values };
+  }
+
   async count(query: SqlQuery): Promise<number> {
     const rows: { total: string }[] = await this.ds.query(query.sql, query.params);
     return Number(rows[0]?.total ?? 0);
-  }
-
-  async ids(query: SqlQuery): Promise<string[]> {
-    const rows: { id: string }[] = await this.ds.query(query.sql, query.params);
-    return rows.map((r) => r.id);
   }
 
   private channelQuery(orgId: string, ids: string[], channel: ContactChannel) {
@@ -150,14 +145,6 @@ export class ContactsRepository {
       .addOrderBy('r.id', 'ASC');
   }
 
-  private contactsQuery(orgId: string, ids: string[]): SelectQueryBuilder<Contact> {
-    return this.ds
-      .getRepository(Contact)
-      .createQueryBuilder('c')
-      .where('c.organizationId = :orgId', { orgId })
-      .andWhere('c.id = ANY(:ids)', { ids });
-  }
-
   private tagNamesQuery(orgId: string, ids: string[]): SqlQuery {
     return {
       sql: `SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
@@ -168,29 +155,56 @@ export class ContactsRepository {
     };
   }
 
-  /** Every statement `load` runs for these ids (the bench replays them straight through pg). */
-  loaderQueries(orgId: string, ids: string[], opts: ContactLoadOptions): SqlQuery[] {
+  /**
+   * Channels worth querying for these contacts: a channel no contact has a record on (by its
+   * channel_mask bit) is not queried at all.
+   */
+  private channelsFor(contacts: Contact[], wanted: readonly ContactChannel[]): ContactChannel[] {
+    const mask = contacts.reduce((m, c) => m | c.channelMask, 0);
+    return wanted.filter((ch) => (mask & CHANNEL_INFO[ch].bit) !== 0);
+  }
+
+  /** Every statement `complete` runs for these contacts (the bench replays them through pg). */
+  loaderQueries(orgId: string, contacts: Contact[], opts: ContactLoadOptions): SqlQuery[] {
+    const ids = contacts.map((c) => c.id);
     const out: SqlQuery[] = [];
-    const add = (qb: SelectQueryBuilder<ObjectLiteral>) => {
-      const [sql, params] = qb.getQueryAndParameters();
+    for (const ch of this.channelsFor(contacts, opts.channels ?? [])) {
+      const [sql, params] = this.channelQuery(orgId, ids, ch).getQueryAndParameters();
       out.push({ sql, params });
-    };
-    add(this.contactsQuery(orgId, ids));
-    for (const ch of opts.channels ?? []) add(this.channelQuery(orgId, ids, ch));
+    }
     if (opts.tags || opts.tagRecords) out.push(this.tagNamesQuery(orgId, ids));
     return out;
   }
 
-  /**
-   * Contacts of the organization with what `opts` asks for, in the order of `ids` (unknown ids
-   * are skipped). One query per kind of data, run in parallel: never one query per contact.
-   */
+  /** Contacts of the organization by id, in the order of `ids` (unknown ids are skipped). */
   async load(orgId: string, ids: string[], opts: ContactLoadOptions = {}): Promise<ContactView[]> {
     if (!ids.length) return [];
-    const channels = opts.channels ?? [];
+    const found = await this.ds
+      .getRepository(Contact)
+      .createQueryBuilder('c')
+      .where('c.organizationId = :orgId', { orgId })
+      .andWhere('c.id = ANY(:ids)', { ids })
+      .getMany();
+    const byId = new Map(found.map((c) => [c.id, c]));
+    const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));
+    return this.complete(orgId, contacts, opts);
+  }
+
+  /**
+   * Adds to already loaded contacts what `opts` asks for: one query per kind of data, run in
+   * parallel, never one query per contact.
+   */
+  async complete(
+    orgId: string,
+    contacts: Contact[],
+    opts: ContactLoadOptions = {},
+  ): Promise<ContactView[]> {
+    if (!contacts.length) return [];
+    const ids = contacts.map((c) => c.id);
+    const wanted = opts.channels ?? [];
+    const channels = this.channelsFor(contacts, wanted);
     const tagQuery = opts.tags || opts.tagRecords ? this.tagNamesQuery(orgId, ids) : null;
-    const [contacts, channelRows, tagRows, memberships] = await Promise.all([
-      this.contactsQuery(orgId, ids).getMany(),
+    const [channelRows, tagRows, memberships] = await Promise.all([
       Promise.all(channels.map((ch) => this.channelQuery(orgId, ids, ch).getMany())),
       tagQuery
         ? (this.ds.query(tagQuery.sql, tagQuery.params) as Promise<
@@ -221,14 +235,16 @@ export class ContactsRepository {
     ]);
 
     const byId = new Map<string, ContactView>();
-    for (const c of contacts) {
-      const view: ContactView = { contact: c, tags: [] };
-      for (const ch of channels)
+    const views = contacts.map((contact) => {
+      const view: ContactView = { contact, tags: [] };
+      for (const ch of wanted) {
         (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = [];
+      }
       if (opts.tagRecords) view.tagRecords = [];
       if (opts.memberships) view.listMemberships = [];
-      byId.set(c.id, view);
-    }
+      byId.set(contact.id, view);
+      return view;
+    });
     channels.forEach((ch, i) => {
       for (const r of channelRows[i]) {
         const view = byId.get(r.contactId as string);
@@ -251,6 +267,6 @@ export class ContactsRepository {
         contactList: list ? { list, tags: [] } : undefined,
       });
     }
-    return ids.map((id) => byId.get(id)).filter((v): v is ContactView => Boolean(v));
+    return views;
   }
 }

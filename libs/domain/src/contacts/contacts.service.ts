@@ -87,9 +87,12 @@ export class ContactsService {
   /** GET /contacts: a page with channel records and tag names preloaded (one query per kind). */
   async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
     const q = normaliseContactListQuery(input);
-    const { count, ids } = this.repo.listQueries(orgId, q);
-    const [total, pageIds] = await Promise.all([this.repo.count(count), this.repo.ids(ids)]);
-    const views = await this.repo.load(orgId, pageIds, { channels: CONTACT_CHANNELS, tags: true });
+    const { count, page } = this.repo.listQueries(orgId, q);
+    const [total, contacts] = await Promise.all([this.repo.count(count), page.getMany()]);
+    const views = await this.repo.complete(orgId, contacts, {
+      channels: CONTACT_CHANNELS,
+      tags: true,
+    });
     return new Page(
       views,
       total,
