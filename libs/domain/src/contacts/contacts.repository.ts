@@ -56,13 +56,15 @@ export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * The two statements of one GET /contacts page: the total (from contact_counters, kept by
-   * triggers, unless there is a search) and the page of contacts, walking the sort field's index.
+   * The SQL of one GET /contacts page. `page` returns the page's contacts with the total in a
+   * `total` column: from contact_counters (kept by triggers) unless there is a search, else a
+   * window count over the matches; it walks the sort field's index. `count` is the same total on
+   * its own, needed only when the page is empty (past the last page).
    */
   listQueries(
     orgId: string,
     q: ContactListQuery,
-  ): { count: SqlQuery; page: SelectQueryBuilder<Contact> } {
+  ): { page: SelectQueryBuilder<Contact>; count: SqlQuery } {
     const params: Record<string, unknown> = { orgId };
     const where = ['c.organization_id = :orgId'];
     if (q.status) {
@@ -73,17 +75,17 @@ export class ContactsRepository {
     if (q.search) where.push(`c.id IN (${this.searchSql(q.search, params)})`);
     const whereSql = where.join(' AND ');
 
-    let count: SqlQuery;
+    let countSql: string;
+    let totalColumn: string;
     if (q.search) {
-      count = this.positional(`SELECT count(*) AS total FROM contacts c WHERE ${whereSql}`, params);
+      countSql = `SELECT count(*) AS total FROM contacts c WHERE ${whereSql}`;
+      totalColumn = 'count(*) OVER ()';
     } else {
-      const cond = ['organization_id = :orgId'];
-      if (q.status) cond.push('status = :status');
-      if (q.channel) cond.push(`(channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
-      count = this.positional(
-        `SELECT coalesce(sum(total), 0) AS total FROM contact_counters WHERE ${cond.join(' AND ')}`,
-        { orgId, status: q.status },
-      );
+      const cond = ['cc.organization_id = :orgId'];
+      if (q.status) cond.push('cc.status = :status');
+      if (q.channel) cond.push(`(cc.channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
+      countSql = `SELECT coalesce(sum(cc.total), 0) AS total FROM contact_counters cc WHERE ${cond.join(' AND ')}`;
+      totalColumn = `(${countSql})`;
     }
 
     const sort = SORT_COLUMNS[q.sortBy];
@@ -92,12 +94,27 @@ export class ContactsRepository {
     const page = this.ds
       .getRepository(Contact)
       .createQueryBuilder('c')
+      .addSelect(totalColumn, 'total')
       .where(whereSql, params)
       .orderBy(`c.${sort.property}`, dir, nulls)
       .addOrderBy('c.id', dir)
       .limit(q.limit)
       .offset((q.page - 1) * q.limit);
-    return { count, page };
+    return { page, count: this.positional(countSql, params) };
+  }
+
+  /** Runs the page query: its contacts and the total. */
+  async page(
+    query: { page: SelectQueryBuilder<Contact>; count: SqlQuery },
+    pageNumber: number,
+  ): Promise<{ contacts: Contact[]; total: number }> {
+    const [sql, params] = query.page.getQueryAndParameters();
+    const raw: (Record<string, unknown> & { total: string })[] = await this.ds.query(sql, params);
+    if (raw.length) {
+      return { contacts: this.hydrate<Contact>(Contact, raw, 'c'), total: Number(raw[0].total) };
+    }
+    // An empty first page means nothing matches; past the last page the total is counted apart.
+    return { contacts: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
   }
 
   /** Name fragment (trigram indexes) or exact email / phone number (blind indexes, every key). */
@@ -135,14 +152,52 @@ export class ContactsRepository {
     return Number(rows[0]?.total ?? 0);
   }
 
-  private channelQuery(orgId: string, ids: string[], channel: ContactChannel) {
-    return this.ds
-      .getRepository<ObjectLiteral>(CHANNEL_INFO[channel].entity)
-      .createQueryBuilder('r')
-      .where('r.organizationId = :orgId', { orgId })
-      .andWhere('r.contactId = ANY(:ids)', { ids })
-      .orderBy('r.createdAt', 'ASC')
-      .addOrderBy('r.id', 'ASC');
+  private readonly channelSql = new Map<ContactChannel, string>();
+
+  /** The batch query of one channel's records for a set of contacts (text built once). */
+  private channelQuery(orgId: string, ids: string[], channel: ContactChannel): SqlQuery {
+    let sql = this.channelSql.get(channel);
+    if (!sql) {
+      const meta = this.ds.getMetadata(CHANNEL_INFO[channel].entity);
+      const cols = meta.columns.filter((c) => c.isSelect).map((c) => `r.${c.databaseName}`);
+      sql = `SELECT ${cols.join(', ')} FROM ${meta.tableName} r
+              WHERE r.organization_id = $1 AND r.contact_id = ANY($2::uuid[])
+              ORDER BY r.created_at, r.id`;
+      this.channelSql.set(channel, sql);
+    }
+    return { sql, params: [orgId, ids] };
+  }
+
+  /**
+   * Rows to entities through TypeORM's own per-column hydration, so every column transformer
+   * (decryption by `encryptedColumn` included) applies exactly as in a repository read.
+   */
+  private hydrate<T extends ObjectLiteral>(
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+    entity: Function,
+    rows: Record<string, unknown>[],
+    /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
+    alias?: string,
+  ): T[] {
+    const meta = this.ds.getMetadata(entity);
+    const cols = meta.columns.filter((c) => c.isSelect);
+    return rows.map((row) => {
+      const out = meta.create() as T;
+      for (const c of cols) {
+        const key = alias ? `${alias}_${c.databaseName}` : c.databaseName;
+        c.setEntityValue(out, this.ds.driver.prepareHydratedValue(row[key], c));
+      }
+      return out;
+    });
+  }
+
+  private async channelRecords(
+    orgId: string,
+    ids: string[],
+    channel: ContactChannel,
+  ): Promise<ObjectLiteral[]> {
+    const q = this.channelQuery(orgId, ids, channel);
+    return this.hydrate(CHANNEL_INFO[channel].entity, await this.ds.query(q.sql, q.params));
   }
 
   private tagNamesQuery(orgId: string, ids: string[]): SqlQuery {
@@ -169,8 +224,7 @@ export class ContactsRepository {
     const ids = contacts.map((c) => c.id);
     const out: SqlQuery[] = [];
     for (const ch of this.channelsFor(contacts, opts.channels ?? [])) {
-      const [sql, params] = this.channelQuery(orgId, ids, ch).getQueryAndParameters();
-      out.push({ sql, params });
+      out.push(this.channelQuery(orgId, ids, ch));
     }
     if (opts.tags || opts.tagRecords) out.push(this.tagNamesQuery(orgId, ids));
     return out;
@@ -205,7 +259,7 @@ export class ContactsRepository {
     const channels = this.channelsFor(contacts, wanted);
     const tagQuery = opts.tags || opts.tagRecords ? this.tagNamesQuery(orgId, ids) : null;
     const [channelRows, tagRows, memberships] = await Promise.all([
-      Promise.all(channels.map((ch) => this.channelQuery(orgId, ids, ch).getMany())),
+      Promise.all(channels.map((ch) => this.channelRecords(orgId, ids, ch))),
       tagQuery
         ? (this.ds.query(tagQuery.sql, tagQuery.params) as Promise<
             { contact_id: string; tag_id: string; name: string }[]

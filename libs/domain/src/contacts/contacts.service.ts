@@ -87,8 +87,7 @@ export class ContactsService {
   /** GET /contacts: a page with channel records and tag names preloaded (one query per kind). */
   async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
     const q = normaliseContactListQuery(input);
-    const { count, page } = this.repo.listQueries(orgId, q);
-    const [total, contacts] = await Promise.all([this.repo.count(count), page.getMany()]);
+    const { contacts, total } = await this.repo.page(this.repo.listQueries(orgId, q), q.page);
     const views = await this.repo.complete(orgId, contacts, {
       channels: CONTACT_CHANNELS,
       tags: true,
