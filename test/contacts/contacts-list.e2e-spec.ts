@@ -239,6 +239,9 @@ describe('GET /contacts', () => {
     expect(idsOf(body)).toEqual([ids.alice, ids.frank]);
     expect(body.meta.total).toBe(2);
     expect(idsOf(await list('search=young'))).toEqual([ids.bob]);
+    // A fragment matches within one field, never across first and last name.
+    expect((await list('search=ceZep')).data).toEqual([]);
+    expect(idsOf(await list('search=ce%20Zep'))).toEqual([ids.alice]); // the display name
     // Eve has no name: her displayName is her address, which is stored encrypted, so she is
     // found by her exact address only.
     expect((await list('search=eve%40list')).data).toEqual([]);

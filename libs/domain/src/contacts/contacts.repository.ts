@@ -10,7 +10,7 @@ import { ContactListMembership } from './contact-list-membership.entity';
 import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
 import { ContactView } from './contact-views';
-import { Contact, ENCRYPTED_DISPLAY_NAME_SQL } from './contact.entity';
+import { Contact } from './contact.entity';
 import { normalisePhone } from './phone-number';
 
 export interface SqlQuery {
@@ -117,12 +117,14 @@ export class ContactsRepository {
     return { contacts: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
   }
 
-  /** Name fragment (trigram indexes) or exact email / phone number (blind indexes, every key). */
+  /** Name fragment (one trigram index) or exact email / phone number (blind indexes, every key). */
   private searchSql(search: string, params: Record<string, unknown>): string {
-    params.pattern = `%${escapeLike(search)}%`;
-    // A display name stored encrypted (it carries an address) is not matched as text.
+    // contact_search_text joins the three names with chr(1), which a fragment never contains, and
+    // leaves out a display name stored encrypted (it carries an address).
+    // eslint-disable-next-line no-control-regex
+    params.pattern = `%${escapeLike(search.replace(/[\x00-\x1f]/g, ''))}%`;
     const parts = [
-      `SELECT n.id FROM contacts n WHERE n.organization_id = :orgId AND (n.first_name ILIKE :pattern OR n.last_name ILIKE :pattern OR (n.display_name ILIKE :pattern AND NOT n.${ENCRYPTED_DISPLAY_NAME_SQL}))`,
+      `SELECT n.id FROM contacts n WHERE n.organization_id = :orgId AND contact_search_text(n.first_name, n.last_name, n.display_name) ILIKE :pattern`,
     ];
     if (search.includes('@')) {
       params.emailHashes = blindIndexCandidatesOf('email', search);

@@ -2,7 +2,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * What the contacts schema needs to stay fast at a million contacts per organization (§5):
- * - trigram indexes for the name-fragment search, one btree per sort field and direction;
+ * - one trigram index over first, last and display name (`contact_search_text`, the fields joined
+ *   by a control character no search contains, so a fragment only matches within one field; an
+ *   encrypted display name contributes nothing) for the name-fragment search;
+ * - one btree per sort field and direction;
  * - `contacts.channel_mask` (one bit per channel, kept by triggers on the six channel tables) so
  *   the channel filter is a bit test instead of a semi-join per row;
  * - `contact_counters` (organization, status, channel mask → contacts) and
@@ -24,11 +27,16 @@ export class ContactsIndexes1763700000200 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
-    for (const col of ['first_name', 'last_name', 'display_name']) {
-      await q.query(
-        `CREATE INDEX contacts_${col}_trgm_idx ON contacts USING gin (${col} gin_trgm_ops)`,
-      );
-    }
+    await q.query(`
+      CREATE FUNCTION contact_search_text(first_name text, last_name text, display_name text)
+      RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT coalesce(first_name, '') || chr(1) || coalesce(last_name, '') || chr(1) ||
+               CASE WHEN display_name ~ '^v1:[0-9a-f]{8}:' THEN '' ELSE coalesce(display_name, '') END
+      $$`);
+    await q.query(
+      `CREATE INDEX contacts_search_trgm_idx ON contacts
+         USING gin (contact_search_text(first_name, last_name, display_name) gin_trgm_ops)`,
+    );
     // Nullable sort fields sort NULLs last in both directions, hence one index per direction.
     for (const col of ['first_name', 'last_name', 'last_activity_at']) {
       await q.query(
@@ -232,9 +240,10 @@ export class ContactsIndexes1763700000200 implements MigrationInterface {
         `contacts_org_${c}_asc_idx`,
         `contacts_org_${c}_desc_idx`,
       ]),
-      ...['first_name', 'last_name', 'display_name'].map((c) => `contacts_${c}_trgm_idx`),
+      'contacts_search_trgm_idx',
     ]) {
       await q.query(`DROP INDEX IF EXISTS ${idx}`);
     }
+    await q.query(`DROP FUNCTION IF EXISTS contact_search_text(text, text, text)`);
   }
 }
