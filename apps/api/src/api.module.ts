@@ -8,6 +8,7 @@ import {
   QueuesModule,
   RedisModule,
   TenancyModule,
+  WebhooksModule,
 } from '@app/domain';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './http/auth.guard';
@@ -17,6 +18,8 @@ import { createValidationPipe } from './http/validation';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
+import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.controller';
+import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
 
 @Module({
   imports: [
@@ -26,8 +29,16 @@ import { OrganizationController } from './tenancy/organization.controller';
     QueuesModule,
     LimitsModule,
     TenancyModule,
+    WebhooksModule,
   ],
-  controllers: [HealthController, AuthController, ApiKeysController, OrganizationController],
+  controllers: [
+    HealthController,
+    AuthController,
+    ApiKeysController,
+    OrganizationController,
+    WebhookEndpointsController,
+    WebhookDeliveriesController,
+  ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },

@@ -1,0 +1,309 @@
+// All SQL on webhook deliveries and attempts. Every read takes the organization id; the worker's
+// claim and finish statements take a delivery id and the lease it holds instead.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { fieldCipher } from '../crypto/field-encryption';
+import { customHeadersColumn, WebhookCustomHeader } from './webhook-endpoint.entity';
+import { WebhookAttempt } from './webhook-attempt.entity';
+import { WebhookDelivery, WebhookEnvelope } from './webhook-delivery.entity';
+import type { AttemptOutcome } from './webhook-retry-policy';
+import type { WebhookDeliveryStatus } from './webhook-event-types';
+
+/** A delivery a worker holds the lease of, with what it needs to attempt it. */
+export interface ClaimedDelivery {
+  id: string;
+  organizationId: string;
+  type: string;
+  payload: WebhookEnvelope;
+  attemptCount: number;
+  leaseId: string;
+  endpoint: {
+    id: string;
+    url: string;
+    secret: string;
+    customHeaders: WebhookCustomHeader[];
+    timeoutSeconds: number;
+    maxRetries: number;
+    isActive: boolean;
+  };
+}
+
+export interface DeliveryFilters {
+  webhookEndpointId?: string;
+  statuses?: WebhookDeliveryStatus[];
+  type?: string;
+}
+
+/** Keyset position of the list (newest first). */
+export interface DeliveryCursor {
+  createdAt: string;
+  id: string;
+}
+
+interface ClaimRow {
+  id: string;
+  organization_id: string;
+  type: string;
+  payload: WebhookEnvelope;
+  attempt_count: number;
+  locked_by: string;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  custom_headers: string;
+  timeout_seconds: number;
+  max_retries: number;
+  is_active: boolean;
+}
+
+/** A worker that dies mid-attempt loses its lease this long after the endpoint's timeout. */
+export const LEASE_MARGIN_SECONDS = 30;
+/** A stored delivery whose first job never ran (Redis lost it) is swept after this long. */
+export const STALE_AFTER_MS = 30_000;
+
+const CLAIM_SET = `
+  locked_by = gen_random_uuid(),
+  locked_until = $2::timestamptz + make_interval(secs => e.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
+  next_retry_at = NULL,
+  updated_at = $2`;
+
+const CLAIM_RETURNING = `
+  d.id, d.organization_id, d.type, d.payload, d.attempt_count, d.locked_by,
+  e.id AS endpoint_id, e.url, e.secret, e.custom_headers, e.timeout_seconds, e.max_retries, e.is_active`;
+
+function toClaimed(r: ClaimRow): ClaimedDelivery {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    type: r.type,
+    payload: r.payload,
+    attemptCount: r.attempt_count,
+    leaseId: r.locked_by,
+    endpoint: {
+      id: r.endpoint_id,
+      url: r.url,
+      secret: fieldCipher().decrypt(r.secret),
+      customHeaders: customHeadersColumn.from(r.custom_headers),
+      timeoutSeconds: r.timeout_seconds,
+      maxRetries: r.max_retries,
+      isActive: r.is_active,
+    },
+  };
+}
+
+/** Rows of a statement with RETURNING: TypeORM answers [rows, count] for UPDATE, rows otherwise. */
+export async function returning<T>(
+  db: DataSource | EntityManager,
+  sql: string,
+  params: unknown[],
+): Promise<T[]> {
+  const raw: unknown = await db.query(sql, params);
+  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number')
+    return raw[0] as T[];
+  return raw as T[];
+}
+
+const DELIVERY_COLUMNS = `
+  id, organization_id AS "organizationId", webhook_endpoint_id AS "webhookEndpointId", type,
+  payload, status, attempt_count AS "attemptCount", http_status_code AS "httpStatusCode",
+  error_message AS "errorMessage", response_body AS "responseBody", next_retry_at AS "nextRetryAt",
+  delivered_at AS "deliveredAt", created_at AS "createdAt", updated_at AS "updatedAt",
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"`;
+
+export type DeliveryRow = WebhookDelivery & { cursorAt: string };
+
+@Injectable()
+export class WebhookDeliveryRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * Stores one pending delivery per active endpoint of the organization subscribed to `type`
+   * (or only `endpointId`, active or not checked by the caller), in one statement.
+   */
+  async insertForEvent(
+    em: EntityManager | DataSource,
+    organizationId: string,
+    type: string,
+    data: unknown,
+    at: Date,
+    endpointId?: string,
+  ): Promise<string[]> {
+    const target = endpointId ? `e.id = $6 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
+    const params: unknown[] = [
+      organizationId,
+      type,
+      at.toISOString(),
+      JSON.stringify(data ?? null),
+      at,
+    ];
+    if (endpointId) params.push(endpointId);
+    const rows: { id: string }[] = await em.query(
+      `WITH targets AS MATERIALIZED (
+         SELECT gen_random_uuid() AS id, e.id AS endpoint_id
+         FROM webhook_endpoints e
+         WHERE e.organization_id = $1 AND ${target}
+       )
+       INSERT INTO webhook_deliveries
+         (id, organization_id, webhook_endpoint_id, type, payload, status, attempt_count, created_at, updated_at)
+       SELECT t.id, $1, t.endpoint_id, $2,
+         jsonb_build_object('delivery_id', t.id, 'type', $2::text, 'timestamp', $3::text, 'data', $4::jsonb),
+         'pending', 0, $5, $5
+       FROM targets t
+       RETURNING id`,
+      params,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Takes the lease of one delivery if nobody holds it and it is not waiting for a later retry.
+   * One UPDATE: PostgreSQL re-checks the condition after a concurrent claim commits, so of two
+   * workers claiming the same row exactly one gets it.
+   */
+  async claimById(id: string, now: Date): Promise<ClaimedDelivery | null> {
+    const rows = await returning<ClaimRow>(
+      this.ds,
+      `UPDATE webhook_deliveries d SET ${CLAIM_SET}
+       FROM webhook_endpoints e
+       WHERE d.id = $1 AND e.id = d.webhook_endpoint_id AND d.status = 'pending'
+         AND (d.locked_until IS NULL OR d.locked_until < $2)
+         AND (d.next_retry_at IS NULL OR d.next_retry_at <= $2)
+       RETURNING ${CLAIM_RETURNING}`,
+      [id, now],
+    );
+    return rows[0] ? toClaimed(rows[0]) : null;
+  }
+
+  /**
+   * The due-retry scan: claims up to `limit` pending deliveries whose retry is due, plus those
+   * whose first job was lost or whose worker died mid-attempt (lease expired), skipping rows
+   * another worker is claiming right now (`FOR UPDATE SKIP LOCKED`).
+   */
+  async claimDue(now: Date, limit: number): Promise<ClaimedDelivery[]> {
+    const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
+    const rows = await returning<ClaimRow>(
+      this.ds,
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending'
+           AND (locked_until IS NULL OR locked_until < $2)
+           AND (next_retry_at <= $2
+                OR (next_retry_at IS NULL AND (locked_until IS NOT NULL OR updated_at < $3)))
+         ORDER BY next_retry_at NULLS FIRST
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d SET ${CLAIM_SET}
+       FROM due, webhook_endpoints e
+       WHERE d.id = due.id AND e.id = d.webhook_endpoint_id
+       RETURNING ${CLAIM_RETURNING}`,
+      [limit, now, staleBefore],
+    );
+    return rows.map(toClaimed);
+  }
+
+  /**
+   * Records one attempt and the delivery's new state together, only while the lease is still
+   * ours. Returns false when the lease was lost (the row was re-claimed or deleted).
+   */
+  async finishAttempt(
+    claimed: ClaimedDelivery,
+    outcome: AttemptOutcome,
+    attempt: { startedAt: Date; durationMs: number },
+    now: Date,
+  ): Promise<boolean> {
+    const rows = await returning<{ id: string }>(
+      this.ds,
+      `WITH upd AS (
+         UPDATE webhook_deliveries SET
+           status = $3, attempt_count = attempt_count + 1, http_status_code = $4,
+           error_message = $5, response_body = $6, next_retry_at = $7, delivered_at = $8,
+           locked_until = NULL, locked_by = NULL, updated_at = $9
+         WHERE id = $1 AND locked_by = $2
+         RETURNING id, organization_id, attempt_count
+       )
+       INSERT INTO webhook_attempts
+         (organization_id, webhook_delivery_id, attempt_number, http_status_code, error_message,
+          response_body, duration_ms, started_at, created_at)
+       SELECT organization_id, id, attempt_count, $4, $10, $6, $11, $12, $9 FROM upd
+       RETURNING id`,
+      [
+        claimed.id,
+        claimed.leaseId,
+        outcome.status,
+        outcome.httpStatusCode,
+        outcome.deliveryError,
+        outcome.responseBody,
+        outcome.nextRetryAt,
+        outcome.deliveredAt,
+        now,
+        outcome.attemptError,
+        attempt.durationMs,
+        attempt.startedAt,
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /** Ends a delivery without an attempt (its endpoint was deactivated before it was sent). */
+  async failWithoutAttempt(claimed: ClaimedDelivery, message: string, now: Date): Promise<void> {
+    await this.ds.query(
+      `UPDATE webhook_deliveries SET status = 'failed', error_message = $3, next_retry_at = NULL,
+         locked_until = NULL, locked_by = NULL, updated_at = $4
+       WHERE id = $1 AND locked_by = $2`,
+      [claimed.id, claimed.leaseId, message, now],
+    );
+  }
+
+  async list(
+    organizationId: string,
+    filters: DeliveryFilters,
+    cursor: DeliveryCursor | undefined,
+    limit: number,
+  ): Promise<DeliveryRow[]> {
+    const where = ['organization_id = $1'];
+    const params: unknown[] = [organizationId];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filters.webhookEndpointId) add('webhook_endpoint_id = ?', filters.webhookEndpointId);
+    if (filters.statuses?.length) add('status = ANY(?)', filters.statuses);
+    if (filters.type) add('type = ?', filters.type);
+    if (cursor) {
+      params.push(cursor.createdAt, cursor.id);
+      where.push(
+        `(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+      );
+    }
+    params.push(limit);
+    return this.ds.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+       WHERE ${where.join(' AND ')}
+       ORDER BY created_at DESC, id DESC
+       LIMIT $${params.length}`,
+      params,
+    );
+  }
+
+  async get(organizationId: string, id: string): Promise<DeliveryRow | null> {
+    const rows: DeliveryRow[] = await this.ds.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async attemptsOf(organizationId: string, deliveryIds: string[]): Promise<WebhookAttempt[]> {
+    if (!deliveryIds.length) return [];
+    return this.ds
+      .getRepository(WebhookAttempt)
+      .createQueryBuilder('a')
+      .where('a.organizationId = :organizationId', { organizationId })
+      .andWhere('a.webhookDeliveryId IN (:...deliveryIds)', { deliveryIds })
+      .orderBy('a.webhookDeliveryId')
+      .addOrderBy('a.attemptNumber', 'ASC')
+      .getMany();
+  }
+}
