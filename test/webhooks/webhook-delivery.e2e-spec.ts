@@ -72,7 +72,9 @@ describe('Webhook delivery (e2e)', () => {
 
   /** Read through the database's organization, whichever session created it. */
   const delivery = async (id: string) => {
-    const [row] = await ds.query(`SELECT organization_id FROM webhook_deliveries WHERE id = $1`, [id]);
+    const [row] = await ds.query(`SELECT organization_id FROM webhook_deliveries WHERE id = $1`, [
+      id,
+    ]);
     const owner = row.organization_id === s.org.id ? s : await sessionOf(row.organization_id);
     return (await owner.http.get(`${DELIVERIES}/${id}`).expect(200)).body.data;
   };
@@ -99,7 +101,9 @@ describe('Webhook delivery (e2e)', () => {
     it('signs with the creation secret; the body is the envelope; built-in headers are set', async () => {
       const ep = await endpoint();
       const id = await sendTest(ep.id);
-      const [req] = await waitFor(() => receiver.forDelivery(id).length && receiver.forDelivery(id));
+      const [req] = await waitFor(
+        () => receiver.forDelivery(id).length && receiver.forDelivery(id),
+      );
       expect(verifies(ep.secret, req)).toBe(true);
       expect(req.headers['content-type']).toBe('application/json');
       expect(req.headers['x-webhook-event']).toBe('test.event');
@@ -111,7 +115,12 @@ describe('Webhook delivery (e2e)', () => {
       expect(body).toMatchObject({ delivery_id: id, type: 'test.event' });
       expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
       const d = await settled(id);
-      expect(d).toMatchObject({ status: 'delivered', attemptCount: 1, httpStatusCode: 200, responseBody: 'ok' });
+      expect(d).toMatchObject({
+        status: 'delivered',
+        attemptCount: 1,
+        httpStatusCode: 200,
+        responseBody: 'ok',
+      });
       expect(d.deliveredAt).toEqual(expect.any(String));
       expect(d.payload).toEqual(body);
     });
@@ -121,7 +130,9 @@ describe('Webhook delivery (e2e)', () => {
       const regen = await s.http.post(`${ENDPOINTS}/${ep.id}/regenerate-secret`).expect(200);
       const fresh = regen.body.data.secret as string;
       const id = await sendTest(ep.id);
-      const [req] = await waitFor(() => receiver.forDelivery(id).length && receiver.forDelivery(id));
+      const [req] = await waitFor(
+        () => receiver.forDelivery(id).length && receiver.forDelivery(id),
+      );
       expect(verifies(fresh, req)).toBe(true);
       expect(verifies(ep.secret, req)).toBe(false);
     });
@@ -135,7 +146,9 @@ describe('Webhook delivery (e2e)', () => {
         ],
       });
       const id = await sendTest(ep.id);
-      const [req] = await waitFor(() => receiver.forDelivery(id).length && receiver.forDelivery(id));
+      const [req] = await waitFor(
+        () => receiver.forDelivery(id).length && receiver.forDelivery(id),
+      );
       expect(req.headers['x-tenant']).toBe('acme');
       expect(req.headers['authorization']).toBe('Bearer t0k3n');
       expect(req.headers['x-webhook-event']).toBe('replaced');
@@ -151,7 +164,12 @@ describe('Webhook delivery (e2e)', () => {
       const ep = await endpoint();
       const id = await sendTest(ep.id);
       const d = await settled(id);
-      expect(d).toMatchObject({ status: 'failed', attemptCount: 1, httpStatusCode: 500, nextRetryAt: null });
+      expect(d).toMatchObject({
+        status: 'failed',
+        attemptCount: 1,
+        httpStatusCode: 500,
+        nextRetryAt: null,
+      });
       expect(d.responseBody).toHaveLength(4096);
       expect(d.errorMessage).toBe('HTTP 500 response');
       expect(d.attempts).toHaveLength(1);
@@ -164,7 +182,9 @@ describe('Webhook delivery (e2e)', () => {
 
     it('does not follow a redirect: a 302 is an HTTP answer, failed at once', async () => {
       receiver.behaviour = (r) =>
-        r.headers['x-webhook-event'] === 'test.event' ? { status: 302, body: 'moved' } : { status: 200 };
+        r.headers['x-webhook-event'] === 'test.event'
+          ? { status: 302, body: 'moved' }
+          : { status: 200 };
       const ep = await endpoint();
       const id = await sendTest(ep.id);
       const d = await settled(id);
@@ -181,7 +201,9 @@ describe('Webhook delivery (e2e)', () => {
       expect(d.attemptCount).toBe(4);
       expect(d.errorMessage).toBe('Max retries exceeded. Last error: Request timed out after 1s');
       expect(d.errorMessage.startsWith('Max retries exceeded. Last error:')).toBe(true);
-      expect(d.attempts.map((a: { attemptNumber: number }) => a.attemptNumber)).toEqual([1, 2, 3, 4]);
+      expect(d.attempts.map((a: { attemptNumber: number }) => a.attemptNumber)).toEqual([
+        1, 2, 3, 4,
+      ]);
       for (const a of d.attempts) {
         expect(a.errorMessage).toBe('Request timed out after 1s');
         expect(a.httpStatusCode).toBeNull();
@@ -222,7 +244,9 @@ describe('Webhook delivery (e2e)', () => {
       const d = await settled(id);
       expect(d).toMatchObject({ status: 'delivered', attemptCount: 2, httpStatusCode: 204 });
       expect(d.attempts[0].httpStatusCode).toBeNull();
-      expect(d.attempts[0].errorMessage).toMatch(/^Connection (reset by peer|closed before a response)$/);
+      expect(d.attempts[0].errorMessage).toMatch(
+        /^Connection (reset by peer|closed before a response)$/,
+      );
     });
 
     it('a refused connection is retried like a timeout', async () => {
@@ -292,7 +316,9 @@ describe('Webhook delivery (e2e)', () => {
       const res = await s.http.post(`${DELIVERIES}/${id}/retry`).expect(200);
       expect(res.body.data).toMatchObject({ id, attemptCount: 1 });
       expect(['pending', 'delivered']).toContain(res.body.data.status);
-      const seen = await waitFor(() => receiver.forDelivery(id).length === 2 && receiver.forDelivery(id));
+      const seen = await waitFor(
+        () => receiver.forDelivery(id).length === 2 && receiver.forDelivery(id),
+      );
       expect(seen[1].at - asked).toBeLessThan(2000);
       expect(seen[1].body).toBe(seen[0].body);
       expect(JSON.parse(seen[1].body)).toMatchObject({ delivery_id: id });
@@ -340,9 +366,9 @@ describe('Webhook delivery (e2e)', () => {
         `SELECT webhook_endpoint_id FROM webhook_deliveries WHERE id = ANY($1)`,
         [ids],
       );
-      expect(rows.map((r: { webhook_endpoint_id: string }) => r.webhook_endpoint_id).sort()).toEqual(
-        [a, b].sort(),
-      );
+      expect(
+        rows.map((r: { webhook_endpoint_id: string }) => r.webhook_endpoint_id).sort(),
+      ).toEqual([a, b].sort());
       const testId = (await org.http.post(`${ENDPOINTS}/${b}/test`).expect(201)).body.data.id;
       const [{ count }] = await ds.query(
         `SELECT count(*)::int AS count FROM webhook_deliveries WHERE organization_id = $1 AND type = 'test.event'`,
@@ -360,7 +386,11 @@ describe('Webhook delivery (e2e)', () => {
       await waitFor(async () => (await delivery(id)).attemptCount === 1);
       await own.http.patch(`${ENDPOINTS}/${ep.id}`, { isActive: false }).expect(200);
       const d = await settled(id);
-      expect(d).toMatchObject({ status: 'failed', attemptCount: 1, errorMessage: 'Webhook endpoint is inactive' });
+      expect(d).toMatchObject({
+        status: 'failed',
+        attemptCount: 1,
+        errorMessage: 'Webhook endpoint is inactive',
+      });
     });
 
     it('recovers a stored delivery whose queue job was lost (scan after the grace period)', async () => {
@@ -394,11 +424,16 @@ describe('Webhook delivery (e2e)', () => {
         r.headers['x-webhook-event'] === 'contact.deleted' ? { status: 410 } : { status: 200 };
       epA = (
         await org.http
-          .post(ENDPOINTS, { url: `${receiver.url}/a`, events: ['contact.created', 'contact.deleted'] })
+          .post(ENDPOINTS, {
+            url: `${receiver.url}/a`,
+            events: ['contact.created', 'contact.deleted'],
+          })
           .expect(201)
       ).body.data.id;
       epB = (
-        await org.http.post(ENDPOINTS, { url: `${receiver.url}/b`, events: ['contact.created'] }).expect(201)
+        await org.http
+          .post(ENDPOINTS, { url: `${receiver.url}/b`, events: ['contact.created'] })
+          .expect(201)
       ).body.data.id;
       for (let i = 0; i < 3; i++) {
         all.push(...(await events.emit(org.org.id, 'contact.created', { i })));
@@ -440,14 +475,20 @@ describe('Webhook delivery (e2e)', () => {
     });
 
     it('filters by endpoint, repeated status and type; includeAttempts adds attempts', async () => {
-      const byEp = await org.http.get(`${DELIVERIES}?webhookEndpointId=${epB}&limit=100`).expect(200);
+      const byEp = await org.http
+        .get(`${DELIVERIES}?webhookEndpointId=${epB}&limit=100`)
+        .expect(200);
       expect(byEp.body.data).toHaveLength(3);
-      expect(byEp.body.data.every((d: { webhookEndpointId: string }) => d.webhookEndpointId === epB)).toBe(true);
+      expect(
+        byEp.body.data.every((d: { webhookEndpointId: string }) => d.webhookEndpointId === epB),
+      ).toBe(true);
       expect(byEp.body.data[0].attempts).toBeUndefined();
 
       const failed = await org.http.get(`${DELIVERIES}?status=failed`).expect(200);
       expect(failed.body.data).toHaveLength(3);
-      const both = await org.http.get(`${DELIVERIES}?status=failed&status=delivered&limit=100`).expect(200);
+      const both = await org.http
+        .get(`${DELIVERIES}?status=failed&status=delivered&limit=100`)
+        .expect(200);
       expect(both.body.data).toHaveLength(9);
       const none = await org.http.get(`${DELIVERIES}?status=pending`).expect(200);
       expect(none.body.data).toHaveLength(0);
@@ -464,7 +505,15 @@ describe('Webhook delivery (e2e)', () => {
     });
 
     it('validates the query', async () => {
-      for (const q of ['limit=0', 'limit=101', 'status=sent', 'webhookEndpointId=x', 'cursor=abc', 'includeAttempts=yes', 'type=nope']) {
+      for (const q of [
+        'limit=0',
+        'limit=101',
+        'status=sent',
+        'webhookEndpointId=x',
+        'cursor=abc',
+        'includeAttempts=yes',
+        'type=nope',
+      ]) {
         const res = await org.http.get(`${DELIVERIES}?${q}`).expect(422);
         expect(res.body.code).toBe('E_VALIDATION_ERROR');
       }

@@ -50,7 +50,11 @@ describe('Webhook endpoints (e2e)', () => {
     const list = await s.http.get(BASE).expect(200);
     expect(JSON.stringify(list.body)).not.toContain(d.secret);
     for (const e of list.body.data) expect(e).not.toHaveProperty('secret');
-    expect(list.body.meta).toMatchObject({ total: expect.any(Number), perPage: 20, currentPage: 1 });
+    expect(list.body.meta).toMatchObject({
+      total: expect.any(Number),
+      perPage: 20,
+      currentPage: 1,
+    });
   });
 
   it('regenerates the secret: a new one in data.secret, different from the old', async () => {
@@ -73,7 +77,10 @@ describe('Webhook endpoints (e2e)', () => {
     const created = (await create(s, { url: URL_OK, events: ['email.sent'] }).expect(201)).body
       .data;
     const res = await s.http.patch(`${BASE}/${created.id}`, { events: [] }).expect(422);
-    expect(res.body.errors[0]).toMatchObject({ field: 'events', message: 'Select at least one event' });
+    expect(res.body.errors[0]).toMatchObject({
+      field: 'events',
+      message: 'Select at least one event',
+    });
   });
 
   it('refuses an unknown event name', async () => {
@@ -81,15 +88,18 @@ describe('Webhook endpoints (e2e)', () => {
     expect(res.body.errors[0]).toMatchObject({ field: 'events', rule: 'enum' });
   });
 
-  it.each(['hooks.example.com/in', 'ftp://example.com/x', 'http://', 'not a url', 'https://u:p@example.com/'])(
-    'refuses %p with "Please enter a valid URL"',
-    async (url) => {
-      const res = await create(s, { url, events: ['email.sent'] }).expect(422);
-      expect(res.body.errors).toEqual([
-        { field: 'url', rule: 'url', message: 'Please enter a valid URL' },
-      ]);
-    },
-  );
+  it.each([
+    'hooks.example.com/in',
+    'ftp://example.com/x',
+    'http://',
+    'not a url',
+    'https://u:p@example.com/',
+  ])('refuses %p with "Please enter a valid URL"', async (url) => {
+    const res = await create(s, { url, events: ['email.sent'] }).expect(422);
+    expect(res.body.errors).toEqual([
+      { field: 'url', rule: 'url', message: 'Please enter a valid URL' },
+    ]);
+  });
 
   it('validates limits of maxRetries, timeoutSeconds and custom headers', async () => {
     const bad = [
@@ -97,17 +107,31 @@ describe('Webhook endpoints (e2e)', () => {
       [{ maxRetries: 0 }, 'maxRetries', 'min'],
       [{ timeoutSeconds: 301 }, 'timeoutSeconds', 'max'],
       [{ customHeaders: [{ key: 'Bad Header', value: 'x' }] }, 'customHeaders.0.key', 'type'],
-      [{ customHeaders: [{ key: 'X-Ok', value: 'a\r\nInjected: 1' }] }, 'customHeaders.0.value', 'type'],
+      [
+        { customHeaders: [{ key: 'X-Ok', value: 'a\r\nInjected: 1' }] },
+        'customHeaders.0.value',
+        'type',
+      ],
       [{ customHeaders: [{ key: 'Host', value: 'evil' }] }, 'customHeaders.0.key', 'enum'],
-      [{ customHeaders: [{ key: 'X-Ok', value: 'v', extra: 1 }] }, 'customHeaders.0.extra', 'unknown'],
+      [
+        { customHeaders: [{ key: 'X-Ok', value: 'v', extra: 1 }] },
+        'customHeaders.0.extra',
+        'unknown',
+      ],
       [{ secret: 'mine' }, 'secret', 'unknown'],
     ] as const;
     for (const [extra, field, rule] of bad) {
       const res = await create(s, { url: URL_OK, events: ['email.sent'], ...extra }).expect(422);
-      expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, rule })]));
+      expect(res.body.errors).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field, rule })]),
+      );
     }
     const headers = Array.from({ length: 21 }, (_, i) => ({ key: `X-H${i}`, value: 'v' }));
-    const res = await create(s, { url: URL_OK, events: ['email.sent'], customHeaders: headers }).expect(422);
+    const res = await create(s, {
+      url: URL_OK,
+      events: ['email.sent'],
+      customHeaders: headers,
+    }).expect(422);
     expect(res.body.errors[0]).toMatchObject({ field: 'customHeaders', rule: 'maxLength' });
     await create(s, {
       url: URL_OK,
@@ -151,7 +175,8 @@ describe('Webhook endpoints (e2e)', () => {
 
   it('enforces the plan limit: free 3 endpoints, then 409 "Webhook endpoint limit reached"', async () => {
     const free = await createSession(app, { plan: 'free' });
-    for (let i = 0; i < 3; i++) await create(free, { url: URL_OK, events: ['email.sent'] }).expect(201);
+    for (let i = 0; i < 3; i++)
+      await create(free, { url: URL_OK, events: ['email.sent'] }).expect(201);
     const res = await create(free, { url: URL_OK, events: ['email.sent'] }).expect(409);
     expect(res.body).toEqual({
       success: false,

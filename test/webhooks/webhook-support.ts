@@ -15,10 +15,7 @@ export interface Received {
 }
 
 /** What the receiver does with a request: answer with a status, never answer, or drop the socket. */
-export type Behaviour =
-  | { status: number; body?: string; delayMs?: number }
-  | 'hang'
-  | 'destroy';
+export type Behaviour = { status: number; body?: string; delayMs?: number } | 'hang' | 'destroy';
 
 export class Receiver {
   readonly requests: Received[] = [];
@@ -53,7 +50,8 @@ export class Receiver {
           req.socket.destroy();
           return;
         }
-        const answer = () => res.writeHead(b.status, { 'Content-Type': 'text/plain' }).end(b.body ?? '');
+        const answer = () =>
+          res.writeHead(b.status, { 'Content-Type': 'text/plain' }).end(b.body ?? '');
         if (b.delayMs) setTimeout(answer, b.delayMs);
         else answer();
       });

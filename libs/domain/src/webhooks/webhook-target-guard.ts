@@ -123,6 +123,12 @@ export function bareHost(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
 
+/** `localhost` and `*.localhost` mean loopback (RFC 6761), whatever DNS answers or fails to. */
+function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
 /**
  * Resolves a hostname once and returns the address to connect to. Every address of the answer
  * must be allowed: an answer mixing public and private addresses is refused as a whole.
@@ -134,14 +140,23 @@ export async function resolveTarget(
 ): Promise<ResolvedTarget> {
   const host = bareHost(hostname);
   const literal = isIP(host);
-  const answers = literal ? [{ address: host, family: literal }] : await lookup(host);
-  if (!answers.length)
+  const localName = !allowPrivate && !literal && isLocalhostName(host);
+  let answers: { address: string; family: number }[];
+  try {
+    answers = literal ? [{ address: host, family: literal }] : await lookup(host);
+  } catch (err) {
+    if (localName) throw new TargetNotAllowedError(host, 'a loopback address');
+    throw err;
+  }
+  if (!answers.length) {
     throw Object.assign(new Error(`No address for ${host}`), { code: 'ENOTFOUND' });
+  }
   if (!allowPrivate) {
     for (const a of answers) {
       const reason = blockedAddressReason(a.address);
       if (reason) throw new TargetNotAllowedError(a.address, reason);
     }
+    if (localName) throw new TargetNotAllowedError(host, 'a loopback address');
   }
   return { address: answers[0].address, family: answers[0].family === 6 ? 6 : 4 };
 }
