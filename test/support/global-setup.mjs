@@ -50,7 +50,10 @@ export default async function globalSetup() {
     `SELECT datname FROM pg_database WHERE datname LIKE 'mp_test_%' AND datname < $1`,
     [`mp_test_${Date.now() - 3_600_000}`],
   );
-  for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`).catch(() => undefined);
+  for (const row of stale.rows)
+    await admin
+      .query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`)
+      .catch(() => undefined);
   await admin.query(`CREATE DATABASE "${dbName}"`);
   await admin.end();
 

@@ -158,7 +158,9 @@ export async function resolveTarget(
     }
     if (localName) throw new TargetNotAllowedError(host, 'a loopback address');
   }
-  return { address: answers[0].address, family: answers[0].family === 6 ? 6 : 4 };
+  // One address, like a client without happy eyeballs: IPv4 first, as most receivers listen on it.
+  const chosen = answers.find((a) => a.family === 4) ?? answers[0];
+  return { address: chosen.address, family: chosen.family === 6 ? 6 : 4 };
 }
 
 /** An absolute http(s) URL with a host and no embedded credentials, or null. */
