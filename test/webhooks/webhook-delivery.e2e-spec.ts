@@ -70,6 +70,15 @@ describe('Webhook delivery (e2e)', () => {
     return res.body.data.id;
   }
 
+  const receivedFor = (id: string, n = 1) =>
+    waitFor(
+      () => {
+        const seen = receiver.forDelivery(id);
+        return seen.length >= n ? seen : undefined;
+      },
+      { what: `${n} request(s) of delivery ${id}` },
+    );
+
   /** Read through the database's organization, whichever session created it. */
   const delivery = async (id: string) => {
     const [row] = await ds.query(`SELECT organization_id FROM webhook_deliveries WHERE id = $1`, [
@@ -101,9 +110,7 @@ describe('Webhook delivery (e2e)', () => {
     it('signs with the creation secret; the body is the envelope; built-in headers are set', async () => {
       const ep = await endpoint();
       const id = await sendTest(ep.id);
-      const [req] = await waitFor(
-        () => receiver.forDelivery(id).length && receiver.forDelivery(id),
-      );
+      const [req] = await receivedFor(id);
       expect(verifies(ep.secret, req)).toBe(true);
       expect(req.headers['content-type']).toBe('application/json');
       expect(req.headers['x-webhook-event']).toBe('test.event');
@@ -130,9 +137,7 @@ describe('Webhook delivery (e2e)', () => {
       const regen = await s.http.post(`${ENDPOINTS}/${ep.id}/regenerate-secret`).expect(200);
       const fresh = regen.body.data.secret as string;
       const id = await sendTest(ep.id);
-      const [req] = await waitFor(
-        () => receiver.forDelivery(id).length && receiver.forDelivery(id),
-      );
+      const [req] = await receivedFor(id);
       expect(verifies(fresh, req)).toBe(true);
       expect(verifies(ep.secret, req)).toBe(false);
     });
@@ -146,9 +151,7 @@ describe('Webhook delivery (e2e)', () => {
         ],
       });
       const id = await sendTest(ep.id);
-      const [req] = await waitFor(
-        () => receiver.forDelivery(id).length && receiver.forDelivery(id),
-      );
+      const [req] = await receivedFor(id);
       expect(req.headers['x-tenant']).toBe('acme');
       expect(req.headers['authorization']).toBe('Bearer t0k3n');
       expect(req.headers['x-webhook-event']).toBe('replaced');
@@ -316,9 +319,7 @@ describe('Webhook delivery (e2e)', () => {
       const res = await s.http.post(`${DELIVERIES}/${id}/retry`).expect(200);
       expect(res.body.data).toMatchObject({ id, attemptCount: 1 });
       expect(['pending', 'delivered']).toContain(res.body.data.status);
-      const seen = await waitFor(
-        () => receiver.forDelivery(id).length === 2 && receiver.forDelivery(id),
-      );
+      const seen = await receivedFor(id, 2);
       expect(seen[1].at - asked).toBeLessThan(2000);
       expect(seen[1].body).toBe(seen[0].body);
       expect(JSON.parse(seen[1].body)).toMatchObject({ delivery_id: id });
