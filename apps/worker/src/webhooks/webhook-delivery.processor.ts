@@ -20,8 +20,12 @@ export class WebhookDeliveryProcessor implements OnModuleInit {
 
   onModuleInit(): void {
     // Registered here rather than with @Process so the concurrency comes from the configuration.
+    // Twice the request slots: a job claiming or recording does not hold one, so the next job
+    // is already waiting for the slot it frees.
     this.queue
-      .process(this.config.webhookConcurrency, (job: Job<WebhookDeliveryJob>) => this.handle(job))
+      .process(2 * this.config.webhookConcurrency, (job: Job<WebhookDeliveryJob>) =>
+        this.handle(job),
+      )
       .catch((err: Error) =>
         this.logger.error({ msg: 'webhook queue processing stopped', err: err.message }),
       );

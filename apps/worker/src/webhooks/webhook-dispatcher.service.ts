@@ -6,12 +6,14 @@ import {
   APP_CONFIG,
   ClaimedDelivery,
   Clock,
+  FinishedAttempt,
   decideOutcome,
   signatureHeader,
   WEBHOOK_MESSAGES,
   WebhookDeliveryRepository,
   WebhookEnvelope,
 } from '@app/domain';
+import { Batcher, Semaphore } from './flow-control';
 import { WebhookHttpClient } from './webhook-http.client';
 
 /** The request body: the stored envelope in a fixed key order, the same bytes on every attempt. */
@@ -46,38 +48,96 @@ export function requestHeaders(
   return headers;
 }
 
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}
+
 export type DispatchResult = 'not_claimed' | 'attempted' | 'lease_lost' | 'endpoint_inactive';
 
 @Injectable()
 export class WebhookDispatcher {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private attempts = 0;
+  /** Claims of queued jobs running at the same time share one UPDATE. */
+  private readonly claims = new Batcher<string, ClaimedDelivery | null>(async (ids) => {
+    const claimed = await this.deliveries.claimByIds([...new Set(ids)], this.clock.now());
+    const byId = new Map(claimed.map((c) => [c.id, c]));
+    // Two jobs of one delivery in a batch: only the first gets the lease.
+    return ids.map((id) => {
+      const c = byId.get(id) ?? null;
+      byId.delete(id);
+      return c;
+    });
+  });
+  /** Attempts finishing at the same time are recorded by one statement. */
+  private readonly finishes = new Batcher<FinishedAttempt, boolean>(async (items) => {
+    const kept = await this.deliveries.finishAttempts(items, this.clock.now());
+    return items.map((i) => kept.has(i.claimed.id));
+  });
+
+  /** Request slots (WEBHOOK_CONCURRENCY), shared by queued jobs and the retry scan. */
+  private readonly slots: Semaphore;
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly http: WebhookHttpClient,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.slots = new Semaphore(config.webhookConcurrency);
+  }
 
   /** Attempts made by this process (exposed for metrics). */
   get attemptsMade(): number {
     return this.attempts;
   }
 
-  /** Claims one delivery by id (a queued first attempt or resend) and attempts it. */
+  /**
+   * Attempts one delivery by id (a queued first attempt or a resend): takes a request slot, then
+   * the delivery's lease, so a lease never waits for a slot (it could expire meanwhile).
+   */
   async dispatchById(deliveryId: string): Promise<DispatchResult> {
-    const claimed = await this.deliveries.claimById(deliveryId, this.clock.now());
-    if (!claimed) return 'not_claimed';
-    return this.attempt(claimed);
+    await this.slots.acquire();
+    const release = once(() => this.slots.release());
+    try {
+      const claimed = await this.claims.submit(deliveryId);
+      if (!claimed) return 'not_claimed';
+      return await this.attempt(claimed, release);
+    } finally {
+      release();
+    }
   }
 
-  /** Claims up to `limit` due deliveries; the caller attempts each. */
-  claimDue(limit: number): Promise<ClaimedDelivery[]> {
-    return this.deliveries.claimDue(this.clock.now(), limit);
+  /**
+   * The due-retry scan: reserves the free request slots, claims at most that many due
+   * deliveries and starts their attempts. Returns the attempts started.
+   */
+  async dispatchDue(): Promise<Promise<DispatchResult>[]> {
+    const reserved = this.slots.tryAcquire(this.config.webhookConcurrency);
+    if (!reserved) return [];
+    let claimed: ClaimedDelivery[] = [];
+    try {
+      claimed = await this.deliveries.claimDue(this.clock.now(), reserved);
+    } finally {
+      for (let i = claimed.length; i < reserved; i++) this.slots.release();
+    }
+    return claimed.map((c) => {
+      const release = once(() => this.slots.release());
+      return this.attempt(c, release).finally(release);
+    });
   }
 
-  async attempt(claimed: ClaimedDelivery): Promise<DispatchResult> {
+  /** Sends and records one attempt; `releaseSlot` is called as soon as the request is over. */
+  private async attempt(
+    claimed: ClaimedDelivery,
+    releaseSlot: () => void,
+  ): Promise<DispatchResult> {
     if (!claimed.endpoint.isActive) {
       await this.deliveries.failWithoutAttempt(
         claimed,
@@ -96,6 +156,8 @@ export class WebhookDispatcher {
       body,
       timeoutMs: claimed.endpoint.timeoutSeconds * 1000,
     });
+    // Recording happens outside the slot: a slow database never holds a request slot.
+    releaseSlot();
     const durationMs = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
     const finishedAt = this.clock.now();
     const outcome = decideOutcome(
@@ -105,12 +167,7 @@ export class WebhookDispatcher {
       finishedAt,
       this.config.webhookRetryBaseMs,
     );
-    const kept = await this.deliveries.finishAttempt(
-      claimed,
-      outcome,
-      { startedAt, durationMs },
-      finishedAt,
-    );
+    const kept = await this.finishes.submit({ claimed, outcome, startedAt, durationMs });
     if (!kept) {
       this.logger.warn({
         msg: 'webhook lease lost before the attempt was recorded',

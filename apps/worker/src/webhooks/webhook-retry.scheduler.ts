@@ -1,5 +1,6 @@
 // The due-retry scan (§10): every WEBHOOK_SCAN_INTERVAL_MS each worker claims due deliveries with
-// FOR UPDATE SKIP LOCKED (also those whose first job was lost or whose worker died) and attempts them.
+// FOR UPDATE SKIP LOCKED (also those whose first job was lost or whose worker died) and attempts
+// them, as many as it has free request slots.
 import {
   Inject,
   Injectable,
@@ -33,28 +34,21 @@ export class WebhookRetryScheduler implements OnApplicationBootstrap, OnApplicat
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** One scan: claims as many due deliveries as there are free attempt slots. */
+  /** One scan; returns how many attempts it started. */
   async scan(): Promise<number> {
     if (this.scanning || !this.timer) return 0;
     this.scanning = true;
     try {
-      const free = this.config.webhookConcurrency - this.inFlight.size;
-      if (free <= 0) return 0;
-      const claimed = await this.dispatcher.claimDue(free);
-      for (const c of claimed) {
-        const run: Promise<unknown> = this.dispatcher
-          .attempt(c)
+      const attempts = await this.dispatcher.dispatchDue();
+      for (const a of attempts) {
+        const tracked: Promise<unknown> = a
           .catch((err: Error) =>
-            this.logger.error({
-              msg: 'webhook retry attempt failed',
-              deliveryId: c.id,
-              err: err.message,
-            }),
+            this.logger.error({ msg: 'webhook retry attempt failed', err: err.message }),
           )
-          .finally(() => this.inFlight.delete(run));
-        this.inFlight.add(run);
+          .finally(() => this.inFlight.delete(tracked));
+        this.inFlight.add(tracked);
       }
-      return claimed.length;
+      return attempts.length;
     } catch (err) {
       this.logger.warn({ msg: 'webhook retry scan failed', err: (err as Error).message });
       return 0;

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
-import { customHeadersColumn, WebhookCustomHeader } from './webhook-endpoint.entity';
+import { WebhookCustomHeader } from './webhook-endpoint.entity';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { WebhookDelivery, WebhookEnvelope } from './webhook-delivery.entity';
 import type { AttemptOutcome } from './webhook-retry-policy';
@@ -27,6 +27,14 @@ export interface ClaimedDelivery {
     maxRetries: number;
     isActive: boolean;
   };
+}
+
+/** One attempt made, with the outcome to record. */
+export interface FinishedAttempt {
+  claimed: ClaimedDelivery;
+  outcome: AttemptOutcome;
+  startedAt: Date;
+  durationMs: number;
 }
 
 export interface DeliveryFilters {
@@ -72,6 +80,21 @@ const CLAIM_RETURNING = `
   d.id, d.organization_id, d.type, d.payload, d.attempt_count, d.locked_by,
   e.id AS endpoint_id, e.url, e.secret, e.custom_headers, e.timeout_seconds, e.max_retries, e.is_active`;
 
+/**
+ * Decrypted endpoint columns by ciphertext: every claim of a busy endpoint carries the same
+ * values, and a regenerated secret has a new ciphertext, so an entry is never stale.
+ */
+const decrypted = new Map<string, string>();
+function decryptCached(stored: string): string {
+  let plain = decrypted.get(stored);
+  if (plain === undefined) {
+    if (decrypted.size >= 1000) decrypted.clear();
+    plain = fieldCipher().decrypt(stored);
+    decrypted.set(stored, plain);
+  }
+  return plain;
+}
+
 function toClaimed(r: ClaimRow): ClaimedDelivery {
   return {
     id: r.id,
@@ -83,8 +106,8 @@ function toClaimed(r: ClaimRow): ClaimedDelivery {
     endpoint: {
       id: r.endpoint_id,
       url: r.url,
-      secret: fieldCipher().decrypt(r.secret),
-      customHeaders: customHeadersColumn.from(r.custom_headers),
+      secret: decryptCached(r.secret),
+      customHeaders: JSON.parse(decryptCached(r.custom_headers)) as WebhookCustomHeader[],
       timeoutSeconds: r.timeout_seconds,
       maxRetries: r.max_retries,
       isActive: r.is_active,
@@ -157,22 +180,26 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Takes the lease of one delivery if nobody holds it and it is not waiting for a later retry.
-   * One UPDATE: PostgreSQL re-checks the condition after a concurrent claim commits, so of two
-   * workers claiming the same row exactly one gets it.
+   * Takes the lease of each delivery nobody holds that is not waiting for a later retry, in one
+   * UPDATE: PostgreSQL re-checks the condition after a concurrent claim commits, so of two
+   * workers claiming the same row exactly one gets it. Returns the claimed ones.
    */
-  async claimById(id: string, now: Date): Promise<ClaimedDelivery | null> {
+  async claimByIds(ids: string[], now: Date): Promise<ClaimedDelivery[]> {
+    if (!ids.length) return [];
     const rows = await returning<ClaimRow>(
       this.ds,
-      `UPDATE webhook_deliveries d SET ${CLAIM_SET}
-       FROM webhook_endpoints e
-       WHERE d.id = $1 AND e.id = d.webhook_endpoint_id AND d.status = 'pending'
+      // The ids come first, as a join: left to itself the planner may read the whole pending
+      // index (dead entries included) and AND it with the primary key on every claim.
+      `WITH target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id)
+       UPDATE webhook_deliveries d SET ${CLAIM_SET}
+       FROM target t, webhook_endpoints e
+       WHERE d.id = t.id AND e.id = d.webhook_endpoint_id AND d.status = 'pending'
          AND (d.locked_until IS NULL OR d.locked_until < $2)
          AND (d.next_retry_at IS NULL OR d.next_retry_at <= $2)
        RETURNING ${CLAIM_RETURNING}`,
-      [id, now],
+      [ids, now],
     );
-    return rows[0] ? toClaimed(rows[0]) : null;
+    return rows.map(toClaimed);
   }
 
   /**
@@ -204,46 +231,54 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Records one attempt and the delivery's new state together, only while the lease is still
-   * ours. Returns false when the lease was lost (the row was re-claimed or deleted).
+   * Records attempts and their deliveries' new state together, each only while its lease is
+   * still held. Returns the ids recorded; a missing one lost its lease (re-claimed or deleted).
    */
-  async finishAttempt(
-    claimed: ClaimedDelivery,
-    outcome: AttemptOutcome,
-    attempt: { startedAt: Date; durationMs: number },
-    now: Date,
-  ): Promise<boolean> {
+  async finishAttempts(items: FinishedAttempt[], now: Date): Promise<Set<string>> {
+    if (!items.length) return new Set();
+    const col = <T>(f: (i: FinishedAttempt) => T) => items.map(f);
     const rows = await returning<{ id: string }>(
       this.ds,
-      `WITH upd AS (
-         UPDATE webhook_deliveries SET
-           status = $3, attempt_count = attempt_count + 1, http_status_code = $4,
-           error_message = $5, response_body = $6, next_retry_at = $7, delivered_at = $8,
-           locked_until = NULL, locked_by = NULL, updated_at = $9
-         WHERE id = $1 AND locked_by = $2
-         RETURNING id, organization_id, attempt_count
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[],
+           $6::text[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::int[],
+           $11::timestamptz[])
+         AS t(id, lease, status, http_status_code, delivery_error, response_body, next_retry_at,
+              delivered_at, attempt_error, duration_ms, started_at)
+       ), upd AS (
+         UPDATE webhook_deliveries d SET
+           status = i.status, attempt_count = d.attempt_count + 1,
+           http_status_code = i.http_status_code, error_message = i.delivery_error,
+           response_body = i.response_body, next_retry_at = i.next_retry_at,
+           delivered_at = i.delivered_at, locked_until = NULL, locked_by = NULL, updated_at = $12
+         FROM input i
+         WHERE d.id = i.id AND d.locked_by = i.lease
+         RETURNING d.id, d.organization_id, d.attempt_count, i.http_status_code, i.attempt_error,
+           i.response_body, i.duration_ms, i.started_at
        )
        INSERT INTO webhook_attempts
          (organization_id, webhook_delivery_id, attempt_number, http_status_code, error_message,
           response_body, duration_ms, started_at, created_at)
-       SELECT organization_id, id, attempt_count, $4, $10, $6, $11, $12, $9 FROM upd
-       RETURNING id`,
+       SELECT organization_id, id, attempt_count, http_status_code, attempt_error, response_body,
+         duration_ms, started_at, $12
+       FROM upd
+       RETURNING webhook_delivery_id AS id`,
       [
-        claimed.id,
-        claimed.leaseId,
-        outcome.status,
-        outcome.httpStatusCode,
-        outcome.deliveryError,
-        outcome.responseBody,
-        outcome.nextRetryAt,
-        outcome.deliveredAt,
+        col((i) => i.claimed.id),
+        col((i) => i.claimed.leaseId),
+        col((i) => i.outcome.status),
+        col((i) => i.outcome.httpStatusCode),
+        col((i) => i.outcome.deliveryError),
+        col((i) => i.outcome.responseBody),
+        col((i) => i.outcome.nextRetryAt),
+        col((i) => i.outcome.deliveredAt),
+        col((i) => i.outcome.attemptError),
+        col((i) => i.durationMs),
+        col((i) => i.startedAt),
         now,
-        outcome.attemptError,
-        attempt.durationMs,
-        attempt.startedAt,
       ],
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => r.id));
   }
 
   /** Ends a delivery without an attempt (its endpoint was deactivated before it was sent). */

@@ -68,7 +68,13 @@ export class WebhookEvents {
   async enqueue(deliveryIds: string[]): Promise<void> {
     if (!deliveryIds.length) return;
     try {
-      await this.queue.addBulk(deliveryIds.map((deliveryId) => ({ data: { deliveryId } })));
+      // The job is only a pointer to the delivery row, which keeps the history: drop it when done.
+      await this.queue.addBulk(
+        deliveryIds.map((deliveryId) => ({
+          data: { deliveryId },
+          opts: { removeOnComplete: true, removeOnFail: 1000 },
+        })),
+      );
     } catch (err) {
       this.logger.warn({
         msg: 'webhook jobs not queued; the worker scan will send them',
