@@ -55,15 +55,15 @@ function startReceiver(): Promise<{ child: ChildProcess; port: number }> {
   );
 }
 
-async function ensureDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = target.pathname.slice(1);
+/** A fresh database per run, so every run starts from the same empty, current schema. */
+async function recreateDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
-  const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-  if (!exists.rowCount) await client.query(`CREATE DATABASE "${name}"`);
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.query(`CREATE DATABASE "${name}"`);
   await client.end();
 }
 
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const concurrency = config.webhookConcurrency;
 
-  await ensureDatabase(databaseUrl);
+  await recreateDatabase(databaseUrl);
   const migrator = new DataSource(dataSourceOptions(databaseUrl, {}, 2));
   await migrator.initialize();
   await runMigrations(migrator);

@@ -347,6 +347,11 @@ describe('Webhook delivery (e2e)', () => {
       // Active again: the next event is stored and sent.
       const [id] = await events.emit(s.org.id, 'contact.updated', { contactId: 'c-active' });
       expect((await settled(id)).status).toBe('delivered');
+      // The event data is encrypted at rest; the request carried it in clear.
+      const [row] = await ds.query(`SELECT data FROM webhook_deliveries WHERE id = $1`, [id]);
+      expect(row.data).toMatch(/^v1:/);
+      expect(row.data).not.toContain('c-active');
+      expect(JSON.parse(receiver.forDelivery(id)[0].body).data).toEqual({ contactId: 'c-active' });
     });
 
     it('emit stores one delivery per active subscribed endpoint and the test event goes to one endpoint', async () => {

@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { fieldCipher } from '@app/domain';
 import { createSession, NIL_UUID, Session } from '../support/session';
 import { createApiApp, testConfig } from './webhook-support';
 
@@ -235,11 +236,11 @@ describe('Webhook endpoints (e2e)', () => {
     /** Seeds finished deliveries directly: statistics only read them. */
     async function seed(endpointId: string, delivered: number, failed: number, pending = 0) {
       await ds.query(
-        `INSERT INTO webhook_deliveries (organization_id, webhook_endpoint_id, type, payload, status, attempt_count)
-         SELECT $1, $2, 'email.sent', '{}'::jsonb, s, 1
+        `INSERT INTO webhook_deliveries (organization_id, webhook_endpoint_id, type, data, occurred_at, status, attempt_count)
+         SELECT $1, $2, 'email.sent', $6, now(), s, 1
          FROM unnest(array_fill('delivered'::text, ARRAY[$3::int]) || array_fill('failed'::text, ARRAY[$4::int])
                      || array_fill('pending'::text, ARRAY[$5::int])) AS s`,
-        [st.org.id, endpointId, delivered, failed, pending],
+        [st.org.id, endpointId, delivered, failed, pending, fieldCipher().encrypt('{}')],
       );
     }
 

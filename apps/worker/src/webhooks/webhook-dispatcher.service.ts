@@ -11,20 +11,9 @@ import {
   signatureHeader,
   WEBHOOK_MESSAGES,
   WebhookDeliveryRepository,
-  WebhookEnvelope,
 } from '@app/domain';
 import { Batcher, Semaphore } from './flow-control';
 import { WebhookHttpClient } from './webhook-http.client';
-
-/** The request body: the stored envelope in a fixed key order, the same bytes on every attempt. */
-export function envelopeBody(p: WebhookEnvelope): string {
-  return JSON.stringify({
-    delivery_id: p.delivery_id,
-    type: p.type,
-    timestamp: p.timestamp,
-    data: p.data,
-  });
-}
 
 /** Built-in headers, then the endpoint's own, which replace a built-in of the same name. */
 export function requestHeaders(
@@ -146,7 +135,7 @@ export class WebhookDispatcher {
       );
       return 'endpoint_inactive';
     }
-    const body = envelopeBody(claimed.payload);
+    const body = claimed.body;
     const startedAt = this.clock.now();
     const started = process.hrtime.bigint();
     this.attempts += 1;

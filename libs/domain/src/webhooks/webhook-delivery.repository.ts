@@ -6,7 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
 import { WebhookCustomHeader } from './webhook-endpoint.entity';
 import { WebhookAttempt } from './webhook-attempt.entity';
-import { WebhookDelivery, WebhookEnvelope } from './webhook-delivery.entity';
+import { envelopeJson, WebhookDelivery, WebhookEnvelope } from './webhook-delivery.entity';
 import type { AttemptOutcome } from './webhook-retry-policy';
 import type { WebhookDeliveryStatus } from './webhook-event-types';
 
@@ -15,7 +15,8 @@ export interface ClaimedDelivery {
   id: string;
   organizationId: string;
   type: string;
-  payload: WebhookEnvelope;
+  /** The exact request body. */
+  body: string;
   attemptCount: number;
   leaseId: string;
   endpoint: {
@@ -53,7 +54,8 @@ interface ClaimRow {
   id: string;
   organization_id: string;
   type: string;
-  payload: WebhookEnvelope;
+  data: string;
+  occurred_at: Date;
   attempt_count: number;
   locked_by: string;
   endpoint_id: string;
@@ -77,7 +79,7 @@ const CLAIM_SET = `
   updated_at = $2`;
 
 const CLAIM_RETURNING = `
-  d.id, d.organization_id, d.type, d.payload, d.attempt_count, d.locked_by,
+  d.id, d.organization_id, d.type, d.data, d.occurred_at, d.attempt_count, d.locked_by,
   e.id AS endpoint_id, e.url, e.secret, e.custom_headers, e.timeout_seconds, e.max_retries, e.is_active`;
 
 /**
@@ -100,7 +102,7 @@ function toClaimed(r: ClaimRow): ClaimedDelivery {
     id: r.id,
     organizationId: r.organization_id,
     type: r.type,
-    payload: r.payload,
+    body: envelopeJson(r.id, r.type, r.occurred_at, fieldCipher().decrypt(r.data)),
     attemptCount: r.attempt_count,
     leaseId: r.locked_by,
     endpoint: {
@@ -129,12 +131,29 @@ export async function returning<T>(
 
 const DELIVERY_COLUMNS = `
   id, organization_id AS "organizationId", webhook_endpoint_id AS "webhookEndpointId", type,
-  payload, status, attempt_count AS "attemptCount", http_status_code AS "httpStatusCode",
+  data, occurred_at AS "occurredAt", status, attempt_count AS "attemptCount", http_status_code AS "httpStatusCode",
   error_message AS "errorMessage", response_body AS "responseBody", next_retry_at AS "nextRetryAt",
   delivered_at AS "deliveredAt", created_at AS "createdAt", updated_at AS "updatedAt",
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"`;
 
-export type DeliveryRow = WebhookDelivery & { cursorAt: string };
+/** A delivery as the API reads it: the stored row with its envelope decrypted. */
+export type DeliveryRow = Omit<WebhookDelivery, 'data' | 'lockedUntil' | 'lockedBy'> & {
+  payload: WebhookEnvelope;
+  cursorAt: string;
+};
+
+function toDeliveryRow(raw: Omit<DeliveryRow, 'payload'> & { data: string }): DeliveryRow {
+  const { data, ...rest } = raw;
+  return {
+    ...rest,
+    payload: {
+      delivery_id: raw.id,
+      type: raw.type,
+      timestamp: raw.occurredAt.toISOString(),
+      data: JSON.parse(fieldCipher().decrypt(data)) as unknown,
+    },
+  };
+}
 
 @Injectable()
 export class WebhookDeliveryRepository {
@@ -152,27 +171,22 @@ export class WebhookDeliveryRepository {
     at: Date,
     endpointId?: string,
   ): Promise<string[]> {
-    const target = endpointId ? `e.id = $6 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
+    const target = endpointId ? `e.id = $5 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
+    // One encryption per event, shared by its deliveries.
     const params: unknown[] = [
       organizationId,
       type,
-      at.toISOString(),
-      JSON.stringify(data ?? null),
+      fieldCipher().encrypt(JSON.stringify(data ?? null)),
       at,
     ];
     if (endpointId) params.push(endpointId);
     const rows: { id: string }[] = await em.query(
-      `WITH targets AS MATERIALIZED (
-         SELECT gen_random_uuid() AS id, e.id AS endpoint_id
-         FROM webhook_endpoints e
-         WHERE e.organization_id = $1 AND ${target}
-       )
-       INSERT INTO webhook_deliveries
-         (id, organization_id, webhook_endpoint_id, type, payload, status, attempt_count, created_at, updated_at)
-       SELECT t.id, $1, t.endpoint_id, $2,
-         jsonb_build_object('delivery_id', t.id, 'type', $2::text, 'timestamp', $3::text, 'data', $4::jsonb),
-         'pending', 0, $5, $5
-       FROM targets t
+      `INSERT INTO webhook_deliveries
+         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status, attempt_count,
+          created_at, updated_at)
+       SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
+       FROM webhook_endpoints e
+       WHERE e.organization_id = $1 AND ${target}
        RETURNING id`,
       params,
     );
@@ -313,21 +327,22 @@ export class WebhookDeliveryRepository {
       );
     }
     params.push(limit);
-    return this.ds.query(
+    const rows: (Omit<DeliveryRow, 'payload'> & { data: string })[] = await this.ds.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
        WHERE ${where.join(' AND ')}
        ORDER BY created_at DESC, id DESC
        LIMIT $${params.length}`,
       params,
     );
+    return rows.map(toDeliveryRow);
   }
 
   async get(organizationId: string, id: string): Promise<DeliveryRow | null> {
-    const rows: DeliveryRow[] = await this.ds.query(
+    const rows: (Omit<DeliveryRow, 'payload'> & { data: string })[] = await this.ds.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
-    return rows[0] ?? null;
+    return rows[0] ? toDeliveryRow(rows[0]) : null;
   }
 
   async attemptsOf(organizationId: string, deliveryIds: string[]): Promise<WebhookAttempt[]> {

@@ -1,8 +1,10 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhook endpoints, their deliveries and every attempt (§10). The signing secret and the custom
- * headers (which often carry credentials) are encrypted at rest (`v1:<keyId>:<payload>`).
+ * Webhook endpoints, their deliveries and every attempt (§10). The signing secret, the custom
+ * headers (which often carry credentials) and each delivery's event data (which can carry contact
+ * details) are encrypted at rest (`v1:<keyId>:<payload>`). The request body is rebuilt from
+ * id, type, occurred_at and data, byte for byte the same on every attempt.
  * `locked_until`/`locked_by` form the lease a worker holds while it attempts a delivery.
  */
 export class Webhooks1763700000600 implements MigrationInterface {
@@ -34,7 +36,8 @@ export class Webhooks1763700000600 implements MigrationInterface {
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         webhook_endpoint_id uuid NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
         type text NOT NULL,
-        payload jsonb NOT NULL,
+        data text NOT NULL,
+        occurred_at timestamptz NOT NULL,
         status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','delivered','failed')),
         attempt_count int NOT NULL DEFAULT 0 CHECK (attempt_count >= 0),
         http_status_code int,
