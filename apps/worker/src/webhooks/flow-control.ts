@@ -12,7 +12,7 @@ export class Batcher<In, Out> {
   constructor(
     private readonly flush: (items: In[]) => Promise<Out[]>,
     private readonly maxBatch = 100,
-    private readonly maxConcurrentFlushes = 2,
+    private readonly maxConcurrentFlushes = 4,
   ) {}
 
   submit(item: In): Promise<Out> {

@@ -20,10 +20,10 @@ export class WebhookDeliveryProcessor implements OnModuleInit {
 
   onModuleInit(): void {
     // Registered here rather than with @Process so the concurrency comes from the configuration.
-    // Twice the request slots: a job claiming or recording does not hold one, so the next job
-    // is already waiting for the slot it frees.
+    // Four times the request slots: a job claiming or recording holds none, and the claims and
+    // records of many jobs go to PostgreSQL together, so a deeper pipeline keeps the slots busy.
     this.queue
-      .process(2 * this.config.webhookConcurrency, (job: Job<WebhookDeliveryJob>) =>
+      .process(4 * this.config.webhookConcurrency, (job: Job<WebhookDeliveryJob>) =>
         this.handle(job),
       )
       .catch((err: Error) =>

@@ -7,6 +7,7 @@ import {
   ClaimedDelivery,
   Clock,
   FinishedAttempt,
+  LEASE_MARGIN_SECONDS,
   decideOutcome,
   signatureHeader,
   WEBHOOK_MESSAGES,
@@ -36,6 +37,9 @@ export function requestHeaders(
   }
   return headers;
 }
+
+/** Half the lease margin: a lease older than this when its slot frees up is renewed first. */
+const RENEW_AFTER_MS = (LEASE_MARGIN_SECONDS * 1000) / 2;
 
 function once(fn: () => void): () => void {
   let done = false;
@@ -88,15 +92,22 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Attempts one delivery by id (a queued first attempt or a resend): takes a request slot, then
-   * the delivery's lease, so a lease never waits for a slot (it could expire meanwhile).
+   * Attempts one delivery by id (a queued first attempt or a resend): claims its lease, then
+   * waits for a request slot. A lease that waited long for its slot is renewed before sending, so
+   * it cannot expire (and be taken by another worker) while the request runs.
    */
   async dispatchById(deliveryId: string): Promise<DispatchResult> {
+    const claimed = await this.claims.submit(deliveryId);
+    if (!claimed) return 'not_claimed';
+    if (!claimed.endpoint.isActive) return this.attempt(claimed, () => undefined);
+    const claimedAt = performance.now();
     await this.slots.acquire();
     const release = once(() => this.slots.release());
     try {
-      const claimed = await this.claims.submit(deliveryId);
-      if (!claimed) return 'not_claimed';
+      if (performance.now() - claimedAt > RENEW_AFTER_MS) {
+        const renewed = await this.deliveries.renewLease(claimed, this.clock.now());
+        if (!renewed) return 'lease_lost';
+      }
       return await this.attempt(claimed, release);
     } finally {
       release();

@@ -12,6 +12,7 @@ import {
   WEBHOOK_DEFAULTS,
 } from '@app/domain';
 import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
 import { Agent, buildConnector } from 'undici';
 
 export interface WebhookRequest {
@@ -125,15 +126,21 @@ export class WebhookHttpClient implements OnModuleDestroy {
  * The first `keep` bytes of a response body as text. A body cut short by the deadline or the
  * peer still counts as a response: the status line arrived.
  */
-async function readPrefix(
-  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
-  keep: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let read = 0;
-  try {
-    for await (const chunk of body) {
+function readPrefix(body: Readable, keep: number): Promise<string> {
+  // Stream events rather than async iteration: a promise per chunk costs more than the request.
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let read = 0;
+    let finished = false;
+    const done = () => {
+      if (finished) return;
+      finished = true;
+      body.off('data', onData);
+      // PostgreSQL text cannot hold NUL characters.
+      resolve(Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', ''));
+    };
+    const onData = (chunk: Buffer) => {
       read += chunk.length;
       if (kept < keep) {
         const part = chunk.subarray(0, keep - kept);
@@ -142,12 +149,13 @@ async function readPrefix(
       }
       if (read > DRAIN_LIMIT_BYTES) {
         body.destroy();
-        break;
+        done();
       }
-    }
-  } catch {
+    };
+    body.on('data', onData);
+    body.once('end', done);
     // The status decides the outcome; a broken body only shortens what is kept.
-  }
-  // PostgreSQL text cannot hold NUL characters.
-  return Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', '');
+    body.once('error', done);
+    body.once('close', done);
+  });
 }

@@ -295,6 +295,19 @@ export class WebhookDeliveryRepository {
     return new Set(rows.map((r) => r.id));
   }
 
+  /** Extends a lease still held (its holder waited for a request slot). */
+  async renewLease(claimed: ClaimedDelivery, now: Date): Promise<boolean> {
+    const rows = await returning<{ id: string }>(
+      this.ds,
+      `UPDATE webhook_deliveries
+       SET locked_until = $3::timestamptz + make_interval(secs => $4 + ${LEASE_MARGIN_SECONDS})
+       WHERE id = $1 AND locked_by = $2
+       RETURNING id`,
+      [claimed.id, claimed.leaseId, now, claimed.endpoint.timeoutSeconds],
+    );
+    return rows.length > 0;
+  }
+
   /** Ends a delivery without an attempt (its endpoint was deactivated before it was sent). */
   async failWithoutAttempt(claimed: ClaimedDelivery, message: string, now: Date): Promise<void> {
     await this.ds.query(
