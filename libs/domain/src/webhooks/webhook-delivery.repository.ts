@@ -161,7 +161,7 @@ export class WebhookDeliveryRepository {
 
   /**
    * Stores one pending delivery per active endpoint of the organization subscribed to `type`
-   * (or only `endpointId`, active or not checked by the caller), in one statement.
+   * (or only to `endpointId`, if it is active), in one statement.
    */
   async insertForEvent(
     em: EntityManager | DataSource,
