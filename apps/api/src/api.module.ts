@@ -11,6 +11,7 @@ import {
   RedisModule,
   ReportsModule,
   TenancyModule,
+  WebhooksModule,
 } from '@app/domain';
 import { CampaignsController } from './campaigns/campaigns.controller';
 import { ConversionsController } from './campaigns/conversions.controller';
@@ -27,6 +28,8 @@ import { RevenueReportController } from './reports/revenue-report.controller';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
+import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.controller';
+import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
 
 @Module({
   imports: [
@@ -39,6 +42,7 @@ import { OrganizationController } from './tenancy/organization.controller';
     CampaignsModule,
     ReportsModule,
     ContactsModule,
+    WebhooksModule,
   ],
   controllers: [
     HealthController,
@@ -52,6 +56,8 @@ import { OrganizationController } from './tenancy/organization.controller';
     ContactChannelsController,
     ContactTagsController,
     ContactListsController,
+    WebhookEndpointsController,
+    WebhookDeliveriesController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },

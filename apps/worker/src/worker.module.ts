@@ -8,6 +8,7 @@ import {
   RedisModule,
 } from '@app/domain';
 import { WorkerHealthController } from './health.controller';
+import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 
 @Module({
   imports: [
@@ -16,6 +17,7 @@ import { WorkerHealthController } from './health.controller';
     RedisModule,
     QueuesModule,
     LimitsModule,
+    WebhooksWorkerModule,
   ],
   controllers: [WorkerHealthController],
 })

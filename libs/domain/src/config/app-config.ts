@@ -29,6 +29,12 @@ export interface AppConfig {
   publicBaseUrl: string;
   smtpOutboundUrl: string | undefined;
   webhookAllowPrivateTargets: boolean;
+  /** Base of the webhook retry backoff: attempt n waits base × 2^(n−1) (§10: 5 s). */
+  webhookRetryBaseMs: number;
+  /** How often each worker claims due webhook retries (§10: 5 s). */
+  webhookScanIntervalMs: number;
+  /** Webhook attempts one worker process runs at the same time. */
+  webhookConcurrency: number;
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   smtpAllowInsecureAuth: boolean;
@@ -137,6 +143,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     )!.replace(/\/$/, ''),
     smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
+    webhookScanIntervalMs: int(env, 'WEBHOOK_SCAN_INTERVAL_MS', 5000, 10, 3_600_000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
     smtpTlsCert,
     smtpTlsKey,
     smtpAllowInsecureAuth: bool(env, 'SMTP_ALLOW_INSECURE_AUTH', false),

@@ -2,11 +2,13 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Contacts1763700000100 } from './1763700000100-contacts';
 import { ContactsIndexes1763700000200 } from './1763700000200-contacts-indexes';
+import { Webhooks1763700000600 } from './1763700000600-webhooks';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
   Contacts1763700000100,
   ContactsIndexes1763700000200,
+  Webhooks1763700000600,
   Campaigns1763700000700,
 ];
