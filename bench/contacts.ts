@@ -44,7 +44,7 @@ const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:
 const DB_NAME = 'mp_bench_contacts';
 // A fixed key so a seeded database can be reused between runs (bench data only).
 const BENCH_KEY = Buffer.from('contacts-bench-encryption-key-32').toString('base64');
-const SEED_VERSION = 4;
+const SEED_VERSION = 5;
 
 const FIRST = [
   'Ada',
@@ -241,10 +241,10 @@ async function seed(app: INestApplication, db: Client): Promise<Seeded> {
   await db.query(`RESET session_replication_role`);
   // What the triggers would have maintained.
   await db.query(
-    `INSERT INTO contact_counters (organization_id, status, channel_mask, total)
-     SELECT organization_id, coalesce(status, ''), channel_mask, count(*) FROM contacts
+    `INSERT INTO contact_counters (organization_id, status, channel_mask, slot, total)
+     SELECT organization_id, coalesce(status, ''), channel_mask, 0, count(*) FROM contacts
       WHERE organization_id = $1 GROUP BY 1, 2, 3
-     ON CONFLICT (organization_id, status, channel_mask) DO UPDATE SET total = EXCLUDED.total`,
+     ON CONFLICT (organization_id, status, channel_mask, slot) DO UPDATE SET total = EXCLUDED.total`,
     [org.id],
   );
   await db.query(
