@@ -4,6 +4,11 @@ import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './web
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 
+interface EventData {
+  contact: { id: string; emails: { email: string }[] } & Record<string, unknown>;
+  [key: string]: unknown;
+}
+
 describe('Contact events reach webhook endpoints', () => {
   let api: INestApplication;
   let worker: INestApplication;
@@ -36,9 +41,7 @@ describe('Contact events reach webhook endpoints', () => {
   });
 
   const bodies = () =>
-    receiver.requests.map(
-      (r) => JSON.parse(r.body) as { type: string; data: Record<string, never> },
-    );
+    receiver.requests.map((r) => JSON.parse(r.body) as { type: string; data: EventData });
   const seen = (type: string, n = 1) =>
     waitFor(
       () =>
