@@ -14,6 +14,7 @@ import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
+import { MessagingHttpModule } from './messaging/messaging-http.module';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
@@ -26,6 +27,7 @@ import { OrganizationController } from './tenancy/organization.controller';
     QueuesModule,
     LimitsModule,
     TenancyModule,
+    MessagingHttpModule,
   ],
   controllers: [HealthController, AuthController, ApiKeysController, OrganizationController],
   providers: [

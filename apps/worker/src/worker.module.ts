@@ -8,6 +8,7 @@ import {
   RedisModule,
 } from '@app/domain';
 import { WorkerHealthController } from './health.controller';
+import { WorkerMessagingModule } from './messaging/worker-messaging.module';
 
 @Module({
   imports: [
@@ -16,6 +17,7 @@ import { WorkerHealthController } from './health.controller';
     RedisModule,
     QueuesModule,
     LimitsModule,
+    WorkerMessagingModule,
   ],
   controllers: [WorkerHealthController],
 })
