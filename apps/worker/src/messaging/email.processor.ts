@@ -2,13 +2,7 @@
 // delivery of the message they name. Concurrency comes from DELIVERY_CONCURRENCY.
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import {
-  APP_CONFIG,
-  DeliveryService,
-  EMAIL_JOBS,
-  parseDeliverEmailJob,
-  QUEUES,
-} from '@app/domain';
+import { APP_CONFIG, DeliveryService, EMAIL_JOBS, parseDeliverEmailJob, QUEUES } from '@app/domain';
 import type { AppConfig } from '@app/domain';
 import type { Job, Queue } from 'bull';
 
@@ -37,6 +31,16 @@ export class EmailProcessor implements OnModuleInit {
       this.logger.warn({ msg: 'discarding malformed email job', jobId: job.id });
       return;
     }
-    await this.delivery.deliver(payload.messageId);
+    try {
+      await this.delivery.deliver(payload.messageId);
+    } catch (err) {
+      // The job fails; the sweeper picks the message up again once its lease is free.
+      this.logger.warn({
+        msg: 'delivery run failed',
+        messageId: payload.messageId,
+        err: (err as Error).message,
+      });
+      throw err;
+    }
   }
 }

@@ -106,7 +106,10 @@ function ipList(env: Env, name: string): string[] {
     const maxBits = family === 6 ? 128 : 32;
     const badBits = bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits);
     if (!family || badBits || extra !== undefined) {
-      throw new ConfigError(name, `must be a comma list of IP addresses or CIDR ranges, got "${item}"`);
+      throw new ConfigError(
+        name,
+        `must be a comma list of IP addresses or CIDR ranges, got "${item}"`,
+      );
     }
   }
   return items;

@@ -63,7 +63,9 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 /** The UTC calendar windows (minute, hour, day, month) that contain `nowMs`. */
-export function calendarWindows(nowMs: number): Record<Exclude<SendingWindow, 'perSecond'>, CalendarWindow> {
+export function calendarWindows(
+  nowMs: number,
+): Record<Exclude<SendingWindow, 'perSecond'>, CalendarWindow> {
   const fixed = (size: number, tag: string): CalendarWindow => {
     const start = Math.floor(nowMs / size) * size;
     return { id: `${tag}${start / size}`, startMs: start, resetMs: start + size };

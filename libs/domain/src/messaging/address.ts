@@ -8,6 +8,7 @@ export interface Mailbox {
 
 const NAMED = /^\s*(?:"((?:[^"\\\r\n]|\\.)*)"|([^<>"\r\n]*?))\s*<([^<>\s]+)>\s*$/;
 const CONTROL = /[\r\n\0]/;
+const MAX_MAILBOX_LENGTH = 998;
 
 export function isValidEmail(email: string): boolean {
   return email.length <= 254 && isEmail(email, { allow_utf8_local_part: true, require_tld: true });
@@ -19,7 +20,8 @@ export function isValidEmail(email: string): boolean {
  */
 export function parseMailbox(value: unknown): Mailbox | null {
   if (typeof value === 'string') {
-    if (CONTROL.test(value)) return null;
+    // Bounded before any regular expression runs (a header line is at most 998 characters).
+    if (value.length > MAX_MAILBOX_LENGTH || CONTROL.test(value)) return null;
     const named = NAMED.exec(value);
     if (named) {
       const name = (named[1] !== undefined ? named[1].replace(/\\(.)/g, '$1') : named[2]).trim();
@@ -36,7 +38,12 @@ export function parseMailbox(value: unknown): Mailbox | null {
     if (typeof o.email !== 'string' || CONTROL.test(o.email) || !isValidEmail(o.email.trim())) {
       return null;
     }
-    if (o.name !== undefined && (typeof o.name !== 'string' || CONTROL.test(o.name))) return null;
+    if (
+      o.name !== undefined &&
+      (typeof o.name !== 'string' || o.name.length > MAX_MAILBOX_LENGTH || CONTROL.test(o.name))
+    ) {
+      return null;
+    }
     const name = typeof o.name === 'string' ? o.name.trim() : '';
     return name ? { email: o.email.trim(), name } : { email: o.email.trim() };
   }

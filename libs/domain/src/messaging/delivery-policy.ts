@@ -56,5 +56,10 @@ export function nextRetryAt(
 /** Trims a server answer to something safe to store and show. */
 export function cleanSmtpMessage(message: string | undefined | null): string | null {
   if (!message) return null;
-  return message.replace(/[\r\n]+/g, ' ').trim().slice(0, 1000) || null;
+  return (
+    message
+      .replace(/[\r\n]+/g, ' ')
+      .trim()
+      .slice(0, 1000) || null
+  );
 }

@@ -5,7 +5,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Page, PageRequest } from '../common/pagination';
 import { DomainError, NotFoundError, ServiceUnavailableError } from '../errors/domain-errors';
 import { EngagementEventRow, EngagementStore } from './engagement/engagement.store';
-import { AttemptRecord, MessageListFilters, MessageRepository, MessageSummary } from './message.repository';
+import {
+  AttemptRecord,
+  MessageListFilters,
+  MessageRepository,
+  MessageSummary,
+} from './message.repository';
 
 /** Spec: attempts and events are each capped at 500 rows, oldest first. */
 export const MESSAGE_LOG_ROW_CAP = 500;

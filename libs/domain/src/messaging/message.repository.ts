@@ -223,7 +223,10 @@ export class MessageRepository {
     };
   }
 
-  private async recipientStates(messageId: string, em: EntityManager = this.ds.manager): Promise<RecipientState[]> {
+  private async recipientStates(
+    messageId: string,
+    em: EntityManager = this.ds.manager,
+  ): Promise<RecipientState[]> {
     const rows: {
       idx: number;
       kind: RecipientState['kind'];
@@ -268,7 +271,7 @@ export class MessageRepository {
           `INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status, smtp_code,
              smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
            SELECT $1, $2, t.* FROM unnest($3::smallint[], $4::text[], $5::int[], $6::text[], $7::text[],
-             $8::text[], $9::int[], $10::timestamptz[])`,
+             $8::text[], $9::int[], $10::timestamptz[]) AS t`,
           [
             message.id,
             message.organizationId,
@@ -330,7 +333,11 @@ export class MessageRepository {
   }
 
   /** Attempts of one message, oldest first. */
-  async attempts(organizationId: string, messageId: string, limit: number): Promise<AttemptRecord[]> {
+  async attempts(
+    organizationId: string,
+    messageId: string,
+    limit: number,
+  ): Promise<AttemptRecord[]> {
     const rows: {
       recipient_idx: number;
       status: AttemptStatus;
@@ -403,7 +410,10 @@ export class MessageRepository {
     };
   }
 
-  private async recipientAddresses(organizationId: string, ids: string[]): Promise<Map<string, string[]>> {
+  private async recipientAddresses(
+    organizationId: string,
+    ids: string[],
+  ): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
     if (!ids.length) return out;
     const rows: { message_id: string; address: string }[] = await this.ds.query(

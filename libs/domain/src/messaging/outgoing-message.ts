@@ -57,7 +57,6 @@ const RESERVED_HEADERS = new Set(
 /** RFC 5322 field name: printable ASCII except the colon. */
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]{1,76}$/;
 const CRLF = /[\r\n\0]/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const CONTENT_TYPE = /^[A-Za-z0-9][\w.+-]*\/[A-Za-z0-9][\w.+-]*$/;
 
 /** What is stored (encrypted) with the message and read back by the worker. */
@@ -89,6 +88,13 @@ export interface OutgoingMessage {
   contactId: string | null;
   trackOpens: boolean;
   trackClicks: boolean;
+}
+
+/** Strict base64 (no whitespace); linear, as attachments can be megabytes long. */
+export function isBase64(s: string): boolean {
+  if (s.length % 4 !== 0) return false;
+  const body = s.endsWith('==') ? s.slice(0, -2) : s.endsWith('=') ? s.slice(0, -1) : s;
+  return /^[A-Za-z0-9+/]*$/.test(body);
 }
 
 function decodedLength(b64: string): number {
@@ -175,7 +181,7 @@ export function prepareOutgoingMessage(input: SendEmailInput): OutgoingMessage {
     } else if (CRLF.test(a.filename)) {
       fail(`${field}.filename`, 'type', 'filename must not contain CR or LF');
     }
-    if (typeof a.content !== 'string' || !BASE64.test(a.content)) {
+    if (typeof a.content !== 'string' || !isBase64(a.content)) {
       fail(`${field}.content`, 'type', 'content must be base64');
     } else {
       total += decodedLength(a.content);

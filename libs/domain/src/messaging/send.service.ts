@@ -45,9 +45,7 @@ export class SendService {
     const prepared = prepareOutgoingMessage(input);
     const org = await this.organizations.get(organizationId);
     if (org.subscriptionStatus === 'canceled' || org.subscriptionStatus === 'past_due') {
-      throw new SubscriptionRequiredError(
-        'An active subscription is required to send email',
-      );
+      throw new SubscriptionRequiredError('An active subscription is required to send email');
     }
     try {
       await this.limiter.consume(

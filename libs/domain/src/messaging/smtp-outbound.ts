@@ -37,7 +37,11 @@ export interface MxResolver {
 /** Injection token for the MX lookup (tests replace it). */
 export const MX_RESOLVER = Symbol('MX_RESOLVER');
 
-export const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 120_000 };
+export const SMTP_TIMEOUTS = {
+  connectionTimeout: 30_000,
+  greetingTimeout: 30_000,
+  socketTimeout: 120_000,
+};
 
 function createPool(opts: {
   host: string;
@@ -70,7 +74,10 @@ function createPool(opts: {
 /** Per-recipient answers of one SMTP transaction (a success or the error nodemailer gave). */
 export function recipientResults(
   recipients: string[],
-  outcome: { info?: { response?: string; rejectedErrors?: SmtpFailure['rejectedErrors'] }; err?: SmtpFailure },
+  outcome: {
+    info?: { response?: string; rejectedErrors?: SmtpFailure['rejectedErrors'] };
+    err?: SmtpFailure;
+  },
   mxHost: string | null,
   outboundIp: string | null,
 ): SmtpRecipientResult[] {
@@ -92,7 +99,10 @@ export function recipientResults(
       message: cleanSmtpMessage(code !== null ? e.response : `${e.code ?? 'ERROR'}: ${e.message}`),
     };
   } else {
-    whole = { code: replyCode(outcome.info?.response), message: cleanSmtpMessage(outcome.info?.response) };
+    whole = {
+      code: replyCode(outcome.info?.response),
+      message: cleanSmtpMessage(outcome.info?.response),
+    };
   }
   return recipients.map((email) => ({
     email,
@@ -107,7 +117,12 @@ export class SmtpOutbound implements OnModuleDestroy {
   private readonly logger = new Logger(SmtpOutbound.name);
   private readonly pools = new Map<string, Pool>();
   private readonly localAddresses = new Map<string, Promise<string | null>>();
-  private readonly smarthost?: { host: string; port: number; secure: boolean; auth?: { user: string; pass: string } };
+  private readonly smarthost?: {
+    host: string;
+    port: number;
+    secure: boolean;
+    auth?: { user: string; pass: string };
+  };
   private readonly mx: MxResolver;
 
   constructor(
@@ -133,9 +148,19 @@ export class SmtpOutbound implements OnModuleDestroy {
    * Sends one message to `recipients` (the envelope; the headers are in `mail`) and reports the
    * answer for each recipient. Never throws for an SMTP or network failure: that is an answer.
    */
-  async send(mail: SendMailOptions, envelopeFrom: string, recipients: string[]): Promise<SmtpRecipientResult[]> {
+  async send(
+    mail: SendMailOptions,
+    envelopeFrom: string,
+    recipients: string[],
+  ): Promise<SmtpRecipientResult[]> {
     if (this.smarthost) {
-      return this.transact(this.smarthost.host, this.poolFor(this.smarthost.host, this.smarthost), mail, envelopeFrom, recipients);
+      return this.transact(
+        this.smarthost.host,
+        this.poolFor(this.smarthost.host, this.smarthost),
+        mail,
+        envelopeFrom,
+        recipients,
+      );
     }
     const byDomain = new Map<string, string[]>();
     for (const r of recipients) {
@@ -148,7 +173,12 @@ export class SmtpOutbound implements OnModuleDestroy {
     return results.flat();
   }
 
-  private async sendToDomain(domain: string, mail: SendMailOptions, from: string, rcpts: string[]): Promise<SmtpRecipientResult[]> {
+  private async sendToDomain(
+    domain: string,
+    mail: SendMailOptions,
+    from: string,
+    rcpts: string[],
+  ): Promise<SmtpRecipientResult[]> {
     let hosts: string[];
     try {
       hosts = await this.mxHosts(domain);
@@ -157,7 +187,9 @@ export class SmtpOutbound implements OnModuleDestroy {
       return rcpts.map((email) => ({
         email,
         code: null,
-        message: cleanSmtpMessage(`EDNS: no mail server found for ${domain} (${e.code ?? e.message})`),
+        message: cleanSmtpMessage(
+          `EDNS: no mail server found for ${domain} (${e.code ?? e.message})`,
+        ),
         mxHost: null,
         outboundIp: null,
       }));
@@ -189,7 +221,10 @@ export class SmtpOutbound implements OnModuleDestroy {
     return [domain];
   }
 
-  private poolFor(host: string, target: { host: string; port: number; secure: boolean; auth?: { user: string; pass: string } }): Pool {
+  private poolFor(
+    host: string,
+    target: { host: string; port: number; secure: boolean; auth?: { user: string; pass: string } },
+  ): Pool {
     const key = `${host}:${target.port}`;
     let pool = this.pools.get(key);
     if (!pool) {

@@ -67,7 +67,12 @@ export class EngagementStore implements OnModuleDestroy {
       synchronize: false,
       logging: false,
       // Short timeouts: a hung engagement store must not hold up the message endpoint.
-      extra: { max: 5, connectionTimeoutMillis: 2000, query_timeout: 3000, statement_timeout: 3000 },
+      extra: {
+        max: 5,
+        connectionTimeoutMillis: 2000,
+        query_timeout: 3000,
+        statement_timeout: 3000,
+      },
     });
     await ds.initialize();
     try {
@@ -146,6 +151,11 @@ export class EngagementStore implements OnModuleDestroy {
     const ds = this.ds;
     this.ds = undefined;
     this.opening = undefined;
-    if (ds?.isInitialized) await ds.destroy().catch((e: Error) => this.logger.warn({ msg: 'engagement store close failed', err: e.message }));
+    if (ds?.isInitialized)
+      await ds
+        .destroy()
+        .catch((e: Error) =>
+          this.logger.warn({ msg: 'engagement store close failed', err: e.message }),
+        );
   }
 }

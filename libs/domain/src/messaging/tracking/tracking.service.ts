@@ -45,7 +45,8 @@ export class TrackingService {
         ? `${this.config.publicBaseUrl}/t/o/${this.tokens.sign({ ...base, kind: 'open' })}.gif`
         : undefined,
       link: t.clicks
-        ? (url) => `${this.config.publicBaseUrl}/t/c/${this.tokens.sign({ ...base, kind: 'click', url })}`
+        ? (url) =>
+            `${this.config.publicBaseUrl}/t/c/${this.tokens.sign({ ...base, kind: 'click', url })}`
         : undefined,
     });
   }
