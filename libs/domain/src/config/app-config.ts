@@ -115,6 +115,13 @@ function ipList(env: Env, name: string): string[] {
   return items;
 }
 
+function singleIp(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!isIP(raw)) throw new ConfigError(name, `must be an IP address, got "${raw}"`);
+  return raw;
+}
+
 function key(name: string, raw: string): Buffer {
   const buf = Buffer.from(raw.trim(), 'base64');
   if (buf.length !== 32) throw new ConfigError(name, 'must be base64 of exactly 32 bytes');
@@ -190,7 +197,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     deliveryRetryMaxAgeMs: int(env, 'DELIVERY_RETRY_MAX_AGE_MS', 86_400_000, 1, 2_592_000_000),
     deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 20, 1, 1000),
     smtpOutboundPoolSize: int(env, 'SMTP_OUTBOUND_POOL_SIZE', 5, 1, 100),
-    smtpOutboundIp: env.SMTP_OUTBOUND_IP || undefined,
+    smtpOutboundIp: singleIp(env, 'SMTP_OUTBOUND_IP'),
     emailSweepIntervalMs: int(env, 'EMAIL_SWEEP_INTERVAL_MS', 30_000, 100, 86_400_000),
     emailSweepGraceMs: int(env, 'EMAIL_SWEEP_GRACE_MS', 60_000, 0, 86_400_000),
     messageRetentionIntervalMs: int(
