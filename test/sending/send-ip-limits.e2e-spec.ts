@@ -5,7 +5,7 @@ import { randomInt } from 'node:crypto';
 import request from 'supertest';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
-import { basicEmail, sendingEnv } from './support/sending';
+import { basicEmail, dropMessagesOf, sendingEnv } from './support/sending';
 
 /** A documentation-range address no other test file uses. */
 function freshIp(): string {
@@ -22,7 +22,10 @@ describe('Per-IP limits of the send API', () => {
     app = await createTestApp();
     s = await createSession(app, { plan: 'enterprise' });
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await dropMessagesOf(app, [s.org.id]);
+    await app.close();
+  });
 
   const send = (ip: string, key: string | undefined, body: object = basicEmail()) => {
     const req = request(app.getHttpServer()).post('/api/v1/send').set('X-Forwarded-For', ip);

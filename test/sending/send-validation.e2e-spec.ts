@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { QUEUES } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
-import { basicEmail, sendingEnv } from './support/sending';
+import { basicEmail, dropMessagesOf, sendingEnv } from './support/sending';
 
 describe('POST /api/v1/send payload', () => {
   let app: INestApplication;
@@ -17,7 +17,10 @@ describe('POST /api/v1/send payload', () => {
     app = await createTestApp();
     s = await createSession(app, { plan: 'enterprise' });
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await dropMessagesOf(app, [s.org.id]);
+    await app.close();
+  });
 
   async function refused(body: Record<string, unknown>, status = 422) {
     const res = await s.http.post('/api/v1/send', body).expect(status);

@@ -136,3 +136,16 @@ export function basicEmail(overrides: Record<string, unknown> = {}): Record<stri
     ...overrides,
   };
 }
+
+/**
+ * Files without a worker leave queued messages behind; the sweeper of a later file (same database,
+ * another queue) would deliver them into its own sink. Drop them when the file ends.
+ */
+export async function dropMessagesOf(
+  app: INestApplication,
+  organizationIds: string[],
+): Promise<void> {
+  await app
+    .get(DataSource)
+    .query(`DELETE FROM messages WHERE organization_id = ANY($1::uuid[])`, [organizationIds]);
+}

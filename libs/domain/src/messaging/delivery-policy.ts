@@ -58,7 +58,7 @@ export function cleanSmtpMessage(message: string | undefined | null): string | n
   if (!message) return null;
   return (
     message
-      .replace(/[\r\n]+/g, ' ')
+      .replace(/\s*[\r\n]+\s*/g, ' ')
       .trim()
       .slice(0, 1000) || null
   );
