@@ -68,7 +68,8 @@ describe(SendingLimiter.name, () => {
   };
 
   const cases: { window: SendingWindow; limit: number; retryAfter: number }[] = [
-    { window: 'perSecond', limit: 3, retryAfter: 1 },
+    // Requests leave the perSecond window 1.1 s after the 100 ms step they were made in.
+    { window: 'perSecond', limit: 3, retryAfter: 2 },
     { window: 'perMinute', limit: 3, retryAfter: 30 },
     { window: 'perHour', limit: 3, retryAfter: 39 * 60 + 30 },
     { window: 'perDay', limit: 7, retryAfter: 13 * 3600 + 39 * 60 + 30 },
@@ -106,23 +107,31 @@ describe(SendingLimiter.name, () => {
     await limiter.consume(orgId, { requests: 1, recipients: 1 });
     const err = await refusal(limiter.consume(orgId, { requests: 1, recipients: 1 }));
     expect(err.message).toBe('Rate limit exceeded: perSecond');
-    clock.t += 1000;
+    clock.t += 1100;
     const next = await refusal(limiter.consume(orgId, { requests: 1, recipients: 1 }));
     expect(next.message).toBe('Rate limit exceeded: perHour');
   });
 
-  it('slides the perSecond window continuously', async () => {
+  it('slides the perSecond window in 100 ms steps, never more than the limit in a second', async () => {
     const orgId = await org({ perSecond: 3 });
+    const t0 = clock.t; // 10:20:30.000, the start of a 100 ms step
     await limiter.consume(orgId, { requests: 1, recipients: 1 });
     await limiter.consume(orgId, { requests: 1, recipients: 1 });
-    clock.t += 600;
+    clock.t = t0 + 650;
     await limiter.consume(orgId, { requests: 1, recipients: 1 });
     await refusal(limiter.consume(orgId, { requests: 1, recipients: 1 }));
-    clock.t += 401; // the first two are now more than a second old
-    await limiter.consume(orgId, { requests: 1, recipients: 1 });
-    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    // Within a second of the first two, and up to the end of their 100 ms step + 1 s: still full.
+    clock.t = t0 + 1099;
     const err = await refusal(limiter.consume(orgId, { requests: 1, recipients: 1 }));
     expect(err.window).toBe('perSecond');
+    expect(err.retryAfter).toBe(1);
+    clock.t = t0 + 1100; // the first two have left; the one at +650 still counts
+    expect((await limiter.remaining(orgId)).perSecond).toMatchObject({ used: 1, remaining: 2 });
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    await refusal(limiter.consume(orgId, { requests: 1, recipients: 1 }));
+    clock.t = t0 + 1700; // the one at +650 has left too
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
     expect((await limiter.remaining(orgId)).perSecond).toMatchObject({ used: 3, remaining: 0 });
   });
 

@@ -231,8 +231,14 @@ export class DeliveryService {
     const byIdx = new Map(changed.map((c) => [c.idx, c]));
     const states = message.recipients.map((r) => byIdx.get(r.idx) ?? r);
     const outcome = summariseRecipients(states, now);
-    const seq = await this.messages.recordRun(message, attempts, changed, outcome, (em) =>
-      this.contactEmails.recordBounces(message.organizationId, bounces, now, em),
+    const seq = await this.messages.recordRun(
+      message,
+      attempts,
+      changed,
+      outcome,
+      bounces.length
+        ? (em) => this.contactEmails.recordBounces(message.organizationId, bounces, now, em)
+        : undefined,
     );
 
     // Webhooks: the event bus will be called from here, once per attempt, e.g.

@@ -188,15 +188,8 @@ export class MessageRepository {
    * same time. Null when it is not due, already leased, finished or gone.
    */
   async claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
-    const res: unknown = await this.ds.query(
-      `UPDATE messages SET lease_until = $3, updated_at = $2
-        WHERE id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2
-          AND (lease_until IS NULL OR lease_until < $2)
-        RETURNING id, organization_id, job_id, message_id, sender_address, track_opens, track_clicks,
-                  created_at, content`,
-      [id, now, new Date(now.getTime() + leaseMs)],
-    );
-    const row = returned<{
+    // One round trip: the lease and the recipients' states come back together.
+    const rows: {
       id: string;
       organization_id: string;
       job_id: string;
@@ -206,9 +199,35 @@ export class MessageRepository {
       track_clicks: boolean;
       created_at: Date;
       content: string;
-    }>(res)[0];
+      recipients: {
+        idx: number;
+        kind: RecipientState['kind'];
+        address: string;
+        status: RecipientStatus;
+        retry_count: number;
+        next_attempt_at: string | null;
+        first_attempt_at: string | null;
+      }[];
+    }[] = await this.ds.query(
+      `WITH claimed AS (
+         UPDATE messages SET lease_until = $3, updated_at = $2
+          WHERE id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2
+            AND (lease_until IS NULL OR lease_until < $2)
+          RETURNING id, organization_id, job_id, message_id, sender_address, track_opens,
+                    track_clicks, created_at, content)
+       SELECT c.*,
+              (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind, 'address', r.address,
+                        'status', r.status, 'retry_count', r.retry_count,
+                        'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at)
+                        ORDER BY r.idx)
+                 FROM message_recipients r WHERE r.message_id = c.id) AS recipients
+         FROM claimed c`,
+      [id, now, new Date(now.getTime() + leaseMs)],
+    );
+    const row = rows[0];
     if (!row) return null;
     const cipher = fieldCipher();
+    const date = (v: string | null) => (v === null ? null : new Date(v));
     return {
       id: row.id,
       organizationId: row.organization_id,
@@ -219,101 +238,78 @@ export class MessageRepository {
       trackClicks: row.track_clicks,
       createdAt: row.created_at,
       content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
-      recipients: await this.recipientStates(row.id),
+      recipients: (row.recipients ?? []).map((r) => ({
+        idx: r.idx,
+        kind: r.kind,
+        email: cipher.decrypt(r.address),
+        status: r.status,
+        retryCount: r.retry_count,
+        nextAttemptAt: date(r.next_attempt_at),
+        firstAttemptAt: date(r.first_attempt_at),
+      })),
     };
-  }
-
-  private async recipientStates(
-    messageId: string,
-    em: EntityManager = this.ds.manager,
-  ): Promise<RecipientState[]> {
-    const rows: {
-      idx: number;
-      kind: RecipientState['kind'];
-      address: string;
-      status: RecipientStatus;
-      retry_count: number;
-      next_attempt_at: Date | null;
-      first_attempt_at: Date | null;
-    }[] = await em.query(
-      `SELECT idx, kind, address, status, retry_count, next_attempt_at, first_attempt_at
-         FROM message_recipients WHERE message_id = $1 ORDER BY idx`,
-      [messageId],
-    );
-    const cipher = fieldCipher();
-    return rows.map((r) => ({
-      idx: r.idx,
-      kind: r.kind,
-      email: cipher.decrypt(r.address),
-      status: r.status,
-      retryCount: r.retry_count,
-      nextAttemptAt: r.next_attempt_at,
-      firstAttemptAt: r.first_attempt_at,
-    }));
   }
 
   /**
    * Writes the attempts of one delivery run, the recipients' new states and the message's status
-   * and next due time, and releases the lease. Returns the dispatch sequence of the follow-up job.
+   * and next due time, and releases the lease — one statement, so one round trip and atomic.
+   * `also` (bounce bookkeeping) joins it in a transaction when given. Returns the dispatch
+   * sequence of the follow-up job.
    */
   async recordRun(
     message: ClaimedMessage,
     attempts: AttemptRecord[],
     recipients: RecipientState[],
     outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null },
-    /** Further writes that must commit or roll back with the run (bounce bookkeeping). */
     also?: (em: EntityManager) => Promise<void>,
   ): Promise<number> {
-    return this.ds.transaction(async (em) => {
-      if (also) await also(em);
-      if (attempts.length) {
-        await em.query(
-          `INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status, smtp_code,
-             smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
-           SELECT $1, $2, t.* FROM unnest($3::smallint[], $4::text[], $5::int[], $6::text[], $7::text[],
-             $8::text[], $9::int[], $10::timestamptz[]) AS t`,
-          [
-            message.id,
-            message.organizationId,
-            attempts.map((a) => a.recipientIdx),
-            attempts.map((a) => a.status),
-            attempts.map((a) => a.smtpCode),
-            attempts.map((a) => a.smtpMessage),
-            attempts.map((a) => a.mxHost),
-            attempts.map((a) => a.outboundIp),
-            attempts.map((a) => a.retryCount),
-            attempts.map((a) => a.attemptedAt),
-          ],
-        );
-      }
-      const changed = recipients;
-      if (changed.length) {
-        await em.query(
-          `UPDATE message_recipients r
+    const write = async (em: EntityManager) => {
+      const rows: { dispatch_seq: number }[] = await em.query(
+        `WITH attempts AS (
+           INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
+             smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
+           SELECT $1, $2, t.* FROM unnest($3::smallint[], $4::text[], $5::int[], $6::text[],
+             $7::text[], $8::text[], $9::int[], $10::timestamptz[]) AS t
+         ), recipients AS (
+           UPDATE message_recipients r
               SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
                   first_attempt_at = t.first_at
-             FROM unnest($2::smallint[], $3::text[], $4::int[], $5::timestamptz[], $6::timestamptz[])
-                  AS t(idx, status, retry_count, next_at, first_at)
-            WHERE r.message_id = $1 AND r.idx = t.idx`,
-          [
-            message.id,
-            changed.map((r) => r.idx),
-            changed.map((r) => r.status),
-            changed.map((r) => r.retryCount),
-            changed.map((r) => r.nextAttemptAt),
-            changed.map((r) => r.firstAttemptAt),
-          ],
-        );
-      }
-      const res: unknown = await em.query(
-        `UPDATE messages
-            SET status = $2, next_attempt_at = $3, completed_at = $4, lease_until = NULL,
+             FROM unnest($11::smallint[], $12::text[], $13::int[], $14::timestamptz[],
+                  $15::timestamptz[]) AS t(idx, status, retry_count, next_at, first_at)
+            WHERE r.message_id = $1 AND r.idx = t.idx
+         )
+         UPDATE messages
+            SET status = $16, next_attempt_at = $17, completed_at = $18, lease_until = NULL,
                 dispatch_seq = dispatch_seq + 1, updated_at = now()
           WHERE id = $1
           RETURNING dispatch_seq`,
-        [message.id, outcome.status, outcome.nextAttemptAt, outcome.completedAt],
+        [
+          message.id,
+          message.organizationId,
+          attempts.map((a) => a.recipientIdx),
+          attempts.map((a) => a.status),
+          attempts.map((a) => a.smtpCode),
+          attempts.map((a) => a.smtpMessage),
+          attempts.map((a) => a.mxHost),
+          attempts.map((a) => a.outboundIp),
+          attempts.map((a) => a.retryCount),
+          attempts.map((a) => a.attemptedAt),
+          recipients.map((r) => r.idx),
+          recipients.map((r) => r.status),
+          recipients.map((r) => r.retryCount),
+          recipients.map((r) => r.nextAttemptAt),
+          recipients.map((r) => r.firstAttemptAt),
+          outcome.status,
+          outcome.nextAttemptAt,
+          outcome.completedAt,
+        ],
       );
-      return returned<{ dispatch_seq: number }>(res)[0]?.dispatch_seq ?? 0;
+      return returned<{ dispatch_seq: number }>(rows)[0]?.dispatch_seq ?? 0;
+    };
+    if (!also) return write(this.ds.manager);
+    return this.ds.transaction(async (em) => {
+      await also(em);
+      return write(em);
     });
   }
 
