@@ -1,6 +1,7 @@
 // Acceptance 2: organization sending limits (§8) — one atomic check-and-consume over five windows,
 // asserted through the counters, with an injected clock for the UTC boundaries.
 import { INestApplication } from '@nestjs/common';
+import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import {
   Clock,
@@ -133,6 +134,38 @@ describe(SendingLimiter.name, () => {
     clock.t = t0 + 1700; // the one at +650 has left too
     await limiter.consume(orgId, { requests: 1, recipients: 1 });
     expect((await limiter.remaining(orgId)).perSecond).toMatchObject({ used: 3, remaining: 0 });
+  });
+
+  it('never lets more than perSecond requests through in any one second (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.integer({ min: 0, max: 350 }), { minLength: 5, maxLength: 40 }),
+        async (limit, gaps) => {
+          const orgId = await org({ perSecond: limit });
+          const accepted: number[] = [];
+          let t = Date.parse('2031-05-05T05:05:05.000Z');
+          for (const gap of gaps) {
+            t += gap;
+            clock.t = t;
+            const ok = await limiter.consume(orgId, { requests: 1, recipients: 1 }).then(
+              () => true,
+              (e: unknown) => {
+                if (!(e instanceof SendingLimitExceededError)) throw e;
+                return false;
+              },
+            );
+            // Liveness: nothing accepted in the last 1.1 s means room for this one.
+            const recent = accepted.filter((a) => a > t - 1100).length;
+            if (recent === 0) expect(ok).toBe(true);
+            if (ok) accepted.push(t);
+            // Safety: at most `limit` accepted within any window of one second.
+            expect(accepted.filter((a) => a > t - 1000).length).toBeLessThanOrEqual(limit);
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 
   it('consumes all or nothing under concurrency', async () => {

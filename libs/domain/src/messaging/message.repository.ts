@@ -140,47 +140,44 @@ export const DELIVERY_LEASE_MS = 5 * 60_000;
 export class MessageRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** Commits the message and its recipients in one transaction; returns messages.id. */
+  /** Commits the message and its recipients in one statement (atomic); returns messages.id. */
   async insert(m: NewMessage): Promise<string> {
     const cipher = fieldCipher();
-    return this.ds.transaction(async (em) => {
-      const [row]: { id: string }[] = await em.query(
-        `INSERT INTO messages (organization_id, job_id, message_id, source, sender_address, campaign_id,
-           contact_id, tags, track_opens, track_clicks, content, status, recipient_count,
-           next_attempt_at, created_at, updated_at)
+    const rows: { id: string }[] = await this.ds.query(
+      `WITH message AS (
+         INSERT INTO messages (organization_id, job_id, message_id, source, sender_address,
+           campaign_id, contact_id, tags, track_opens, track_clicks, content, status,
+           recipient_count, next_attempt_at, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued', $12, $13, $13, $13)
-         RETURNING id`,
-        [
-          m.organizationId,
-          m.jobId,
-          m.messageId,
-          m.source,
-          m.senderAddress,
-          m.campaignId,
-          m.contactId,
-          m.tags,
-          m.trackOpens,
-          m.trackClicks,
-          cipher.encrypt(JSON.stringify(m.content)),
-          m.recipients.length,
-          m.createdAt,
-        ],
-      );
-      await em.query(
-        `INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
-         SELECT $1, t.idx, $2, t.kind, t.address, t.hash
-           FROM unnest($3::smallint[], $4::text[], $5::text[], $6::text[]) AS t(idx, kind, address, hash)`,
-        [
-          row.id,
-          m.organizationId,
-          m.recipients.map((_, i) => i),
-          m.recipients.map((r) => r.kind),
-          m.recipients.map((r) => cipher.encrypt(r.email)),
-          m.recipients.map((r) => cipher.blindIndex(normaliseEmail(r.email))),
-        ],
-      );
-      return row.id;
-    });
+         RETURNING id
+       ), recipients AS (
+         INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
+         SELECT message.id, t.idx, $1, t.kind, t.address, t.hash
+           FROM message, unnest($14::smallint[], $15::text[], $16::text[], $17::text[])
+                AS t(idx, kind, address, hash)
+       )
+       SELECT id FROM message`,
+      [
+        m.organizationId,
+        m.jobId,
+        m.messageId,
+        m.source,
+        m.senderAddress,
+        m.campaignId,
+        m.contactId,
+        m.tags,
+        m.trackOpens,
+        m.trackClicks,
+        cipher.encrypt(JSON.stringify(m.content)),
+        m.recipients.length,
+        m.createdAt,
+        m.recipients.map((_, i) => i),
+        m.recipients.map((r) => r.kind),
+        m.recipients.map((r) => cipher.encrypt(r.email)),
+        m.recipients.map((r) => cipher.blindIndex(normaliseEmail(r.email))),
+      ],
+    );
+    return rows[0].id;
   }
 
   /**
@@ -188,7 +185,10 @@ export class MessageRepository {
    * same time. Null when it is not due, already leased, finished or gone.
    */
   async claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
-    // One round trip: the lease and the recipients' states come back together.
+    // One round trip: the lease and the recipients' states come back together. The lease is
+    // committed without waiting for the WAL flush: losing it in a database crash can only lead
+    // to a repeated attempt (at-least-once), never to a lost message, and it halves the fsyncs
+    // per delivery.
     const rows: {
       id: string;
       organization_id: string;
@@ -209,7 +209,8 @@ export class MessageRepository {
         first_attempt_at: string | null;
       }[];
     }[] = await this.ds.query(
-      `WITH claimed AS (
+      `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+       claimed AS (
          UPDATE messages SET lease_until = $3, updated_at = $2
           WHERE id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2
             AND (lease_until IS NULL OR lease_until < $2)
@@ -221,7 +222,7 @@ export class MessageRepository {
                         'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at)
                         ORDER BY r.idx)
                  FROM message_recipients r WHERE r.message_id = c.id) AS recipients
-         FROM claimed c`,
+         FROM claimed c, relaxed`,
       [id, now, new Date(now.getTime() + leaseMs)],
     );
     const row = rows[0];
