@@ -12,7 +12,22 @@ import {
   MaxLength,
   ValidateNested,
 } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { MailboxInput } from '@app/domain';
+
+const MAILBOX_SCHEMA = {
+  oneOf: [
+    { type: 'string', example: 'Ann Smith <ann@example.com>' },
+    {
+      type: 'object',
+      properties: { email: { type: 'string', format: 'email' }, name: { type: 'string' } },
+      required: ['email'],
+    },
+  ],
+};
+const MAILBOX_LIST_SCHEMA = {
+  oneOf: [...MAILBOX_SCHEMA.oneOf, { type: 'array', items: MAILBOX_SCHEMA, maxItems: 50 }],
+};
 
 export class TrackDto {
   /** Adds an open pixel to the HTML body. */
@@ -45,23 +60,28 @@ export class AttachmentDto {
  */
 export class SendEmailDto {
   /** `"Name <a@b.c>"`, `a@b.c` or {email, name}. */
+  @ApiProperty(MAILBOX_SCHEMA)
   @IsDefined()
   @Allow()
   from: MailboxInput;
 
   /** One address or an array; To + Cc + Bcc at most 50. */
+  @ApiProperty(MAILBOX_LIST_SCHEMA)
   @IsDefined()
   @Allow()
   to: MailboxInput | MailboxInput[];
 
+  @ApiPropertyOptional(MAILBOX_LIST_SCHEMA)
   @IsOptional()
   @Allow()
   cc?: MailboxInput | MailboxInput[];
 
+  @ApiPropertyOptional(MAILBOX_LIST_SCHEMA)
   @IsOptional()
   @Allow()
   bcc?: MailboxInput | MailboxInput[];
 
+  @ApiPropertyOptional(MAILBOX_LIST_SCHEMA)
   @IsOptional()
   @Allow()
   replyTo?: MailboxInput | MailboxInput[];

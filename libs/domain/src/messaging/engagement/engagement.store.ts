@@ -76,7 +76,9 @@ export class EngagementStore implements OnModuleDestroy {
     });
     await ds.initialize();
     try {
-      if (this.config.runMigrations) await runMigrations(ds);
+      // Always, not only with RUN_MIGRATIONS: this store may live in a database that
+      // `npm run migrate` does not know. Idempotent, under the migrations' advisory lock.
+      await runMigrations(ds);
     } catch (err) {
       await ds.destroy().catch(() => undefined);
       throw err;
