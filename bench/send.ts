@@ -264,7 +264,6 @@ async function main(): Promise<void> {
     // Messages are accepted while the queue is paused, then the worker drains them.
     for (let i = 0; i < DELIVERIES; i++) await sender.send(s.org.id, email);
     const before = await sink.count();
-    if (process.env.BENCH_DEBUG) console.log('before resume', before, await queue.getJobCounts());
     const t1 = Date.now();
     await queue.resume();
     for (;;) {
@@ -277,18 +276,6 @@ async function main(): Promise<void> {
     workerRates.push(DELIVERIES / ((Date.now() - t1) / 1000));
     await queue.pause();
     received += (await sink.count()) - before;
-    if (process.env.BENCH_DEBUG) {
-      console.log(
-        'round',
-        round,
-        'worker',
-        workerRates.at(-1),
-        'nodemailer',
-        nodemailerRates.at(-1),
-        'received',
-        received,
-      );
-    }
   }
   const nm = median(nodemailerRates);
   const wk = median(workerRates);

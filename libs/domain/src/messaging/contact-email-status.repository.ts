@@ -23,6 +23,11 @@ export class ContactEmailStatusRepository {
     return byHash;
   }
 
+  /** Whether older encryption keys exist, so blind indexes may differ between rows (rotation). */
+  rotating(): boolean {
+    return fieldCipher().blindIndexCandidates('').length > 1;
+  }
+
   /** Normalised addresses among `emails` whose ContactEmail is bounced, complained or suppressed. */
   async suppressed(organizationId: string, emails: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();

@@ -7,7 +7,10 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { normaliseEmail } from '../crypto/field-encryption';
 import type { Mailbox } from './address';
-import { ContactEmailStatusRepository } from './contact-email-status.repository';
+import {
+  ContactEmailStatusRepository,
+  SUPPRESSED_EMAIL_STATUSES,
+} from './contact-email-status.repository';
 import {
   AttemptStatus,
   cleanSmtpMessage,
@@ -19,6 +22,7 @@ import { EmailDispatcher } from './email-dispatcher';
 import {
   AttemptRecord,
   ClaimedMessage,
+  ClaimedRecipient,
   MessageRepository,
   MessageStatus,
   RecipientState,
@@ -93,10 +97,7 @@ export class DeliveryService {
           OPEN.includes(r.status) &&
           (!r.nextAttemptAt || r.nextAttemptAt.getTime() <= claimedAt.getTime()),
       );
-      const suppressed = await this.contactEmails.suppressed(
-        message.organizationId,
-        due.map((r) => r.email),
-      );
+      const suppressed = await this.suppressedAmong(message, due);
       const sendable = due.filter((r) => !suppressed.has(normaliseEmail(r.email)));
       const results = await this.send(message, sendable);
       return await this.recordOutcomes(message, due, suppressed, results);
@@ -104,6 +105,31 @@ export class DeliveryService {
       await this.messages.releaseLease(message.id).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Due recipients whose ContactEmail must not be sent to. The claim already joined the
+   * ContactEmails on the current blind index; during a key rotation older rows may carry another
+   * index, so then the addresses are looked up under every key as well.
+   */
+  private async suppressedAmong(
+    message: ClaimedMessage,
+    due: ClaimedRecipient[],
+  ): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const r of due) {
+      if (r.contactStatus && SUPPRESSED_EMAIL_STATUSES.includes(r.contactStatus as never)) {
+        out.set(normaliseEmail(r.email), r.contactStatus);
+      }
+    }
+    if (due.length && this.contactEmails.rotating()) {
+      const more = await this.contactEmails.suppressed(
+        message.organizationId,
+        due.map((r) => r.email),
+      );
+      for (const [email, status] of more) out.set(email, status);
+    }
+    return out;
   }
 
   private baseMail(message: ClaimedMessage): SendMailOptions {

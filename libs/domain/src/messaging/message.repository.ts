@@ -47,6 +47,14 @@ export interface RecipientState {
   firstAttemptAt: Date | null;
 }
 
+export interface ClaimedRecipient extends RecipientState {
+  /**
+   * Status of the organization's ContactEmail with this address (matched on the blind index under
+   * the current key), or null when there is none.
+   */
+  contactStatus: string | null;
+}
+
 export interface ClaimedMessage {
   id: string;
   organizationId: string;
@@ -57,7 +65,7 @@ export interface ClaimedMessage {
   trackClicks: boolean;
   createdAt: Date;
   content: MessageContent;
-  recipients: RecipientState[];
+  recipients: ClaimedRecipient[];
 }
 
 export interface AttemptRecord {
@@ -185,7 +193,8 @@ export class MessageRepository {
    * same time. Null when it is not due, already leased, finished or gone.
    */
   async claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
-    // One round trip: the lease and the recipients' states come back together. The lease is
+    // One round trip: the lease, the recipients' states and their ContactEmail statuses (for
+    // suppression) come back together. The lease is
     // committed without waiting for the WAL flush: losing it in a database crash can only lead
     // to a repeated attempt (at-least-once), never to a lost message, and it halves the fsyncs
     // per delivery.
@@ -207,6 +216,7 @@ export class MessageRepository {
         retry_count: number;
         next_attempt_at: string | null;
         first_attempt_at: string | null;
+        contact_status: string | null;
       }[];
     }[] = await this.ds.query(
       `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
@@ -219,9 +229,13 @@ export class MessageRepository {
        SELECT c.*,
               (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind, 'address', r.address,
                         'status', r.status, 'retry_count', r.retry_count,
-                        'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at)
+                        'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at,
+                        'contact_status', ce.status)
                         ORDER BY r.idx)
-                 FROM message_recipients r WHERE r.message_id = c.id) AS recipients
+                 FROM message_recipients r
+                 LEFT JOIN contact_emails ce
+                   ON ce.organization_id = c.organization_id AND ce.email_hash = r.address_hash
+                WHERE r.message_id = c.id) AS recipients
          FROM claimed c, relaxed`,
       [id, now, new Date(now.getTime() + leaseMs)],
     );
@@ -247,6 +261,7 @@ export class MessageRepository {
         retryCount: r.retry_count,
         nextAttemptAt: date(r.next_attempt_at),
         firstAttemptAt: date(r.first_attempt_at),
+        contactStatus: r.contact_status,
       })),
     };
   }
