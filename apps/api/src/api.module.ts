@@ -25,6 +25,7 @@ import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
 import { RevenueReportController } from './reports/revenue-report.controller';
+import { MessagingHttpModule } from './messaging/messaging-http.module';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
@@ -43,6 +44,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     ReportsModule,
     ContactsModule,
     WebhooksModule,
+    MessagingHttpModule,
   ],
   controllers: [
     HealthController,

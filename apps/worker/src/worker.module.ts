@@ -9,6 +9,7 @@ import {
 } from '@app/domain';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
+import { WorkerMessagingModule } from './messaging/worker-messaging.module';
 
 @Module({
   imports: [
@@ -18,6 +19,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
     QueuesModule,
     LimitsModule,
     WebhooksWorkerModule,
+    WorkerMessagingModule,
   ],
   controllers: [WorkerHealthController],
 })

@@ -2,6 +2,7 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Contacts1763700000100 } from './1763700000100-contacts';
 import { ContactsIndexes1763700000200 } from './1763700000200-contacts-indexes';
+import { Messaging1763700000400 } from './1763700000400-messaging';
 import { Webhooks1763700000600 } from './1763700000600-webhooks';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
 
@@ -9,6 +10,7 @@ export const MIGRATIONS = [
   Foundation1763700000000,
   Contacts1763700000100,
   ContactsIndexes1763700000200,
+  Messaging1763700000400,
   Webhooks1763700000600,
   Campaigns1763700000700,
 ];
