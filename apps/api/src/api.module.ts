@@ -7,6 +7,7 @@ import {
   LimitsModule,
   QueuesModule,
   RedisModule,
+  SegmentsModule,
   TenancyModule,
 } from '@app/domain';
 import { HealthController } from './health/health.controller';
@@ -14,6 +15,7 @@ import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
+import { SegmentsController } from './segments/segments.controller';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
@@ -26,8 +28,15 @@ import { OrganizationController } from './tenancy/organization.controller';
     QueuesModule,
     LimitsModule,
     TenancyModule,
+    SegmentsModule,
   ],
-  controllers: [HealthController, AuthController, ApiKeysController, OrganizationController],
+  controllers: [
+    HealthController,
+    AuthController,
+    ApiKeysController,
+    OrganizationController,
+    SegmentsController,
+  ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },

@@ -1,7 +1,16 @@
 // Every entity the data source maps. Each area appends its own.
 import { ContactList } from '../contacts/contact-list.entity';
+import { ContactSegment } from '../segments/contact-segment.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
 import { Organization } from '../tenancy/organization.entity';
 import { AccessToken, Membership, User } from '../tenancy/user.entity';
 
-export const ENTITIES = [Organization, ApiKey, User, Membership, AccessToken, ContactList];
+export const ENTITIES = [
+  Organization,
+  ApiKey,
+  User,
+  Membership,
+  AccessToken,
+  ContactList,
+  ContactSegment,
+];

@@ -1,5 +1,6 @@
 // Every migration, in order. Append new ones at the end; never edit one that has shipped.
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Contacts1763700000100 } from './1763700000100-contacts';
+import { Segments1763700000300 } from './1763700000300-segments';
 
-export const MIGRATIONS = [Foundation1763700000000, Contacts1763700000100];
+export const MIGRATIONS = [Foundation1763700000000, Contacts1763700000100, Segments1763700000300];

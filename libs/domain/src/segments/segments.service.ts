@@ -1,0 +1,230 @@
+// Segments (§6): CRUD, static membership, preview, and the contacts of a segment. A dynamic
+// segment is compiled to SQL on every request, so it follows contact changes with no refresh step.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../common/clock';
+import { Page, PageRequest } from '../common/pagination';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import { ContactSegment, SegmentType } from './contact-segment.entity';
+import { loadSegmentContacts, SegmentContact } from './segment-contacts.loader';
+import { compileRules, SqlParams } from './segment-rules.compiler';
+import { parseRules, RuleGroup, rulesToJson } from './segment-rules';
+import { ContactSelection, SegmentRepository } from './segment.repository';
+
+export interface CreateSegmentInput {
+  name: string;
+  description?: string | null;
+  type: SegmentType;
+  rules?: unknown;
+  contactIds?: string[];
+}
+
+export interface UpdateSegmentInput {
+  name?: string;
+  description?: string | null;
+  rules?: unknown;
+}
+
+export interface SegmentPreview {
+  count: number;
+  sample: SegmentContact[];
+}
+
+export const PREVIEW_SAMPLE_SIZE = 10;
+
+@Injectable()
+export class SegmentsService {
+  constructor(
+    private readonly repo: SegmentRepository,
+    private readonly clock: Clock,
+    @InjectDataSource() private readonly ds: DataSource,
+  ) {}
+
+  async create(organizationId: string, input: CreateSegmentInput): Promise<ContactSegment> {
+    let rules: RuleGroup | null = null;
+    if (input.type === 'dynamic') {
+      if (input.contactIds !== undefined) {
+        throw ValidationFailedError.field(
+          'contactIds',
+          'unknown',
+          'contactIds is only accepted for static segments',
+        );
+      }
+      rules = parseRules(input.rules);
+    } else if (input.rules !== undefined && input.rules !== null) {
+      throw ValidationFailedError.field(
+        'rules',
+        'unknown',
+        'rules is only accepted for dynamic segments',
+      );
+    }
+    const contactIds = unique(input.contactIds ?? []);
+    const id = await this.repo.transaction(async (em) => {
+      const segmentId = await this.repo.insert(
+        organizationId,
+        {
+          name: input.name,
+          description: input.description ?? null,
+          type: input.type,
+          rules: rules && rulesToJson(rules),
+        },
+        em,
+      );
+      if (contactIds.length) {
+        await this.assertContactsExist(organizationId, contactIds, em);
+        await this.repo.addMembers(organizationId, segmentId, contactIds, em);
+      }
+      return segmentId;
+    });
+    return this.get(organizationId, id);
+  }
+
+  async list(
+    organizationId: string,
+    page: PageRequest,
+    withCounts = false,
+  ): Promise<Page<ContactSegment>> {
+    const [items, total] = await this.repo.list(organizationId, page);
+    // One count at a time: each can scan many contacts, and they share the pool with every request.
+    if (withCounts) for (const s of items) await this.fillCount(s);
+    return new Page(items, total, page);
+  }
+
+  async get(organizationId: string, id: string, withCounts = false): Promise<ContactSegment> {
+    const segment = await this.repo.find(organizationId, id);
+    if (!segment) throw new NotFoundError('Segment');
+    if (withCounts) await this.fillCount(segment);
+    return segment;
+  }
+
+  async update(
+    organizationId: string,
+    id: string,
+    input: UpdateSegmentInput,
+  ): Promise<ContactSegment> {
+    const segment = await this.get(organizationId, id);
+    const patch: Partial<Pick<ContactSegment, 'name' | 'description' | 'rules'>> = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.rules !== undefined) {
+      if (segment.type === 'static') {
+        throw new ConflictError('A static segment has no rules; change its members instead');
+      }
+      patch.rules = rulesToJson(parseRules(input.rules));
+    }
+    if (Object.keys(patch).length) await this.repo.update(organizationId, id, patch);
+    return this.get(organizationId, id);
+  }
+
+  async remove(organizationId: string, id: string): Promise<void> {
+    if (!(await this.repo.delete(organizationId, id))) throw new NotFoundError('Segment');
+  }
+
+  /**
+   * Adds contacts to a static segment (already-members are left as they are). Every id must name a
+   * contact of the organization, else 404 and nothing changes; contactCount moves in the same
+   * transaction.
+   */
+  async addMembers(
+    organizationId: string,
+    id: string,
+    contactIds: string[],
+  ): Promise<ContactSegment> {
+    const ids = unique(contactIds);
+    return this.repo.transaction(async (em) => {
+      await this.lockStatic(organizationId, id, em);
+      await this.assertContactsExist(organizationId, ids, em);
+      await this.repo.addMembers(organizationId, id, ids, em);
+      return (await this.repo.find(organizationId, id, { em }))!;
+    });
+  }
+
+  /** Removes contacts from a static segment; ids that are not members are ignored. */
+  async removeMembers(
+    organizationId: string,
+    id: string,
+    contactIds: string[],
+  ): Promise<ContactSegment> {
+    const ids = unique(contactIds);
+    return this.repo.transaction(async (em) => {
+      await this.lockStatic(organizationId, id, em);
+      await this.assertContactsExist(organizationId, ids, em);
+      await this.repo.removeMembers(organizationId, id, ids, em);
+      return (await this.repo.find(organizationId, id, { em }))!;
+    });
+  }
+
+  /** The count and the first contacts that rules would select, without storing anything. */
+  async preview(organizationId: string, rules: unknown): Promise<SegmentPreview> {
+    const sel = this.compile(parseRules(rules));
+    const [count, rows] = await Promise.all([
+      this.repo.countContacts(organizationId, sel),
+      this.repo.pageContacts(organizationId, sel, { page: 1, limit: PREVIEW_SAMPLE_SIZE }),
+    ]);
+    return { count, sample: await loadSegmentContacts(this.ds, organizationId, rows) };
+  }
+
+  /** A page of the segment's contacts (newest first) with emails and tags. */
+  async contacts(
+    organizationId: string,
+    id: string,
+    page: PageRequest,
+  ): Promise<Page<SegmentContact>> {
+    const segment = await this.get(organizationId, id);
+    const sel = this.selection(segment);
+    const [rows, total] = await Promise.all([
+      this.repo.pageContacts(organizationId, sel, page),
+      segment.type === 'static'
+        ? Promise.resolve(segment.contactCount ?? 0)
+        : this.repo.countContacts(organizationId, sel),
+    ]);
+    return new Page(await loadSegmentContacts(this.ds, organizationId, rows), total, page);
+  }
+
+  private selection(segment: ContactSegment): ContactSelection {
+    if (segment.type === 'dynamic') return this.compile(parseRules(segment.rules));
+    const params = new SqlParams(1);
+    return {
+      predicate: `EXISTS (SELECT 1 FROM contact_segment_members sm
+                   WHERE sm.segment_id = ${params.bind(segment.id, 'uuid')} AND sm.contact_id = c.id)`,
+      params: params.values,
+    };
+  }
+
+  private compile(tree: RuleGroup): ContactSelection {
+    const params = new SqlParams(1);
+    const predicate = compileRules(tree, { params, now: this.clock.now() });
+    return { predicate, params: params.values };
+  }
+
+  private async fillCount(segment: ContactSegment): Promise<void> {
+    if (segment.type === 'dynamic') {
+      segment.contactCount = await this.repo.countContacts(
+        segment.organizationId,
+        this.selection(segment),
+      );
+    }
+  }
+
+  private async lockStatic(organizationId: string, id: string, em: EntityManager): Promise<void> {
+    const segment = await this.repo.find(organizationId, id, { em, lock: true });
+    if (!segment) throw new NotFoundError('Segment');
+    if (segment.type !== 'static') {
+      throw new ConflictError('Members can only be changed on a static segment');
+    }
+  }
+
+  private async assertContactsExist(
+    organizationId: string,
+    ids: string[],
+    em: EntityManager,
+  ): Promise<void> {
+    const found = await this.repo.countExistingContacts(organizationId, ids, em);
+    if (found !== ids.length) throw new NotFoundError('Contact');
+  }
+}
+
+function unique(ids: string[]): string[] {
+  return [...new Set(ids.map((id) => id.toLowerCase()))];
+}
