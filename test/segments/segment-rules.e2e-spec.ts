@@ -318,12 +318,10 @@ describe('Segment rules: every field × operator (§6)', () => {
         },
       })
       .expect(422);
-    expect(res.body.errors.map((e: { field: string; rule: string }) => [e.field, e.rule])).toEqual(
-      [
-        ['rules.conditions.1.conditions.0.value', 'min'],
-        ['rules.conditions.1.conditions.1.operator', 'enum'],
-        ['rules.conditions.2.field', 'enum'],
-      ],
-    );
+    expect(res.body.errors.map((e: { field: string; rule: string }) => [e.field, e.rule])).toEqual([
+      ['rules.conditions.1.conditions.0.value', 'min'],
+      ['rules.conditions.1.conditions.1.operator', 'enum'],
+      ['rules.conditions.2.field', 'enum'],
+    ]);
   });
 });
