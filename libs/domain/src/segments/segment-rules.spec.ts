@@ -87,11 +87,7 @@ describe('parseRules', () => {
     [cond('createdAt', 'withinLastDays', 0), 'rules.conditions.0.value', 'min'],
     [cond('createdAt', 'withinLastDays', 1.5), 'rules.conditions.0.value', 'type'],
     [cond('createdAt', 'between', ['2024-01-01']), 'rules.conditions.0.value', 'type'],
-    [
-      cond('createdAt', 'between', ['2024-02-01', '2024-01-01']),
-      'rules.conditions.0.value',
-      'min',
-    ],
+    [cond('createdAt', 'between', ['2024-02-01', '2024-01-01']), 'rules.conditions.0.value', 'min'],
     [cond('createdAt', 'after', '2024-02-30'), 'rules.conditions.0.value', 'type'],
     [cond('status', 'equals', 'gone'), 'rules.conditions.0.value', 'enum'],
     [cond('status', 'in', []), 'rules.conditions.0.value', 'minLength'],
@@ -107,15 +103,15 @@ describe('parseRules', () => {
   });
 
   it('refuses malformed groups', () => {
-    expect(faults(null)).toEqual([{ field: 'rules', rule: 'required', message: expect.any(String) }]);
+    expect(faults(null)).toEqual([
+      { field: 'rules', rule: 'required', message: expect.any(String) },
+    ]);
     expect(faults([]).map((e) => e.field)).toEqual(['rules']);
     expect(faults({ operator: 'xor', conditions: [] }).map((e) => [e.field, e.rule])).toEqual([
       ['rules.operator', 'enum'],
       ['rules.conditions', 'minLength'],
     ]);
-    expect(faults(and(42)).map((e) => [e.field, e.rule])).toEqual([
-      ['rules.conditions.0', 'type'],
-    ]);
+    expect(faults(and(42)).map((e) => [e.field, e.rule])).toEqual([['rules.conditions.0', 'type']]);
   });
 
   it('normalises dates to instants (UTC when no offset) and keeps only defined keys', () => {
