@@ -124,12 +124,21 @@ export class SegmentRepository {
     );
   }
 
+  /**
+   * Counts the selected contacts. A count semi-joins every candidate contact with its tags, lists
+   * or channels: measured on 1,000,000 contacts (bench/segments.ts), one backend with the hash in
+   * memory beats parallel workers that each rebuild the same hash, and 4 MB of work_mem spills it.
+   */
   async countContacts(organizationId: string, sel: ContactSelection): Promise<number> {
-    const [row] = await this.ds.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${sel.predicate}`,
-      [organizationId, ...sel.params],
-    );
-    return row.n;
+    return this.ds.transaction(async (em) => {
+      await em.query(`SET LOCAL work_mem = '32MB'`);
+      await em.query(`SET LOCAL max_parallel_workers_per_gather = 0`);
+      const [row] = await em.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${sel.predicate}`,
+        [organizationId, ...sel.params],
+      );
+      return row.n;
+    });
   }
 
   /** Newest contacts first (createdAt, then id, descending), like the contacts listing. */

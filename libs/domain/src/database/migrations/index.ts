@@ -2,5 +2,11 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Contacts1763700000100 } from './1763700000100-contacts';
 import { Segments1763700000300 } from './1763700000300-segments';
+import { SegmentsIndexes1763700000301 } from './1763700000301-segments-indexes';
 
-export const MIGRATIONS = [Foundation1763700000000, Contacts1763700000100, Segments1763700000300];
+export const MIGRATIONS = [
+  Foundation1763700000000,
+  Contacts1763700000100,
+  Segments1763700000300,
+  SegmentsIndexes1763700000301,
+];
