@@ -3,6 +3,7 @@
 // (another organization's segment is 404 on every route; its contacts never appear).
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { fieldCipher } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
 import { seedContacts, SeedContact, Seeded } from './seed';
@@ -438,6 +439,43 @@ describe('Contact segments (§6)', () => {
       const p2 = await s.http.get(`${SEGMENTS}/${id}/contacts?limit=2&page=2`).expect(200);
       expect(ids(p2)).toEqual(['target']);
       expect(p2.body.data[0].emails).toHaveLength(2);
+    });
+  });
+
+  describe('display names stored encrypted (§5)', () => {
+    it('never match a fragment of their ciphertext, count as "not equal", and read back in the clear', async () => {
+      const own = await createSession(app);
+      const people = await seedContacts(app, own.org.id, [
+        {
+          key: 'mail',
+          displayName: fieldCipher().encrypt('gina@example.com'),
+          createdAt: '2025-01-02T00:00:00Z',
+          emails: [{ email: 'gina@example.com', status: 'verified' }],
+        },
+        { key: 'plain', displayName: 'v1: plain', createdAt: '2025-01-01T00:00:00Z' },
+      ]);
+      const match = async (operator: string, value?: string) => {
+        const res = await own.http
+          .post(`${SEGMENTS}/preview`, {
+            rules: { operator: 'and', conditions: [{ field: 'displayName', operator, value }] },
+          })
+          .expect(200);
+        return ids({ body: { data: res.body.data.sample } }, people);
+      };
+      expect(await match('startsWith', 'v1:')).toEqual(['plain']);
+      expect(await match('contains', 'gina')).toEqual([]);
+      expect(await match('notContains', 'gina')).toEqual(['mail', 'plain']);
+      expect(await match('notEquals', 'v1: plain')).toEqual(['mail']);
+      expect(await match('isNotEmpty')).toEqual(['mail', 'plain']);
+      const res = await own.http
+        .post(`${SEGMENTS}/preview`, {
+          rules: {
+            operator: 'and',
+            conditions: [{ field: 'email', operator: 'equals', value: 'gina@example.com' }],
+          },
+        })
+        .expect(200);
+      expect(res.body.data.sample[0].displayName).toBe('gina@example.com');
     });
   });
 

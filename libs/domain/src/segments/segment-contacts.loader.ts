@@ -5,6 +5,8 @@
 import { DataSource } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
 
+const ENCRYPTED_VALUE = /^v1:[0-9a-f]{8}:[A-Za-z0-9+/]+=*$/;
+
 export interface SegmentContactRow {
   id: string;
   organizationId: string;
@@ -91,6 +93,11 @@ export async function loadSegmentContacts(
   }
   return rows.map((r) => ({
     ...r,
+    // A display name carrying an email address is stored encrypted (§5).
+    displayName:
+      r.displayName !== null && ENCRYPTED_VALUE.test(r.displayName)
+        ? cipher.decrypt(r.displayName)
+        : r.displayName,
     tags: tagsBy.get(r.id) ?? [],
     emails: emailsBy.get(r.id) ?? [],
   }));

@@ -47,6 +47,12 @@ const CHANNEL_TABLES: Record<RuleChannel, string> = {
 };
 
 const DAY_MS = 86_400_000;
+/** True when the display name is stored in the clear (see contacts' displayNameColumn). */
+const CLEAR_DISPLAY_NAME = `c.display_name !~ '^v1:[0-9a-f]{8}:'`;
+const POSITIVE_OF: Partial<Record<TextOperator, TextOperator>> = {
+  notEquals: 'equals',
+  notContains: 'contains',
+};
 // A custom field compares as a number when it is a JSON number or a string spelling one; the
 // exponent is bounded so a hostile value cannot overflow the numeric cast.
 const NUMERIC_TEXT = String.raw`^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d{1,3})?\s*$`;
@@ -132,8 +138,20 @@ function tagsMatch(names: string[], p: SqlParams): string {
 function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
   const p = ctx.params;
   switch (cond.kind) {
-    case 'text':
-      return compileText(TEXT_COLUMNS[cond.field], cond.operator, cond.value, p);
+    case 'text': {
+      const column = TEXT_COLUMNS[cond.field];
+      const positiveOp = POSITIVE_OF[cond.operator];
+      if (
+        cond.field !== 'displayName' ||
+        cond.operator === 'isEmpty' ||
+        cond.operator === 'isNotEmpty'
+      )
+        return compileText(column, cond.operator, cond.value, p);
+      // A display name carrying an email address is stored encrypted (§5): its ciphertext must
+      // never match a fragment, so the positive operators skip it and the negations include it.
+      const guarded = `(${CLEAR_DISPLAY_NAME} AND ${compileText(column, positiveOp ?? cond.operator, cond.value, p)})`;
+      return positiveOp ? not(guarded) : guarded;
+    }
 
     case 'code': {
       const col = CODE_COLUMNS[cond.field];
