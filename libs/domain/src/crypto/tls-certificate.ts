@@ -25,7 +25,11 @@ export async function relayTlsMaterial(config: AppConfig): Promise<TlsMaterial |
   const certFile = join(dir, 'cert.pem');
   const keyFile = join(dir, 'key.pem');
   if (existsSync(certFile) && existsSync(keyFile)) {
-    return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), selfSigned: true };
+    return {
+      cert: readFileSync(certFile, 'utf8'),
+      key: readFileSync(keyFile, 'utf8'),
+      selfSigned: true,
+    };
   }
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,

@@ -1,4 +1,6 @@
 // Every entity the data source maps. Each area appends its own.
+import { Campaign, CampaignRecipient } from '../campaigns/campaign.entity';
+import { Conversion } from '../campaigns/conversion.entity';
 import { ContactList } from '../contacts/contact-list.entity';
 import { ContactSegment } from '../segments/contact-segment.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
@@ -13,4 +15,7 @@ export const ENTITIES = [
   AccessToken,
   ContactList,
   ContactSegment,
+  Campaign,
+  CampaignRecipient,
+  Conversion,
 ];

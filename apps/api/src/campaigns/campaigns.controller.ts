@@ -1,0 +1,80 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CampaignService } from '@app/domain';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { uuidParam } from '../http/params';
+import {
+  CampaignListQueryDto,
+  CreateCampaignDto,
+  toCampaignResponse,
+  UpdateCampaignDto,
+} from './campaigns.dto';
+
+@ApiTags('campaigns')
+@Controller('api/v1/user/campaigns')
+export class CampaignsController {
+  constructor(private readonly campaigns: CampaignService) {}
+
+  @Get()
+  @RequireScopes('campaigns:read')
+  @ResponseMessage('Campaigns fetched successfully')
+  async list(@OrgId() orgId: string, @Query() q: CampaignListQueryDto) {
+    const page = await this.campaigns.list(orgId, {
+      page: q.page ?? 1,
+      limit: q.limit ?? 20,
+      status: q.status,
+    });
+    return page.map(toCampaignResponse);
+  }
+
+  @Post()
+  @RequireScopes('campaigns:write')
+  @ResponseMessage('Campaign created successfully')
+  async create(@OrgId() orgId: string, @Body() dto: CreateCampaignDto) {
+    return toCampaignResponse(await this.campaigns.create(orgId, dto));
+  }
+
+  @Get(':id')
+  @RequireScopes('campaigns:read')
+  @ResponseMessage('Campaign fetched successfully')
+  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toCampaignResponse(await this.campaigns.get(orgId, id));
+  }
+
+  /** Drafts only (409 E_BUSINESS_RULE_VIOLATION otherwise). */
+  @Patch(':id')
+  @RequireScopes('campaigns:write')
+  @ResponseMessage('Campaign updated successfully')
+  async update(
+    @OrgId() orgId: string,
+    @Param('id', uuidParam) id: string,
+    @Body() dto: UpdateCampaignDto,
+  ) {
+    return toCampaignResponse(await this.campaigns.update(orgId, id, dto));
+  }
+
+  /** Drafts only (409 E_BUSINESS_RULE_VIOLATION otherwise). */
+  @Delete(':id')
+  @RequireScopes('campaigns:write')
+  @ResponseMessage('Campaign deleted successfully')
+  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toCampaignResponse(await this.campaigns.remove(orgId, id));
+  }
+
+  /** 202: the recipients are committed and the fan-out runs in the worker. */
+  @Post(':id/send')
+  @HttpCode(202)
+  @RequireScopes('campaigns:write')
+  @ResponseMessage('Campaign is being sent')
+  async send(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toCampaignResponse(await this.campaigns.send(orgId, id));
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @RequireScopes('campaigns:write')
+  @ResponseMessage('Campaign cancelled successfully')
+  async cancel(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toCampaignResponse(await this.campaigns.cancel(orgId, id));
+  }
+}

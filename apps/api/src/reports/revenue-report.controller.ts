@@ -1,0 +1,18 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { RevenueReportService } from '@app/domain';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { RevenueReportQueryDto } from './revenue-report.dto';
+
+@ApiTags('reports')
+@Controller('api/v1/user/reports')
+export class RevenueReportController {
+  constructor(private readonly reports: RevenueReportService) {}
+
+  @Get('revenue-attribution')
+  @RequireScopes('analytics:read')
+  @ResponseMessage('Revenue attribution report fetched successfully')
+  async revenueAttribution(@OrgId() orgId: string, @Query() q: RevenueReportQueryDto) {
+    return this.reports.report(orgId, q);
+  }
+}

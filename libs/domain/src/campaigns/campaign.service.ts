@@ -1,0 +1,253 @@
+// Campaign drafts and their lifecycle (§11): draft → sending → sent, or cancelled. Sending commits
+// the recipients and the status change in one transaction, then kicks the worker's fan-out.
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bull';
+import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../common/clock';
+import { Page, PageRequest, pageOffset } from '../common/pagination';
+import {
+  CampaignNotSendableError,
+  ConflictError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../errors/domain-errors';
+import { QUEUES } from '../queues/queue-names';
+import { CampaignAudience } from './campaign-audience';
+import { Campaign, CampaignChannel, CampaignStatus } from './campaign.entity';
+import { CAMPAIGN_JOBS, CampaignKickJob } from './campaign-jobs';
+
+export interface CampaignContentInput {
+  name?: string;
+  channel?: CampaignChannel;
+  subject?: string;
+  html?: string | null;
+  text?: string | null;
+  from?: string;
+  listId?: string;
+  segmentId?: string;
+}
+
+export type CreateCampaignInput = CampaignContentInput & {
+  name: string;
+  subject: string;
+  from: string;
+};
+
+export interface CampaignListQuery extends PageRequest {
+  status?: CampaignStatus;
+}
+
+@Injectable()
+export class CampaignService {
+  private readonly logger = new Logger(CampaignService.name);
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @InjectQueue(QUEUES.campaigns) private readonly queue: Queue,
+    private readonly audience: CampaignAudience,
+    private readonly clock: Clock,
+  ) {}
+
+  private repo(em: EntityManager = this.ds.manager) {
+    return em.getRepository(Campaign);
+  }
+
+  async list(organizationId: string, q: CampaignListQuery): Promise<Page<Campaign>> {
+    const [items, total] = await this.repo().findAndCount({
+      where: { organizationId, ...(q.status ? { status: q.status } : {}) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: pageOffset(q),
+      take: q.limit,
+    });
+    return new Page(items, total, { page: q.page, limit: q.limit });
+  }
+
+  async get(organizationId: string, id: string, em?: EntityManager): Promise<Campaign> {
+    const campaign = await this.repo(em).findOneBy({ id, organizationId });
+    if (!campaign) throw new NotFoundError('Campaign');
+    return campaign;
+  }
+
+  async create(organizationId: string, input: CreateCampaignInput): Promise<Campaign> {
+    const target = this.target(input, true)!;
+    assertHasBody(input.html ?? null, input.text ?? null);
+    await this.audience.assertTargetExists(organizationId, target);
+    const saved = await this.repo().save(
+      this.repo().create({
+        organizationId,
+        name: input.name,
+        channel: input.channel ?? 'email',
+        subject: input.subject,
+        html: input.html ?? null,
+        text: input.text ?? null,
+        from: input.from,
+        ...target,
+        status: 'draft',
+        recipientCount: 0,
+        sentCount: 0,
+        failedCount: 0,
+        startedAt: null,
+        completedAt: null,
+      }),
+    );
+    return this.get(organizationId, saved.id);
+  }
+
+  /** Only a draft can be edited; anything else is history (409 E_BUSINESS_RULE_VIOLATION). */
+  async update(organizationId: string, id: string, input: CampaignContentInput): Promise<Campaign> {
+    return this.ds.transaction(async (em) => {
+      const campaign = await this.lockedDraft(em, organizationId, id, 'edited');
+      const target = this.target(input, false);
+      if (target) await this.audience.assertTargetExists(organizationId, target, em);
+      const patch: Partial<Campaign> = { ...(target ?? {}) };
+      for (const k of ['name', 'channel', 'subject', 'html', 'text', 'from'] as const) {
+        if (input[k] !== undefined) (patch as Record<string, unknown>)[k] = input[k];
+      }
+      assertHasBody(
+        patch.html !== undefined ? patch.html : campaign.html,
+        patch.text !== undefined ? patch.text : campaign.text,
+      );
+      if (Object.keys(patch).length) await this.repo(em).update({ id, organizationId }, patch);
+      return this.get(organizationId, id, em);
+    });
+  }
+
+  /** Only a draft can be deleted: a campaign that sent is the history its conversions refer to. */
+  async remove(organizationId: string, id: string): Promise<Campaign> {
+    return this.ds.transaction(async (em) => {
+      const campaign = await this.lockedDraft(em, organizationId, id, 'deleted');
+      await this.repo(em).delete({ id, organizationId });
+      return campaign;
+    });
+  }
+
+  /**
+   * Materialises the audience and moves the draft to `sending`, in one transaction; then kicks the
+   * fan-out. A campaign that is not a draft, or whose audience has nobody to email, is refused
+   * with 409 E_CAMPAIGN_NOT_SENDABLE and left unchanged.
+   */
+  async send(organizationId: string, id: string): Promise<Campaign> {
+    const now = this.clock.now();
+    const campaign = await this.ds.transaction(async (em) => {
+      const c = await this.lock(em, organizationId, id);
+      if (c.status !== 'draft') {
+        throw new CampaignNotSendableError(`Campaign is ${c.status}; only a draft can be sent`);
+      }
+      const target = { listId: c.listId, segmentId: c.segmentId };
+      await this.audience.assertTargetExists(organizationId, target, em).catch((e: unknown) => {
+        if (e instanceof NotFoundError) {
+          throw new CampaignNotSendableError(`Campaign audience no longer exists: ${e.message}`);
+        }
+        throw e;
+      });
+      const recipients = await this.audience.materialise(em, organizationId, c.id, target, now);
+      if (recipients === 0) {
+        throw new CampaignNotSendableError('Campaign has no recipients');
+      }
+      await this.repo(em).update(
+        { id, organizationId },
+        { status: 'sending', recipientCount: recipients, startedAt: now },
+      );
+      return this.get(organizationId, id, em);
+    });
+    await this.kick(campaign);
+    return campaign;
+  }
+
+  /**
+   * Stops a draft or a sending campaign. Recipients not yet sent are recorded failed with the
+   * reason; messages already handed to the send path are not recalled.
+   */
+  async cancel(organizationId: string, id: string): Promise<Campaign> {
+    const now = this.clock.now();
+    return this.ds.transaction(async (em) => {
+      const c = await this.lock(em, organizationId, id);
+      if (c.status !== 'draft' && c.status !== 'sending') {
+        throw new ConflictError(
+          `Campaign is ${c.status}; only a draft or a sending campaign can be cancelled`,
+        );
+      }
+      const dropped: { n: number }[] = await em.query(
+        `WITH d AS (
+           UPDATE campaign_recipients SET status = 'failed', error = 'Campaign cancelled', updated_at = now()
+            WHERE campaign_id = $1 AND status IN ('pending','held') RETURNING 1)
+         SELECT count(*)::int AS n FROM d`,
+        [id],
+      );
+      await em.query(
+        `UPDATE campaigns SET status = 'cancelled', failed_count = failed_count + $3,
+                completed_at = $4, updated_at = now()
+          WHERE id = $1 AND organization_id = $2`,
+        [id, organizationId, dropped[0].n, now],
+      );
+      return this.get(organizationId, id, em);
+    });
+  }
+
+  /** Durable first: the rows are committed; a lost kick is covered by the worker's due-row poll. */
+  private async kick(campaign: Campaign): Promise<void> {
+    const job: CampaignKickJob = {
+      campaignId: campaign.id,
+      organizationId: campaign.organizationId,
+    };
+    await this.queue
+      .add(CAMPAIGN_JOBS.kick, job, { removeOnComplete: true, removeOnFail: 100 })
+      .catch((e: Error) =>
+        this.logger.warn({
+          msg: 'campaign kick not enqueued; the poll will pick it up',
+          err: e.message,
+        }),
+      );
+  }
+
+  private async lock(em: EntityManager, organizationId: string, id: string): Promise<Campaign> {
+    const c = await this.repo(em)
+      .createQueryBuilder('c')
+      .setLock('pessimistic_write')
+      .where('c.id = :id AND c.organizationId = :organizationId', { id, organizationId })
+      .getOne();
+    if (!c) throw new NotFoundError('Campaign');
+    return c;
+  }
+
+  private async lockedDraft(
+    em: EntityManager,
+    organizationId: string,
+    id: string,
+    verb: string,
+  ): Promise<Campaign> {
+    const c = await this.lock(em, organizationId, id);
+    if (c.status !== 'draft') {
+      throw new ConflictError(`Campaign is ${c.status}; only a draft can be ${verb}`);
+    }
+    return c;
+  }
+
+  /** Exactly one of listId and segmentId; on update, giving one replaces the other. */
+  private target(
+    input: { listId?: string; segmentId?: string },
+    required: boolean,
+  ): { listId: string | null; segmentId: string | null } | null {
+    if (input.listId && input.segmentId) {
+      throw ValidationFailedError.field(
+        'segmentId',
+        'unknown',
+        'Give either listId or segmentId, not both',
+      );
+    }
+    if (input.listId) return { listId: input.listId, segmentId: null };
+    if (input.segmentId) return { listId: null, segmentId: input.segmentId };
+    if (required) {
+      throw ValidationFailedError.field('listId', 'required', 'listId or segmentId is required');
+    }
+    return null;
+  }
+}
+
+function assertHasBody(html: string | null, text: string | null): void {
+  if (!html && !text) {
+    throw ValidationFailedError.field('html', 'required', 'html or text is required');
+  }
+}

