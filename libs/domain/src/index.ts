@@ -43,3 +43,4 @@ export * from './campaigns/conversion.service';
 export * from './reports/reports.module';
 export * from './reports/revenue-report.service';
 export * from './reports/revenue-report.sql';
+export type { ContactSelection } from './segments/segment.repository';

@@ -8,7 +8,10 @@ import { ContactSegment, SegmentType } from './contact-segment.entity';
 import { CONTACT_COLUMNS, SegmentContactRow } from './segment-contacts.loader';
 import type { RuleGroupJson } from './segment-rules';
 
-/** A predicate over `contacts c` whose placeholders start at `$2` (`$1` is the organization). */
+/**
+ * A predicate over `contacts c` and its bound values. In this repository the placeholders start at
+ * `$2` (`$1` is the organization).
+ */
 export interface ContactSelection {
   predicate: string;
   params: unknown[];

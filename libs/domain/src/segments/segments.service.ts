@@ -182,9 +182,22 @@ export class SegmentsService {
     return new Page(await loadSegmentContacts(this.ds, organizationId, rows), total, page);
   }
 
-  private selection(segment: ContactSegment): ContactSelection {
-    if (segment.type === 'dynamic') return this.compile(parseRules(segment.rules));
-    const params = new SqlParams(1);
+  /**
+   * The segment's members as a predicate over `contacts c`, for other areas' SQL (e.g. a campaign
+   * audience): placeholders start after `$<paramOffset>`, and the caller must also scope
+   * `c.organization_id` itself. 404 when the segment is not the organization's.
+   */
+  async contactSelection(
+    organizationId: string,
+    id: string,
+    paramOffset = 1,
+  ): Promise<ContactSelection> {
+    return this.selection(await this.get(organizationId, id), paramOffset);
+  }
+
+  private selection(segment: ContactSegment, paramOffset = 1): ContactSelection {
+    if (segment.type === 'dynamic') return this.compile(parseRules(segment.rules), paramOffset);
+    const params = new SqlParams(paramOffset);
     return {
       predicate: `EXISTS (SELECT 1 FROM contact_segment_members sm
                    WHERE sm.segment_id = ${params.bind(segment.id, 'uuid')} AND sm.contact_id = c.id)`,
@@ -192,8 +205,8 @@ export class SegmentsService {
     };
   }
 
-  private compile(tree: RuleGroup): ContactSelection {
-    const params = new SqlParams(1);
+  private compile(tree: RuleGroup, paramOffset = 1): ContactSelection {
+    const params = new SqlParams(paramOffset);
     const predicate = compileRules(tree, { params, now: this.clock.now() });
     return { predicate, params: params.values };
   }
