@@ -6,7 +6,6 @@
 import { Client, Pool } from 'pg';
 import {
   compileRules,
-  CONTACT_COLUMNS,
   FieldCipher,
   configureFieldEncryption,
   parseRules,
@@ -162,7 +161,7 @@ async function main(): Promise<void> {
     configureFieldEncryption(new FieldCipher(Buffer.from(env.ENCRYPTION_KEY!, 'base64')));
     const params = new SqlParams(1);
     const predicate = compileRules(parseRules(RULES), { params, now: new Date() });
-    const pageSql = `SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.organization_id = $1 AND ${predicate}
+    const pageSql = `SELECT c.id FROM contacts c WHERE c.organization_id = $1 AND ${predicate}
       ORDER BY c.created_at DESC, c.id DESC LIMIT 20 OFFSET 0`;
     const countSql = `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${predicate}`;
     const args = [orgId, ...params.values];

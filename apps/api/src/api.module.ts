@@ -4,6 +4,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import {
   AppConfigModule,
   CampaignsModule,
+  ContactsModule,
   DatabaseModule,
   LimitsModule,
   QueuesModule,
@@ -14,6 +15,10 @@ import {
 } from '@app/domain';
 import { CampaignsController } from './campaigns/campaigns.controller';
 import { ConversionsController } from './campaigns/conversions.controller';
+import { ContactChannelsController } from './contacts/contact-channels.controller';
+import { ContactListsController } from './contacts/contact-lists.controller';
+import { ContactTagsController } from './contacts/contact-tags.controller';
+import { ContactsController } from './contacts/contacts.controller';
 import { HealthController } from './health/health.controller';
 import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
@@ -36,6 +41,7 @@ import { OrganizationController } from './tenancy/organization.controller';
     SegmentsModule,
     CampaignsModule,
     ReportsModule,
+    ContactsModule,
   ],
   controllers: [
     HealthController,
@@ -46,6 +52,10 @@ import { OrganizationController } from './tenancy/organization.controller';
     CampaignsController,
     ConversionsController,
     RevenueReportController,
+    ContactsController,
+    ContactChannelsController,
+    ContactTagsController,
+    ContactListsController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },

@@ -17,6 +17,7 @@ import {
   Plan,
   RedisModule,
   ROLES,
+  rotateContactEncryption,
   Role,
   runMigrations,
   TenancyModule,
@@ -77,6 +78,7 @@ export const COMMANDS = [
   'create-key',
   'revoke-key',
   'set-limits',
+  'rotate-keys',
 ] as const;
 
 const OPTIONS = {
@@ -94,6 +96,7 @@ const OPTIONS = {
   'per-hour': { type: 'string' },
   'per-month': { type: 'string' },
   id: { type: 'string' },
+  'batch-size': { type: 'string' },
   json: { type: 'boolean' },
 } as const;
 
@@ -169,6 +172,14 @@ export async function runAdmin(argv: string[]): Promise<Record<string, unknown>>
       case 'revoke-key': {
         const key = await keys.revokeById(need(flags, 'id'));
         return { apiKey: { id: key.id, revokedAt: key.revokedAt } };
+      }
+      case 'rotate-keys': {
+        // Re-encrypts values written under an ENCRYPTION_KEYS_OLD key with ENCRYPTION_KEY and
+        // recomputes their blind indexes; afterwards the old key can be dropped.
+        const result = await rotateContactEncryption(app.get(DataSource), {
+          batchSize: optInt(flags, 'batch-size') ?? 1000,
+        });
+        return { rotation: result };
       }
       case 'set-limits': {
         const org = await orgs.setLimits(need(flags, 'org'), {

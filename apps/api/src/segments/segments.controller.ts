@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { SegmentsService, toSegmentContactResponse } from '@app/domain';
+import { SegmentsService, toContactResponse } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { uuidParam } from '../http/params';
 import {
@@ -45,7 +45,7 @@ export class SegmentsController {
   @ResponseMessage('Segment preview computed successfully')
   async preview(@OrgId() orgId: string, @Body() dto: PreviewSegmentDto) {
     const { count, sample } = await this.segments.preview(orgId, dto.rules);
-    return { count, sample: sample.map(toSegmentContactResponse) };
+    return { count, sample: sample.map(toContactResponse) };
   }
 
   @Get(':id')
@@ -115,6 +115,6 @@ export class SegmentsController {
       page: q.page ?? 1,
       limit: q.limit ?? 20,
     });
-    return page.map(toSegmentContactResponse);
+    return page.map(toContactResponse);
   }
 }

@@ -1,7 +1,18 @@
 // Every entity the data source maps. Each area appends its own.
 import { Campaign, CampaignRecipient } from '../campaigns/campaign.entity';
 import { Conversion } from '../campaigns/conversion.entity';
+import {
+  ContactEmail,
+  ContactImessage,
+  ContactPush,
+  ContactSms,
+  ContactTelegram,
+  ContactWhatsapp,
+} from '../contacts/contact-channels.entity';
 import { ContactList } from '../contacts/contact-list.entity';
+import { ContactListMembership } from '../contacts/contact-list-membership.entity';
+import { ContactListTag, ContactTag, ContactTagAssignment } from '../contacts/contact-tag.entity';
+import { Contact } from '../contacts/contact.entity';
 import { ContactSegment } from '../segments/contact-segment.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
 import { Organization } from '../tenancy/organization.entity';
@@ -18,4 +29,15 @@ export const ENTITIES = [
   Campaign,
   CampaignRecipient,
   Conversion,
+  Contact,
+  ContactEmail,
+  ContactSms,
+  ContactWhatsapp,
+  ContactTelegram,
+  ContactImessage,
+  ContactPush,
+  ContactTag,
+  ContactTagAssignment,
+  ContactListTag,
+  ContactListMembership,
 ];

@@ -9,11 +9,13 @@
 //   hasNot) matches exactly the contacts its positive form does not, so a NULL column counts as
 //   "not equal" / "does not contain";
 // - isEmpty on a text means NULL or blank (spaces only); on a date, NULL.
+import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
+import { ENCRYPTED_DISPLAY_NAME_SQL } from '../contacts/contact.entity';
+import { escapeLike } from '../contacts/contacts.repository';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import {
   CodeField,
   DateField,
-  RuleChannel,
   RuleCondition,
   RuleGroup,
   RuleNode,
@@ -37,18 +39,10 @@ const DATE_COLUMNS: Record<DateField, string> = {
   updatedAt: 'c.updated_at',
   lastActivityAt: 'c.last_activity_at',
 };
-const CHANNEL_TABLES: Record<RuleChannel, string> = {
-  email: 'contact_emails',
-  sms: 'contact_sms',
-  whatsapp: 'contact_whatsapp',
-  telegram: 'contact_telegram',
-  imessage: 'contact_imessage',
-  push: 'contact_push',
-};
 
 const DAY_MS = 86_400_000;
 /** True when the display name is stored in the clear (see contacts' displayNameColumn). */
-const CLEAR_DISPLAY_NAME = `c.display_name !~ '^v1:[0-9a-f]{8}:'`;
+const CLEAR_DISPLAY_NAME = `NOT (c.${ENCRYPTED_DISPLAY_NAME_SQL})`;
 const POSITIVE_OF: Partial<Record<TextOperator, TextOperator>> = {
   notEquals: 'equals',
   notContains: 'contains',
@@ -66,11 +60,6 @@ export class SqlParams {
     this.values.push(value);
     return `$${this.offset + this.values.length}::${cast}`;
   }
-}
-
-/** `\`, `%` and `_` lose their LIKE meaning; the pattern is used with ESCAPE '\'. */
-export function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (ch) => '\\' + ch);
 }
 
 export interface CompileContext {
@@ -232,12 +221,10 @@ function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
     }
 
     case 'channel': {
-      const any =
-        '(' +
-        [...new Set(cond.value)]
-          .map((ch) => exists(`SELECT 1 FROM ${CHANNEL_TABLES[ch]} x WHERE x.contact_id = c.id`))
-          .join(' OR ') +
-        ')';
+      // contacts.channel_mask holds one bit per channel the contact has records on, kept by the
+      // contacts area's triggers in the same transaction as the records: a bit test, no semi-join.
+      const bits = [...new Set(cond.value)].reduce((m, ch) => m | CHANNEL_INFO[ch].bit, 0);
+      const any = `(c.channel_mask & ${p.bind(bits, 'smallint')}) <> 0`;
       return cond.operator === 'has' ? any : `NOT ${any}`;
     }
 
@@ -247,7 +234,7 @@ function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
            WHERE e.organization_id = c.organization_id AND e.contact_id = c.id
              AND e.email_hash = ANY(${p.bind(fieldCipher().blindIndexCandidates(normaliseEmail(cond.value!)), 'text[]')})`);
       }
-      const any = exists(`SELECT 1 FROM contact_emails e WHERE e.contact_id = c.id`);
+      const any = `(c.channel_mask & ${p.bind(CHANNEL_INFO.email.bit, 'smallint')}) <> 0`;
       return cond.operator === 'isNotEmpty' ? any : `NOT ${any}`;
     }
 

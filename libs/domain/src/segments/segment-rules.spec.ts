@@ -1,6 +1,6 @@
 import { ValidationFailedError } from '../errors/domain-errors';
 import { configureFieldEncryption, FieldCipher } from '../crypto/field-encryption';
-import { compileRules, escapeLike, SqlParams } from './segment-rules.compiler';
+import { compileRules, SqlParams } from './segment-rules.compiler';
 import { parseRules, rulesToJson } from './segment-rules';
 
 function faults(input: unknown) {
@@ -167,10 +167,6 @@ describe('compileRules', () => {
     // Placeholders are numbered after the organization's $1.
     expect(sql).toContain('$2::text');
     expect(sql).not.toContain('$1::');
-  });
-
-  it('escapes LIKE metacharacters', () => {
-    expect(escapeLike(String.raw`50%_off\now`)).toBe(String.raw`50\%\_off\\now`);
   });
 
   it('counts withinLastDays back from the given clock', () => {

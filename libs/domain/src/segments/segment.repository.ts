@@ -5,7 +5,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
-import { CONTACT_COLUMNS, SegmentContactRow } from './segment-contacts.loader';
 import type { RuleGroupJson } from './segment-rules';
 
 /**
@@ -152,19 +151,20 @@ export class SegmentRepository {
     return row.n;
   }
 
-  /** Newest contacts first (createdAt, then id, descending), like the contacts listing. */
-  async pageContacts(
+  /** Ids of a page of the selection, newest first (createdAt, then id, descending). */
+  async pageContactIds(
     organizationId: string,
     sel: ContactSelection,
     page: PageRequest,
-  ): Promise<SegmentContactRow[]> {
+  ): Promise<string[]> {
     const n = sel.params.length + 2;
-    return this.tuned<SegmentContactRow[]>(
-      `SELECT ${CONTACT_COLUMNS} FROM contacts c
+    const rows = await this.tuned<{ id: string }[]>(
+      `SELECT c.id FROM contacts c
         WHERE c.organization_id = $1 AND ${sel.predicate}
         ORDER BY c.created_at DESC, c.id DESC
         LIMIT $${n}::int OFFSET $${n + 1}::int`,
       [organizationId, ...sel.params, page.limit, pageOffset(page)],
     );
+    return rows.map((r) => r.id);
   }
 }

@@ -1,13 +1,13 @@
 // Segments (§6): CRUD, static membership, preview, and the contacts of a segment. A dynamic
 // segment is compiled to SQL on every request, so it follows contact changes with no refresh step.
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import { ContactView } from '../contacts/contact-views';
+import { ContactsService } from '../contacts/contacts.service';
 import { Page, PageRequest } from '../common/pagination';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
-import { loadSegmentContacts, SegmentContact } from './segment-contacts.loader';
 import { compileRules, SqlParams } from './segment-rules.compiler';
 import { parseRules, RuleGroup, rulesToJson } from './segment-rules';
 import { ContactSelection, SegmentRepository } from './segment.repository';
@@ -28,8 +28,11 @@ export interface UpdateSegmentInput {
 
 export interface SegmentPreview {
   count: number;
-  sample: SegmentContact[];
+  sample: ContactView[];
 }
+
+/** What a segment's contacts carry (spec: emails and tags preloaded). */
+const CONTACT_LOAD = { channels: ['email'] as const, tags: true };
 
 export const PREVIEW_SAMPLE_SIZE = 10;
 
@@ -38,7 +41,7 @@ export class SegmentsService {
   constructor(
     private readonly repo: SegmentRepository,
     private readonly clock: Clock,
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly contactViews: ContactsService,
   ) {}
 
   async create(organizationId: string, input: CreateSegmentInput): Promise<ContactSegment> {
@@ -158,11 +161,11 @@ export class SegmentsService {
   /** The count and the first contacts that rules would select, without storing anything. */
   async preview(organizationId: string, rules: unknown): Promise<SegmentPreview> {
     const sel = this.compile(parseRules(rules));
-    const [count, rows] = await Promise.all([
+    const [count, ids] = await Promise.all([
       this.repo.countContacts(organizationId, sel),
-      this.repo.pageContacts(organizationId, sel, { page: 1, limit: PREVIEW_SAMPLE_SIZE }),
+      this.repo.pageContactIds(organizationId, sel, { page: 1, limit: PREVIEW_SAMPLE_SIZE }),
     ]);
-    return { count, sample: await loadSegmentContacts(this.ds, organizationId, rows) };
+    return { count, sample: await this.load(organizationId, ids) };
   }
 
   /** A page of the segment's contacts (newest first) with emails and tags. */
@@ -170,16 +173,21 @@ export class SegmentsService {
     organizationId: string,
     id: string,
     page: PageRequest,
-  ): Promise<Page<SegmentContact>> {
+  ): Promise<Page<ContactView>> {
     const segment = await this.get(organizationId, id);
     const sel = this.selection(segment);
-    const [rows, total] = await Promise.all([
-      this.repo.pageContacts(organizationId, sel, page),
+    const [ids, total] = await Promise.all([
+      this.repo.pageContactIds(organizationId, sel, page),
       segment.type === 'static'
         ? Promise.resolve(segment.contactCount ?? 0)
         : this.repo.countContacts(organizationId, sel),
     ]);
-    return new Page(await loadSegmentContacts(this.ds, organizationId, rows), total, page);
+    return new Page(await this.load(organizationId, ids), total, page);
+  }
+
+  /** The contacts' views in page order, emails and tags batch-loaded by the contacts area. */
+  private load(organizationId: string, ids: string[]): Promise<ContactView[]> {
+    return this.contactViews.loadViews(organizationId, ids, CONTACT_LOAD);
   }
 
   /**

@@ -1,6 +1,7 @@
 // Every migration, in order. Append new ones at the end; never edit one that has shipped.
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Contacts1763700000100 } from './1763700000100-contacts';
+import { ContactsIndexes1763700000200 } from './1763700000200-contacts-indexes';
 import { Segments1763700000300 } from './1763700000300-segments';
 import { SegmentsIndexes1763700000301 } from './1763700000301-segments-indexes';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
@@ -8,6 +9,7 @@ import { Campaigns1763700000700 } from './1763700000700-campaigns';
 export const MIGRATIONS = [
   Foundation1763700000000,
   Contacts1763700000100,
+  ContactsIndexes1763700000200,
   Segments1763700000300,
   SegmentsIndexes1763700000301,
   Campaigns1763700000700,

@@ -1,0 +1,235 @@
+// Channel records of a contact: POST to add, PATCH to change status / primary flag / non-secret
+// fields, DELETE to remove. The encrypted value itself is immutable (a PATCH carrying it is a 422).
+import { Body, Controller, Delete, Param, Patch, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import {
+  ContactChannelsService,
+  toEmailResponse,
+  toImessageResponse,
+  toPushResponse,
+  toSmsResponse,
+  toTelegramResponse,
+  toWhatsappResponse,
+} from '@app/domain';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { uuidParam } from '../http/params';
+import {
+  CreateEmailDto,
+  CreateImessageDto,
+  CreatePushDto,
+  CreateSmsDto,
+  CreateTelegramDto,
+  CreateWhatsappDto,
+  UpdateEmailDto,
+  UpdateImessageDto,
+  UpdatePushDto,
+  UpdateSmsDto,
+  UpdateTelegramDto,
+  UpdateWhatsappDto,
+} from './contact-channels.dto';
+
+@ApiTags('contacts')
+@Controller('api/v1/user/contacts/:contactId')
+@RequireScopes('contacts:write')
+export class ContactChannelsController {
+  constructor(private readonly channels: ContactChannelsService) {}
+
+  @Post('emails')
+  @ResponseMessage('Email added successfully')
+  async addEmail(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Body() dto: CreateEmailDto,
+  ) {
+    return toEmailResponse(await this.channels.create(orgId, contactId, 'email', dto));
+  }
+
+  @Patch('emails/:channelId')
+  @ResponseMessage('Email updated successfully')
+  async updateEmail(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+    @Body() dto: UpdateEmailDto,
+  ) {
+    return toEmailResponse(await this.channels.update(orgId, contactId, 'email', channelId, dto));
+  }
+
+  @Delete('emails/:channelId')
+  @ResponseMessage('Email deleted successfully')
+  async deleteEmail(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+  ) {
+    await this.channels.delete(orgId, contactId, 'email', channelId);
+    return null;
+  }
+
+  @Post('sms')
+  @ResponseMessage('SMS number added successfully')
+  async addSms(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Body() dto: CreateSmsDto,
+  ) {
+    return toSmsResponse(await this.channels.create(orgId, contactId, 'sms', dto));
+  }
+
+  /** Changes the status or the primary flag; the number is immutable (§12.1: unknown contact → 404). */
+  @Patch('sms/:channelId')
+  @ResponseMessage('SMS number updated successfully')
+  async updateSms(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+    @Body() dto: UpdateSmsDto,
+  ) {
+    return toSmsResponse(await this.channels.update(orgId, contactId, 'sms', channelId, dto));
+  }
+
+  @Delete('sms/:channelId')
+  @ResponseMessage('SMS number deleted successfully')
+  async deleteSms(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+  ) {
+    await this.channels.delete(orgId, contactId, 'sms', channelId);
+    return null;
+  }
+
+  @Post('whatsapp')
+  @ResponseMessage('WhatsApp account added successfully')
+  async addWhatsapp(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Body() dto: CreateWhatsappDto,
+  ) {
+    return toWhatsappResponse(await this.channels.create(orgId, contactId, 'whatsapp', dto));
+  }
+
+  @Patch('whatsapp/:channelId')
+  @ResponseMessage('WhatsApp account updated successfully')
+  async updateWhatsapp(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+    @Body() dto: UpdateWhatsappDto,
+  ) {
+    return toWhatsappResponse(
+      await this.channels.update(orgId, contactId, 'whatsapp', channelId, dto),
+    );
+  }
+
+  @Delete('whatsapp/:channelId')
+  @ResponseMessage('WhatsApp account deleted successfully')
+  async deleteWhatsapp(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+  ) {
+    await this.channels.delete(orgId, contactId, 'whatsapp', channelId);
+    return null;
+  }
+
+  @Post('telegram')
+  @ResponseMessage('Telegram account added successfully')
+  async addTelegram(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Body() dto: CreateTelegramDto,
+  ) {
+    return toTelegramResponse(await this.channels.create(orgId, contactId, 'telegram', dto));
+  }
+
+  @Patch('telegram/:channelId')
+  @ResponseMessage('Telegram account updated successfully')
+  async updateTelegram(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+    @Body() dto: UpdateTelegramDto,
+  ) {
+    return toTelegramResponse(
+      await this.channels.update(orgId, contactId, 'telegram', channelId, dto),
+    );
+  }
+
+  @Delete('telegram/:channelId')
+  @ResponseMessage('Telegram account deleted successfully')
+  async deleteTelegram(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+  ) {
+    await this.channels.delete(orgId, contactId, 'telegram', channelId);
+    return null;
+  }
+
+  @Post('imessage')
+  @ResponseMessage('iMessage account added successfully')
+  async addImessage(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Body() dto: CreateImessageDto,
+  ) {
+    return toImessageResponse(await this.channels.create(orgId, contactId, 'imessage', dto));
+  }
+
+  @Patch('imessage/:channelId')
+  @ResponseMessage('iMessage account updated successfully')
+  async updateImessage(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+    @Body() dto: UpdateImessageDto,
+  ) {
+    return toImessageResponse(
+      await this.channels.update(orgId, contactId, 'imessage', channelId, dto),
+    );
+  }
+
+  @Delete('imessage/:channelId')
+  @ResponseMessage('iMessage account deleted successfully')
+  async deleteImessage(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+  ) {
+    await this.channels.delete(orgId, contactId, 'imessage', channelId);
+    return null;
+  }
+
+  @Post('push')
+  @ResponseMessage('Push registration added successfully')
+  async addPush(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Body() dto: CreatePushDto,
+  ) {
+    return toPushResponse(await this.channels.create(orgId, contactId, 'push', dto));
+  }
+
+  @Patch('push/:channelId')
+  @ResponseMessage('Push registration updated successfully')
+  async updatePush(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+    @Body() dto: UpdatePushDto,
+  ) {
+    return toPushResponse(await this.channels.update(orgId, contactId, 'push', channelId, dto));
+  }
+
+  @Delete('push/:channelId')
+  @ResponseMessage('Push registration deleted successfully')
+  async deletePush(
+    @OrgId() orgId: string,
+    @Param('contactId', uuidParam) contactId: string,
+    @Param('channelId', uuidParam) channelId: string,
+  ) {
+    await this.channels.delete(orgId, contactId, 'push', channelId);
+    return null;
+  }
+}

@@ -1,0 +1,269 @@
+// Bodies of the channel-record routes. Create bodies carry the (encrypted) value; update bodies
+// deliberately do not, so a PATCH carrying it is refused by the whitelist with rule `unknown`.
+import { applyDecorators } from '@nestjs/common';
+import { Transform, Type } from 'class-transformer';
+import {
+  IsDefined,
+  IsBoolean,
+  IsDate,
+  IsEmail,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsISO31661Alpha2,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import {
+  EMAIL_STATUSES,
+  IMESSAGE_STATUSES,
+  PUSH_PLATFORMS,
+  PUSH_STATUSES,
+  SMS_STATUSES,
+  TELEGRAM_STATUSES,
+  WHATSAPP_STATUSES,
+} from '@app/domain';
+import type {
+  EmailStatus,
+  ImessageStatus,
+  PushPlatform,
+  PushStatus,
+  SmsStatus,
+  TelegramStatus,
+  WhatsappStatus,
+} from '@app/domain';
+
+/** Surrounding whitespace is not part of the value. */
+export const Trim = () =>
+  Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+
+/** Optional, but null is not a value for it. */
+export const OptionalValue = () => ValidateIf((_: object, v: unknown) => v !== undefined);
+
+class PrimaryFlag {
+  @OptionalValue()
+  @IsBoolean()
+  isPrimary?: boolean;
+}
+
+const PHONE = { message: '$property must be a phone number in international format' };
+
+/** ISO 3166-1 alpha-2, any case. */
+const CountryCode = () =>
+  applyDecorators(
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' ? value.toUpperCase() : value,
+    ),
+    IsISO31661Alpha2(),
+  );
+
+export class CreateEmailDto extends PrimaryFlag {
+  @IsDefined()
+  @Trim()
+  @IsEmail()
+  @MaxLength(320)
+  email: string;
+
+  @OptionalValue()
+  @IsIn(EMAIL_STATUSES)
+  status?: EmailStatus;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  verifiedAt?: Date | null;
+}
+
+export class UpdateEmailDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(EMAIL_STATUSES)
+  status?: EmailStatus;
+}
+
+export class CreateSmsDto extends PrimaryFlag {
+  @IsDefined()
+  @IsString(PHONE)
+  @MinLength(8)
+  @MaxLength(32)
+  phoneNumber: string;
+
+  /** Two-letter country code; derived from the calling code when omitted. */
+  @OptionalValue()
+  @CountryCode()
+  countryCode?: string;
+
+  @OptionalValue()
+  @IsIn(SMS_STATUSES)
+  status?: SmsStatus;
+}
+
+export class UpdateSmsDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(SMS_STATUSES)
+  status?: SmsStatus;
+}
+
+export class CreateWhatsappDto extends PrimaryFlag {
+  @IsDefined()
+  @IsString(PHONE)
+  @MinLength(8)
+  @MaxLength(32)
+  phoneNumber: string;
+
+  @OptionalValue()
+  @CountryCode()
+  countryCode?: string;
+
+  @OptionalValue()
+  @IsIn(WHATSAPP_STATUSES)
+  status?: WhatsappStatus;
+
+  @OptionalValue()
+  @IsBoolean()
+  isBusinessAccount?: boolean;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  lastSeenAt?: Date | null;
+}
+
+export class UpdateWhatsappDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(WHATSAPP_STATUSES)
+  status?: WhatsappStatus;
+
+  @OptionalValue()
+  @IsBoolean()
+  isBusinessAccount?: boolean;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  lastSeenAt?: Date | null;
+}
+
+export class CreateTelegramDto extends PrimaryFlag {
+  @IsDefined()
+  @IsString(PHONE)
+  @MinLength(8)
+  @MaxLength(32)
+  phoneNumber: string;
+
+  @OptionalValue()
+  @CountryCode()
+  countryCode?: string;
+
+  /** The handle, without or with its leading @. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(64)
+  username?: string | null;
+
+  @OptionalValue()
+  @IsIn(TELEGRAM_STATUSES)
+  status?: TelegramStatus;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  lastActiveAt?: Date | null;
+}
+
+export class UpdateTelegramDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(TELEGRAM_STATUSES)
+  status?: TelegramStatus;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  lastActiveAt?: Date | null;
+}
+
+export class CreateImessageDto extends PrimaryFlag {
+  @IsDefined()
+  @Trim()
+  @IsEmail()
+  @MaxLength(320)
+  appleId: string;
+
+  @IsOptional()
+  @IsString(PHONE)
+  @MinLength(8)
+  @MaxLength(32)
+  phoneNumber?: string | null;
+
+  @OptionalValue()
+  @IsIn(IMESSAGE_STATUSES)
+  status?: ImessageStatus;
+}
+
+export class UpdateImessageDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(IMESSAGE_STATUSES)
+  status?: ImessageStatus;
+}
+
+export class CreatePushDto extends PrimaryFlag {
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
+  deviceToken: string;
+
+  @IsDefined()
+  @IsIn(PUSH_PLATFORMS)
+  platform: PushPlatform;
+
+  @OptionalValue()
+  @IsIn(PUSH_STATUSES)
+  status?: PushStatus;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  appVersion?: string | null;
+
+  @IsOptional()
+  @IsObject()
+  deviceInfo?: Record<string, unknown> | null;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  lastUsedAt?: Date | null;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  expiresAt?: Date | null;
+}
+
+export class UpdatePushDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(PUSH_STATUSES)
+  status?: PushStatus;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  appVersion?: string | null;
+
+  @IsOptional()
+  @IsObject()
+  deviceInfo?: Record<string, unknown> | null;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  lastUsedAt?: Date | null;
+
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate()
+  expiresAt?: Date | null;
+}

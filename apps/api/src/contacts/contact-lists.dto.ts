@@ -1,0 +1,81 @@
+import {
+  IsDefined,
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  MinLength,
+  ArrayMinSize,
+} from 'class-validator';
+import { CHANNELS, LIST_STATUSES, MEMBERSHIP_STATUSES } from '@app/domain';
+import type { Channel, ListStatus, MembershipStatus } from '@app/domain';
+import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { OptionalValue } from './contact-channels.dto';
+
+class ListFieldsDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @OptionalValue()
+  @IsIn(LIST_STATUSES)
+  status?: ListStatus;
+
+  /** Channels a campaign should prefer: email, sms, imessage, telegram, push, whatsapp. */
+  @OptionalValue()
+  @IsArray()
+  @ArrayMaxSize(CHANNELS.length)
+  @IsIn(CHANNELS, { each: true })
+  preferredChannels?: Channel[];
+
+  /** Tag names; replaces the list's tags. */
+  @OptionalValue()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(100, { each: true })
+  tags?: string[];
+}
+
+export class CreateListDto extends ListFieldsDto {
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name: string;
+}
+
+export class UpdateListDto extends ListFieldsDto {
+  @OptionalValue()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+}
+
+export class MembersQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(MEMBERSHIP_STATUSES)
+  status?: MembershipStatus;
+}
+
+export class SubscribeDto {
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1000)
+  @IsUUID('all', { each: true })
+  contactIds: string[];
+}
+
+export class UnsubscribeDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string | null;
+}

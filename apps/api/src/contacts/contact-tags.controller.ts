@@ -1,0 +1,64 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { ContactTagsService, toTagNameResponse, toTagResponse } from '@app/domain';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { uuidParam } from '../http/params';
+import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { TagNameDto } from './contact-tags.dto';
+
+@ApiTags('contact-tags')
+@Controller('api/v1/user/contact-tags')
+export class ContactTagsController {
+  constructor(private readonly tags: ContactTagsService) {}
+
+  /** Tags by name, with the number of contacts carrying each. */
+  @Get()
+  @RequireScopes('contacts:read')
+  @ResponseMessage('Tags fetched successfully')
+  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+    const page = await this.tags.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
+    return page.map((t) => toTagResponse(t, true));
+  }
+
+  /** Every tag, id and name only (contactCount is reported as 0). */
+  @Get('all')
+  @RequireScopes('contacts:read')
+  @ResponseMessage('Tags fetched successfully')
+  async all(@OrgId() orgId: string) {
+    return (await this.tags.all(orgId)).map(toTagNameResponse);
+  }
+
+  @Post()
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Tag created successfully')
+  async create(@OrgId() orgId: string, @Body() dto: TagNameDto) {
+    return toTagResponse(await this.tags.create(orgId, dto.name), true);
+  }
+
+  @Get(':id')
+  @RequireScopes('contacts:read')
+  @ResponseMessage('Tag fetched successfully')
+  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toTagResponse(await this.tags.get(orgId, id), true);
+  }
+
+  @Patch(':id')
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Tag updated successfully')
+  async rename(
+    @OrgId() orgId: string,
+    @Param('id', uuidParam) id: string,
+    @Body() dto: TagNameDto,
+  ) {
+    return toTagResponse(await this.tags.rename(orgId, id, dto.name), true);
+  }
+
+  /** Deletes the tag and removes it from every contact and list. */
+  @Delete(':id')
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Tag deleted successfully')
+  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    await this.tags.delete(orgId, id);
+    return null;
+  }
+}

@@ -1,0 +1,84 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { ContactsService, toContactResponse } from '@app/domain';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { uuidParam } from '../http/params';
+import {
+  AddTagsDto,
+  CreateContactDto,
+  ListContactsQueryDto,
+  UpdateContactDto,
+} from './contacts.dto';
+
+@ApiTags('contacts')
+@Controller('api/v1/user/contacts')
+export class ContactsController {
+  constructor(private readonly contacts: ContactsService) {}
+
+  /** The organization's contacts with channel records and tags preloaded; meta adds filters. */
+  @Get()
+  @RequireScopes('contacts:read')
+  @ResponseMessage('Contacts fetched successfully')
+  async list(@OrgId() orgId: string, @Query() q: ListContactsQueryDto) {
+    return (await this.contacts.list(orgId, q)).map(toContactResponse);
+  }
+
+  @Post()
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Contact created successfully')
+  async create(@OrgId() orgId: string, @Body() dto: CreateContactDto) {
+    return toContactResponse(await this.contacts.create(orgId, dto));
+  }
+
+  /** One contact with every channel record, tag and list membership. */
+  @Get(':id')
+  @RequireScopes('contacts:read')
+  @ResponseMessage('Contact fetched successfully')
+  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toContactResponse(await this.contacts.get(orgId, id));
+  }
+
+  @Patch(':id')
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Contact updated successfully')
+  async update(
+    @OrgId() orgId: string,
+    @Param('id', uuidParam) id: string,
+    @Body() dto: UpdateContactDto,
+  ) {
+    return toContactResponse(await this.contacts.update(orgId, id, dto));
+  }
+
+  /** Removes the contact, its channel records and its list memberships. */
+  @Delete(':id')
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Contact deleted successfully')
+  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    await this.contacts.delete(orgId, id);
+    return null;
+  }
+
+  /** Adds tags by name; tags that do not exist yet are created. */
+  @Post(':id/tags')
+  @HttpCode(200)
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Tags added successfully')
+  async addTags(
+    @OrgId() orgId: string,
+    @Param('id', uuidParam) id: string,
+    @Body() dto: AddTagsDto,
+  ) {
+    return toContactResponse(await this.contacts.addTags(orgId, id, dto.names));
+  }
+
+  @Delete(':id/tags/:tagId')
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Tag removed successfully')
+  async removeTag(
+    @OrgId() orgId: string,
+    @Param('id', uuidParam) id: string,
+    @Param('tagId', uuidParam) tagId: string,
+  ) {
+    return toContactResponse(await this.contacts.removeTag(orgId, id, tagId));
+  }
+}

@@ -1,0 +1,366 @@
+// Channel records of a contact (§5): add, change status / primary flag / non-secret fields, delete.
+// Encrypted values are immutable once written; isPrimary never demotes the other records.
+import { Injectable, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import { Clock, SystemClock } from '../common/clock';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import { blindIndexCandidatesOf } from './blind-index';
+import {
+  CHANNEL_INFO,
+  ChannelRecordOf,
+  ContactChannel,
+  EmailStatus,
+  ImessageStatus,
+  PushPlatform,
+  PushStatus,
+  SmsStatus,
+  TelegramStatus,
+  WhatsappStatus,
+} from './contact-channels.entity';
+import { ContactEvents } from './contact-events';
+import { countryOfPhone, normalisePhone } from './phone-number';
+import { asDuplicateEmail, inTransaction } from './transaction';
+
+type Maybe<T> = T | null | undefined;
+
+export interface EmailInput {
+  email: string;
+  status?: EmailStatus;
+  isPrimary?: boolean;
+  verifiedAt?: Maybe<Date>;
+}
+export interface SmsInput {
+  phoneNumber: string;
+  countryCode?: string;
+  status?: SmsStatus;
+  isPrimary?: boolean;
+  verifiedAt?: Maybe<Date>;
+  optedOutAt?: Maybe<Date>;
+}
+export interface WhatsappInput {
+  phoneNumber: string;
+  countryCode?: string;
+  status?: WhatsappStatus;
+  isPrimary?: boolean;
+  isBusinessAccount?: boolean;
+  lastSeenAt?: Maybe<Date>;
+  verifiedAt?: Maybe<Date>;
+}
+export interface TelegramInput {
+  phoneNumber: string;
+  countryCode?: string;
+  username?: Maybe<string>;
+  status?: TelegramStatus;
+  isPrimary?: boolean;
+  lastActiveAt?: Maybe<Date>;
+}
+export interface ImessageInput {
+  appleId: string;
+  phoneNumber?: Maybe<string>;
+  status?: ImessageStatus;
+  isPrimary?: boolean;
+  verifiedAt?: Maybe<Date>;
+}
+export interface PushInput {
+  deviceToken: string;
+  platform: PushPlatform;
+  status?: PushStatus;
+  isPrimary?: boolean;
+  appVersion?: Maybe<string>;
+  deviceInfo?: Maybe<Record<string, unknown>>;
+  lastUsedAt?: Maybe<Date>;
+  expiresAt?: Maybe<Date>;
+}
+
+export interface ChannelInputOf {
+  email: EmailInput;
+  sms: SmsInput;
+  whatsapp: WhatsappInput;
+  telegram: TelegramInput;
+  imessage: ImessageInput;
+  push: PushInput;
+}
+
+/** What PATCH may change: never the encrypted value itself. */
+export interface ChannelPatchOf {
+  email: Pick<EmailInput, 'status' | 'isPrimary'>;
+  sms: Pick<SmsInput, 'status' | 'isPrimary'>;
+  whatsapp: Pick<WhatsappInput, 'status' | 'isPrimary' | 'isBusinessAccount' | 'lastSeenAt'>;
+  telegram: Pick<TelegramInput, 'status' | 'isPrimary' | 'lastActiveAt'>;
+  imessage: Pick<ImessageInput, 'status' | 'isPrimary'>;
+  push: Pick<
+    PushInput,
+    'status' | 'isPrimary' | 'appVersion' | 'deviceInfo' | 'lastUsedAt' | 'expiresAt'
+  >;
+}
+
+/** Status values that stamp a timestamp the first time a record enters them. */
+const STAMPS: Partial<Record<ContactChannel, Record<string, string>>> = {
+  email: { verified: 'verifiedAt' },
+  sms: { verified: 'verifiedAt', opted_out: 'optedOutAt' },
+  whatsapp: { verified: 'verifiedAt' },
+  imessage: { verified: 'verifiedAt' },
+};
+
+function phoneOrFail(value: string, field: string): string {
+  const phone = normalisePhone(value);
+  if (!phone) {
+    throw ValidationFailedError.field(
+      field,
+      'type',
+      `${field} must be an international phone number (E.164, e.g. +14155550100)`,
+    );
+  }
+  return phone;
+}
+
+function countryOrFail(given: string | undefined, phone: string, field: string): string {
+  const country = given ?? countryOfPhone(phone);
+  if (!country) {
+    throw ValidationFailedError.field(
+      field,
+      'required',
+      `${field} is required: it cannot be derived from this number`,
+    );
+  }
+  return country.toUpperCase();
+}
+
+@Injectable()
+export class ContactChannelsService {
+  private readonly clock: Clock;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly events: ContactEvents,
+    @Optional() clock?: Clock,
+  ) {
+    this.clock = clock ?? new SystemClock();
+  }
+
+  async create<C extends ContactChannel>(
+    orgId: string,
+    contactId: string,
+    channel: C,
+    input: ChannelInputOf[C],
+  ): Promise<ChannelRecordOf[C]> {
+    const record = await inTransaction(this.ds, async (em) => {
+      await this.lockContact(em, orgId, contactId);
+      return this.insertRecord(em, orgId, contactId, channel, input);
+    });
+    this.events.publish({
+      type: 'contact.updated',
+      organizationId: orgId,
+      contactId,
+      refs: { [channel]: record.id },
+    });
+    return record;
+  }
+
+  /**
+   * Inserts one record inside the caller's transaction (contact creation uses it too). The first
+   * record of a channel is primary unless the input says otherwise.
+   */
+  async insertRecord<C extends ContactChannel>(
+    em: EntityManager,
+    orgId: string,
+    contactId: string,
+    channel: C,
+    input: ChannelInputOf[C],
+    fieldPrefix = '',
+  ): Promise<ChannelRecordOf[C]> {
+    const now = this.clock.now();
+    const f = (name: string) => fieldPrefix + name;
+    const repo = em.getRepository<ObjectLiteral>(CHANNEL_INFO[channel].entity);
+    const isPrimary =
+      input.isPrimary ?? (await repo.countBy({ contactId, organizationId: orgId })) === 0;
+    const base = { organizationId: orgId, contactId, isPrimary };
+    let values: ObjectLiteral;
+    switch (channel) {
+      case 'email': {
+        const i = input as EmailInput;
+        const email = i.email.trim();
+        const taken: unknown[] = await em.query(
+          `SELECT 1 FROM contact_emails WHERE organization_id = $1 AND email_hash = ANY($2) LIMIT 1`,
+          [orgId, blindIndexCandidatesOf('email', email)],
+        );
+        if (taken.length)
+          throw new ConflictError('A contact with this email address already exists');
+        const status = i.status ?? 'unverified';
+        values = {
+          ...base,
+          email,
+          status,
+          bounceCount: 0,
+          complaintCount: 0,
+          verifiedAt: i.verifiedAt ?? (status === 'verified' ? now : null),
+          lastBouncedAt: null,
+          lastComplainedAt: null,
+        };
+        break;
+      }
+      case 'sms': {
+        const i = input as SmsInput;
+        const phone = phoneOrFail(i.phoneNumber, f('phoneNumber'));
+        const status = i.status ?? 'unverified';
+        values = {
+          ...base,
+          phoneNumber: phone,
+          countryCode: countryOrFail(i.countryCode, phone, f('countryCode')),
+          status,
+          verifiedAt: i.verifiedAt ?? (status === 'verified' ? now : null),
+          optedOutAt: i.optedOutAt ?? (status === 'opted_out' ? now : null),
+        };
+        break;
+      }
+      case 'whatsapp': {
+        const i = input as WhatsappInput;
+        const phone = phoneOrFail(i.phoneNumber, f('phoneNumber'));
+        const status = i.status ?? 'unverified';
+        values = {
+          ...base,
+          phoneNumber: phone,
+          countryCode: countryOrFail(i.countryCode, phone, f('countryCode')),
+          status,
+          isBusinessAccount: i.isBusinessAccount ?? false,
+          lastSeenAt: i.lastSeenAt ?? null,
+          verifiedAt: i.verifiedAt ?? (status === 'verified' ? now : null),
+        };
+        break;
+      }
+      case 'telegram': {
+        const i = input as TelegramInput;
+        const phone = phoneOrFail(i.phoneNumber, f('phoneNumber'));
+        values = {
+          ...base,
+          phoneNumber: phone,
+          countryCode: countryOrFail(i.countryCode, phone, f('countryCode')),
+          username: i.username?.trim() || null,
+          status: i.status ?? 'active',
+          lastActiveAt: i.lastActiveAt ?? null,
+        };
+        break;
+      }
+      case 'imessage': {
+        const i = input as ImessageInput;
+        const status = i.status ?? 'unverified';
+        values = {
+          ...base,
+          appleId: i.appleId.trim(),
+          phoneNumber: i.phoneNumber ? phoneOrFail(i.phoneNumber, f('phoneNumber')) : null,
+          status,
+          verifiedAt: i.verifiedAt ?? (status === 'verified' ? now : null),
+        };
+        break;
+      }
+      case 'push': {
+        const i = input as PushInput;
+        values = {
+          ...base,
+          deviceToken: i.deviceToken.trim(),
+          platform: i.platform,
+          status: i.status ?? 'active',
+          appVersion: i.appVersion ?? null,
+          deviceInfo: i.deviceInfo ?? null,
+          lastUsedAt: i.lastUsedAt ?? null,
+          expiresAt: i.expiresAt ?? null,
+        };
+        break;
+      }
+      default:
+        throw new Error(`unknown channel ${String(channel)}`);
+    }
+    // clock_timestamp(), not the transaction's now(): records added in one transaction keep
+    // their order (they are listed by createdAt).
+    values.createdAt = values.updatedAt = () => 'clock_timestamp()';
+    try {
+      const { identifiers } = await repo.insert(values);
+      return (await repo.findOneByOrFail({
+        id: identifiers[0].id as string,
+      })) as ChannelRecordOf[C];
+    } catch (err) {
+      throw asDuplicateEmail(err);
+    }
+  }
+
+  async update<C extends ContactChannel>(
+    orgId: string,
+    contactId: string,
+    channel: C,
+    recordId: string,
+    patch: ChannelPatchOf[C],
+  ): Promise<ChannelRecordOf[C]> {
+    const info = CHANNEL_INFO[channel];
+    const { before, after } = await inTransaction(this.ds, async (em) => {
+      await this.lockContact(em, orgId, contactId);
+      const repo = em.getRepository<ObjectLiteral>(info.entity);
+      const record = await repo.findOne({
+        where: { id: recordId, contactId, organizationId: orgId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!record) throw new NotFoundError(info.label);
+      const changes: ObjectLiteral = {};
+      for (const [k, v] of Object.entries(patch)) if (v !== undefined) changes[k] = v;
+      const stamp = changes.status ? STAMPS[channel]?.[changes.status as string] : undefined;
+      if (stamp && record[stamp] === null && changes.status !== record.status) {
+        changes[stamp] = this.clock.now();
+      }
+      if (Object.keys(changes).length) await repo.update({ id: recordId }, changes);
+      return {
+        before: record,
+        after: (await repo.findOneByOrFail({ id: recordId })) as ChannelRecordOf[C],
+      };
+    });
+    this.events.publish({
+      type: 'contact.updated',
+      organizationId: orgId,
+      contactId,
+      refs: { [channel]: recordId },
+    });
+    if (
+      channel === 'push' &&
+      before.status === 'active' &&
+      (after.status === 'expired' || after.status === 'inactive')
+    ) {
+      this.events.publish({
+        type: 'push.token_invalidated',
+        organizationId: orgId,
+        contactId,
+        refs: { push: recordId },
+      });
+    }
+    return after;
+  }
+
+  async delete(
+    orgId: string,
+    contactId: string,
+    channel: ContactChannel,
+    recordId: string,
+  ): Promise<void> {
+    const info = CHANNEL_INFO[channel];
+    await inTransaction(this.ds, async (em) => {
+      await this.lockContact(em, orgId, contactId);
+      const res = await em
+        .getRepository<ObjectLiteral>(info.entity)
+        .delete({ id: recordId, contactId, organizationId: orgId });
+      if (!res.affected) throw new NotFoundError(info.label);
+    });
+    this.events.publish({
+      type: 'contact.updated',
+      organizationId: orgId,
+      contactId,
+      refs: { [channel]: recordId },
+    });
+  }
+
+  /** 404 unless the contact is the organization's; keeps it from being deleted meanwhile. */
+  private async lockContact(em: EntityManager, orgId: string, contactId: string): Promise<void> {
+    const rows: unknown[] = await em.query(
+      `SELECT 1 FROM contacts WHERE id = $1 AND organization_id = $2 FOR KEY SHARE`,
+      [contactId, orgId],
+    );
+    if (!rows.length) throw new NotFoundError('Contact');
+  }
+}

@@ -1,0 +1,34 @@
+import { normaliseContactListQuery } from './contact-query';
+import { escapeLike } from './contacts.repository';
+import { uniqueTagNames } from './contact-tags.service';
+
+describe('normaliseContactListQuery', () => {
+  it('fills the defaults of §5 and nulls absent filters', () => {
+    expect(normaliseContactListQuery({})).toEqual({
+      page: 1,
+      limit: 20,
+      search: null,
+      status: null,
+      channel: null,
+      sortBy: 'createdAt',
+      sortOrder: 'desc',
+    });
+  });
+
+  it('trims the search', () => {
+    expect(normaliseContactListQuery({ search: '  ada ' }).search).toBe('ada');
+    expect(normaliseContactListQuery({ search: '   ' }).search).toBeNull();
+  });
+});
+
+describe('escapeLike', () => {
+  it('escapes LIKE wildcards and the escape character', () => {
+    expect(escapeLike('50%_off\\')).toBe('50\\%\\_off\\\\');
+  });
+});
+
+describe('uniqueTagNames', () => {
+  it('trims, drops empties and keeps the first spelling of case variants', () => {
+    expect(uniqueTagNames(['VIP', ' vip ', '', 'Beta', 'beta '])).toEqual(['VIP', 'Beta']);
+  });
+});

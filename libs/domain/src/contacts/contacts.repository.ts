@@ -1,0 +1,328 @@
+// Contact reads: the SQL of GET /contacts (one count, one page) and the batch loaders that preload
+// channel records, tags and memberships for a set of contacts in one query each.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { blindIndexCandidatesOf } from './blind-index';
+import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
+import { ContactList } from './contact-list.entity';
+import { ContactListMembership } from './contact-list-membership.entity';
+import { ContactListQuery, ContactSortField } from './contact-query';
+import { ContactTag } from './contact-tag.entity';
+import { ContactView } from './contact-views';
+import { Contact } from './contact.entity';
+import { normalisePhone } from './phone-number';
+
+export interface SqlQuery {
+  sql: string;
+  params: unknown[];
+}
+
+export interface ContactLoadOptions {
+  /** Channel arrays to preload. */
+  channels?: readonly ContactChannel[];
+  /** Tag names (Contact.tags). */
+  tags?: boolean;
+  /** Tag records (Contact.tagRecords). */
+  tagRecords?: boolean;
+  /** List memberships with their list (Contact.listMemberships). */
+  memberships?: boolean;
+}
+
+export const LOAD_EVERYTHING: ContactLoadOptions = {
+  channels: CONTACT_CHANNELS,
+  tags: true,
+  tagRecords: true,
+  memberships: true,
+};
+
+// Nullable fields sort NULLs last in both directions (one index per direction, see migration).
+const SORT_COLUMNS: Record<ContactSortField, { property: string; nullable: boolean }> = {
+  firstName: { property: 'firstName', nullable: true },
+  lastName: { property: 'lastName', nullable: true },
+  createdAt: { property: 'createdAt', nullable: false },
+  updatedAt: { property: 'updatedAt', nullable: false },
+  lastActivityAt: { property: 'lastActivityAt', nullable: true },
+};
+
+const PHONE_TABLES = ['contact_sms', 'contact_whatsapp', 'contact_telegram'];
+
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (m) => '\\' + m);
+}
+
+@Injectable()
+export class ContactsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * The SQL of one GET /contacts page. `page` returns the page's contacts with the total in a
+   * `total` column: from contact_counters (kept by triggers) unless there is a search, else a
+   * window count over the matches; it walks the sort field's index. `count` is the same total on
+   * its own, needed only when the page is empty (past the last page).
+   */
+  listQueries(
+    orgId: string,
+    q: ContactListQuery,
+  ): { page: SelectQueryBuilder<Contact>; count: SqlQuery } {
+    const params: Record<string, unknown> = { orgId };
+    const where = ['c.organization_id = :orgId'];
+    if (q.status) {
+      params.status = q.status;
+      where.push('c.status = :status');
+    }
+    if (q.channel) where.push(`(c.channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
+    if (q.search) where.push(`c.id IN (${this.searchSql(q.search, params)})`);
+    const whereSql = where.join(' AND ');
+
+    let countSql: string;
+    let totalColumn: string;
+    if (q.search) {
+      countSql = `SELECT count(*) AS total FROM contacts c WHERE ${whereSql}`;
+      totalColumn = 'count(*) OVER ()';
+    } else {
+      const cond = ['cc.organization_id = :orgId'];
+      if (q.status) cond.push('cc.status = :status');
+      if (q.channel) cond.push(`(cc.channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
+      countSql = `SELECT coalesce(sum(cc.total), 0) AS total FROM contact_counters cc WHERE ${cond.join(' AND ')}`;
+      totalColumn = `(${countSql})`;
+    }
+
+    const sort = SORT_COLUMNS[q.sortBy];
+    const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+    const nulls = sort.nullable ? 'NULLS LAST' : undefined;
+    const page = this.ds
+      .getRepository(Contact)
+      .createQueryBuilder('c')
+      .addSelect(totalColumn, 'total')
+      .where(whereSql, params)
+      .orderBy(`c.${sort.property}`, dir, nulls)
+      .addOrderBy('c.id', dir)
+      .limit(q.limit)
+      .offset((q.page - 1) * q.limit);
+    return { page, count: this.positional(countSql, params) };
+  }
+
+  /** Runs the page query: its contacts and the total. */
+  async page(
+    query: { page: SelectQueryBuilder<Contact>; count: SqlQuery },
+    pageNumber: number,
+  ): Promise<{ contacts: Contact[]; total: number }> {
+    const [sql, params] = query.page.getQueryAndParameters();
+    const raw: (Record<string, unknown> & { total: string })[] = await this.ds.query(sql, params);
+    if (raw.length) {
+      return { contacts: this.hydrate<Contact>(Contact, raw, 'c'), total: Number(raw[0].total) };
+    }
+    // An empty first page means nothing matches; past the last page the total is counted apart.
+    return { contacts: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
+  }
+
+  /** Name fragment (one trigram index) or exact email / phone number (blind indexes, every key). */
+  private searchSql(search: string, params: Record<string, unknown>): string {
+    // contact_search_text joins the three names with chr(1), which a fragment never contains, and
+    // leaves out a display name stored encrypted (it carries an address).
+    // eslint-disable-next-line no-control-regex
+    params.pattern = `%${escapeLike(search.replace(/[\x00-\x1f]/g, ''))}%`;
+    const parts = [
+      `SELECT n.id FROM contacts n WHERE n.organization_id = :orgId AND contact_search_text(n.first_name, n.last_name, n.display_name) ILIKE :pattern`,
+    ];
+    if (search.includes('@')) {
+      params.emailHashes = blindIndexCandidatesOf('email', search);
+      parts.push(
+        `SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = :orgId AND e.email_hash = ANY(:emailHashes)`,
+      );
+    }
+    const phone = normalisePhone(search);
+    if (phone) {
+      params.phoneHashes = blindIndexCandidatesOf('phone', phone);
+      for (const table of PHONE_TABLES) {
+        parts.push(
+          `SELECT t.contact_id FROM ${table} t WHERE t.organization_id = :orgId AND t.phone_hash = ANY(:phoneHashes)`,
+        );
+      }
+    }
+    return parts.join(' UNION ALL ');
+  }
+
+  private positional(sql: string, params: Record<string, unknown>): SqlQuery {
+    const [text, values] = this.ds.driver.escapeQueryWithParameters(sql, params);
+    return { sql: text, params: values };
+  }
+
+  async count(query: SqlQuery): Promise<number> {
+    const rows: { total: string }[] = await this.ds.query(query.sql, query.params);
+    return Number(rows[0]?.total ?? 0);
+  }
+
+  private readonly channelSql = new Map<ContactChannel, string>();
+
+  /** The batch query of one channel's records for a set of contacts (text built once). */
+  private channelQuery(orgId: string, ids: string[], channel: ContactChannel): SqlQuery {
+    let sql = this.channelSql.get(channel);
+    if (!sql) {
+      const meta = this.ds.getMetadata(CHANNEL_INFO[channel].entity);
+      const cols = meta.columns.filter((c) => c.isSelect).map((c) => `r.${c.databaseName}`);
+      sql = `SELECT ${cols.join(', ')} FROM ${meta.tableName} r
+              WHERE r.organization_id = $1 AND r.contact_id = ANY($2::uuid[])
+              ORDER BY r.created_at, r.id`;
+      this.channelSql.set(channel, sql);
+    }
+    return { sql, params: [orgId, ids] };
+  }
+
+  /**
+   * Rows to entities through TypeORM's own per-column hydration, so every column transformer
+   * (decryption by `encryptedColumn` included) applies exactly as in a repository read.
+   */
+  private hydrate<T extends ObjectLiteral>(
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+    entity: Function,
+    rows: Record<string, unknown>[],
+    /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
+    alias?: string,
+  ): T[] {
+    const meta = this.ds.getMetadata(entity);
+    const cols = meta.columns.filter((c) => c.isSelect);
+    return rows.map((row) => {
+      const out = meta.create() as T;
+      for (const c of cols) {
+        const key = alias ? `${alias}_${c.databaseName}` : c.databaseName;
+        c.setEntityValue(out, this.ds.driver.prepareHydratedValue(row[key], c));
+      }
+      return out;
+    });
+  }
+
+  private async channelRecords(
+    orgId: string,
+    ids: string[],
+    channel: ContactChannel,
+  ): Promise<ObjectLiteral[]> {
+    const q = this.channelQuery(orgId, ids, channel);
+    return this.hydrate(CHANNEL_INFO[channel].entity, await this.ds.query(q.sql, q.params));
+  }
+
+  private tagNamesQuery(orgId: string, ids: string[]): SqlQuery {
+    return {
+      sql: `SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
+              JOIN contact_tags t ON t.id = a.tag_id
+             WHERE a.organization_id = $1 AND a.contact_id = ANY($2::uuid[])
+             ORDER BY lower(t.name), t.id`,
+      params: [orgId, ids],
+    };
+  }
+
+  /**
+   * Channels worth querying for these contacts: a channel no contact has a record on (by its
+   * channel_mask bit) is not queried at all.
+   */
+  private channelsFor(contacts: Contact[], wanted: readonly ContactChannel[]): ContactChannel[] {
+    const mask = contacts.reduce((m, c) => m | c.channelMask, 0);
+    return wanted.filter((ch) => (mask & CHANNEL_INFO[ch].bit) !== 0);
+  }
+
+  /** Every statement `complete` runs for these contacts (the bench replays them through pg). */
+  loaderQueries(orgId: string, contacts: Contact[], opts: ContactLoadOptions): SqlQuery[] {
+    const ids = contacts.map((c) => c.id);
+    const out: SqlQuery[] = [];
+    for (const ch of this.channelsFor(contacts, opts.channels ?? [])) {
+      out.push(this.channelQuery(orgId, ids, ch));
+    }
+    if (opts.tags || opts.tagRecords) out.push(this.tagNamesQuery(orgId, ids));
+    return out;
+  }
+
+  /** Contacts of the organization by id, in the order of `ids` (unknown ids are skipped). */
+  async load(orgId: string, ids: string[], opts: ContactLoadOptions = {}): Promise<ContactView[]> {
+    if (!ids.length) return [];
+    const found = await this.ds
+      .getRepository(Contact)
+      .createQueryBuilder('c')
+      .where('c.organizationId = :orgId', { orgId })
+      .andWhere('c.id = ANY(:ids)', { ids })
+      .getMany();
+    const byId = new Map(found.map((c) => [c.id, c]));
+    const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));
+    return this.complete(orgId, contacts, opts);
+  }
+
+  /**
+   * Adds to already loaded contacts what `opts` asks for: one query per kind of data, run in
+   * parallel, never one query per contact.
+   */
+  async complete(
+    orgId: string,
+    contacts: Contact[],
+    opts: ContactLoadOptions = {},
+  ): Promise<ContactView[]> {
+    if (!contacts.length) return [];
+    const ids = contacts.map((c) => c.id);
+    const wanted = opts.channels ?? [];
+    const channels = this.channelsFor(contacts, wanted);
+    const tagQuery = opts.tags || opts.tagRecords ? this.tagNamesQuery(orgId, ids) : null;
+    const [channelRows, tagRows, memberships] = await Promise.all([
+      Promise.all(channels.map((ch) => this.channelRecords(orgId, ids, ch))),
+      tagQuery
+        ? (this.ds.query(tagQuery.sql, tagQuery.params) as Promise<
+            { contact_id: string; tag_id: string; name: string }[]
+          >)
+        : Promise.resolve([]),
+      opts.memberships
+        ? this.ds.getRepository(ContactListMembership).find({
+            where: { organizationId: orgId, contactId: In(ids) },
+            order: { createdAt: 'ASC', id: 'ASC' },
+          })
+        : Promise.resolve([] as ContactListMembership[]),
+    ]);
+
+    const [tagRecords, lists] = await Promise.all([
+      opts.tagRecords && tagRows.length
+        ? this.ds.getRepository(ContactTag).findBy({
+            organizationId: orgId,
+            id: In([...new Set(tagRows.map((r) => r.tag_id))]),
+          })
+        : Promise.resolve([] as ContactTag[]),
+      memberships.length
+        ? this.ds.getRepository(ContactList).findBy({
+            organizationId: orgId,
+            id: In([...new Set(memberships.map((m) => m.contactListId))]),
+          })
+        : Promise.resolve([] as ContactList[]),
+    ]);
+
+    const byId = new Map<string, ContactView>();
+    const views = contacts.map((contact) => {
+      const view: ContactView = { contact, tags: [] };
+      for (const ch of wanted) {
+        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = [];
+      }
+      if (opts.tagRecords) view.tagRecords = [];
+      if (opts.memberships) view.listMemberships = [];
+      byId.set(contact.id, view);
+      return view;
+    });
+    channels.forEach((ch, i) => {
+      for (const r of channelRows[i]) {
+        const view = byId.get(r.contactId as string);
+        if (view) (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key].push(r);
+      }
+    });
+    const tagById = new Map(tagRecords.map((t) => [t.id, t]));
+    for (const r of tagRows) {
+      const view = byId.get(r.contact_id);
+      if (!view) continue;
+      if (opts.tags) view.tags.push(r.name);
+      const tag = tagById.get(r.tag_id);
+      if (opts.tagRecords && tag) view.tagRecords!.push(tag);
+    }
+    const listById = new Map(lists.map((l) => [l.id, l]));
+    for (const m of memberships) {
+      const list = listById.get(m.contactListId);
+      byId.get(m.contactId)?.listMemberships?.push({
+        membership: m,
+        contactList: list ? { list, tags: [] } : undefined,
+      });
+    }
+    return views;
+  }
+}

@@ -1,0 +1,218 @@
+// Contacts (§5): listing with filters, full reads, and the create / update / delete paths. Each
+// change goes through exactly one method here, which publishes its event after the commit.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm';
+import { Page } from '../common/pagination';
+import { NotFoundError } from '../errors/domain-errors';
+import {
+  ChannelInputOf,
+  ContactChannelsService,
+  EmailInput,
+  ImessageInput,
+  PushInput,
+  SmsInput,
+  TelegramInput,
+  WhatsappInput,
+} from './contact-channels.service';
+import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
+import { ContactEvents } from './contact-events';
+import { ContactListsService } from './contact-lists.service';
+import {
+  CONTACT_LIST_FILTERS,
+  ContactListQueryInput,
+  normaliseContactListQuery,
+} from './contact-query';
+import { ContactTag } from './contact-tag.entity';
+import { ContactTagsService } from './contact-tags.service';
+import { ContactView } from './contact-views';
+import { Contact, ContactStatus, deriveDisplayName } from './contact.entity';
+import { ContactLoadOptions, ContactsRepository, LOAD_EVERYTHING } from './contacts.repository';
+import { inTransaction } from './transaction';
+
+export interface ContactFields {
+  firstName?: string | null;
+  lastName?: string | null;
+  displayName?: string | null;
+  timezone?: string | null;
+  language?: string | null;
+  status?: ContactStatus | null;
+  customFields?: Record<string, unknown> | null;
+  notes?: string | null;
+  lastActivityAt?: Date | null;
+}
+
+export interface CreateContactInput extends ContactFields {
+  /** Tag names; missing tags are created. */
+  tags?: string[];
+  emails?: EmailInput[];
+  smsNumbers?: SmsInput[];
+  whatsappAccounts?: WhatsappInput[];
+  telegramAccounts?: TelegramInput[];
+  imessageAccounts?: ImessageInput[];
+  pushNotifications?: PushInput[];
+  /** Lists the contact is subscribed to. */
+  listIds?: string[];
+}
+
+const FIELD_KEYS = [
+  'firstName',
+  'lastName',
+  'displayName',
+  'timezone',
+  'language',
+  'status',
+  'customFields',
+  'notes',
+  'lastActivityAt',
+] as const;
+
+function trimmedOrNull(v: string | null | undefined): string | null {
+  const t = v?.trim();
+  return t ? t : null;
+}
+
+@Injectable()
+export class ContactsService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: ContactsRepository,
+    private readonly channels: ContactChannelsService,
+    private readonly tags: ContactTagsService,
+    private readonly lists: ContactListsService,
+    private readonly events: ContactEvents,
+  ) {}
+
+  /** GET /contacts: a page with channel records and tag names preloaded (one query per kind). */
+  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
+    const q = normaliseContactListQuery(input);
+    const { contacts, total } = await this.repo.page(this.repo.listQueries(orgId, q), q.page);
+    const views = await this.repo.complete(orgId, contacts, {
+      channels: CONTACT_CHANNELS,
+      tags: true,
+    });
+    return new Page(
+      views,
+      total,
+      { page: q.page, limit: q.limit },
+      { filters: CONTACT_LIST_FILTERS, appliedFilters: q },
+    );
+  }
+
+  /** Contacts by id with what `opts` asks for, in order (segments and lists reuse this). */
+  loadViews(orgId: string, ids: string[], opts: ContactLoadOptions): Promise<ContactView[]> {
+    return this.repo.load(orgId, ids, opts);
+  }
+
+  /** One contact with every optional array loaded. */
+  async get(orgId: string, id: string): Promise<ContactView> {
+    const [view] = await this.repo.load(orgId, [id], LOAD_EVERYTHING);
+    if (!view) throw new NotFoundError('Contact');
+    return view;
+  }
+
+  async create(orgId: string, input: CreateContactInput): Promise<ContactView> {
+    const id = await inTransaction(this.ds, async (em) => {
+      const { identifiers } = await em.getRepository(Contact).insert({
+        organizationId: orgId,
+        firstName: trimmedOrNull(input.firstName),
+        lastName: trimmedOrNull(input.lastName),
+        displayName:
+          trimmedOrNull(input.displayName) ??
+          deriveDisplayName(input.firstName, input.lastName, input.emails?.[0]?.email),
+        timezone: input.timezone ?? null,
+        language: input.language ?? null,
+        status: input.status === undefined ? 'active' : input.status,
+        customFields: input.customFields ?? null,
+        notes: input.notes ?? null,
+        lastActivityAt: input.lastActivityAt ?? null,
+      } as QueryDeepPartialEntity<Contact>);
+      const contactId = identifiers[0].id as string;
+      for (const channel of CONTACT_CHANNELS) {
+        const key = CHANNEL_INFO[channel].key;
+        const records = (input as Record<string, unknown>)[key] as
+          ChannelInputOf[ContactChannel][] | undefined;
+        for (const [i, record] of (records ?? []).entries()) {
+          await this.channels.insertRecord(em, orgId, contactId, channel, record, `${key}.${i}.`);
+        }
+      }
+      if (input.tags?.length) await this.tags.assign(em, orgId, contactId, input.tags);
+      if (input.listIds?.length)
+        await this.lists.subscribeIn(em, orgId, input.listIds, [contactId]);
+      return contactId;
+    });
+    // Event hook: contact.created is published here, and only here, after the commit.
+    this.events.publish({ type: 'contact.created', organizationId: orgId, contactId: id });
+    return this.get(orgId, id);
+  }
+
+  async update(orgId: string, id: string, input: ContactFields): Promise<ContactView> {
+    const changes: Partial<Contact> = {};
+    for (const key of FIELD_KEYS) {
+      if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
+    }
+    for (const key of ['firstName', 'lastName', 'displayName'] as const) {
+      if (key in changes) changes[key] = trimmedOrNull(changes[key]);
+    }
+    await inTransaction(this.ds, async (em) => {
+      await this.lockContact(em, orgId, id, 'FOR NO KEY UPDATE');
+      if (Object.keys(changes).length)
+        await em.getRepository(Contact).update({ id }, changes as QueryDeepPartialEntity<Contact>);
+    });
+    // Event hook: contact.updated for field changes is published here, after the commit.
+    this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
+    return this.get(orgId, id);
+  }
+
+  /** Deletes the contact, its channel records, tags and memberships (subscriberCount adjusted). */
+  async delete(orgId: string, id: string): Promise<void> {
+    await inTransaction(this.ds, async (em) => {
+      await this.lockContact(em, orgId, id, 'FOR UPDATE');
+      await this.lists.removeContactIn(em, orgId, id);
+      await em.query(`DELETE FROM contacts WHERE id = $1`, [id]);
+    });
+    // Event hook: contact.deleted is published here, and only here, after the commit.
+    this.events.publish({ type: 'contact.deleted', organizationId: orgId, contactId: id });
+  }
+
+  /** POST /contacts/{id}/tags: adds the named tags (created when missing). */
+  async addTags(orgId: string, id: string, names: string[]): Promise<ContactView> {
+    await inTransaction(this.ds, async (em) => {
+      await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
+      await this.tags.assign(em, orgId, id, names);
+    });
+    this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
+    return this.get(orgId, id);
+  }
+
+  /** DELETE /contacts/{id}/tags/{tagId}: removes one tag from the contact. */
+  async removeTag(orgId: string, id: string, tagId: string): Promise<ContactView> {
+    await inTransaction(this.ds, async (em) => {
+      await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
+      const tag = await em
+        .getRepository(ContactTag)
+        .findOneBy({ id: tagId, organizationId: orgId });
+      if (!tag) throw new NotFoundError('Tag');
+      await em.query(`DELETE FROM contact_tag_assignments WHERE contact_id = $1 AND tag_id = $2`, [
+        id,
+        tagId,
+      ]);
+    });
+    this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
+    return this.get(orgId, id);
+  }
+
+  private async lockContact(
+    em: EntityManager,
+    orgId: string,
+    id: string,
+    mode: 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR KEY SHARE',
+  ): Promise<void> {
+    const rows: unknown[] = await em.query(
+      `SELECT 1 FROM contacts WHERE id = $1 AND organization_id = $2 ${mode}`,
+      [id, orgId],
+    );
+    if (!rows.length) throw new NotFoundError('Contact');
+  }
+}

@@ -1,0 +1,127 @@
+// The aggregates GET /contacts and GET /contact-tags read instead of counting a million rows
+// (contacts.channel_mask, contact_counters, contact_tags.contact_count) stay equal to the rows
+// they summarise through every kind of change, also when changes run concurrently.
+import { INestApplication } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { createTestApp } from '../support/app';
+import { createSession, Session } from '../support/session';
+import { CONTACTS, createContact } from './contacts-support';
+
+describe('Contact aggregates', () => {
+  let app: INestApplication;
+  let s: Session;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    s = await createSession(app);
+    ds = app.get(DataSource);
+  });
+  afterAll(() => app.close());
+
+  async function expectConsistent() {
+    const masks: { id: string; mask: number; actual: number }[] = await ds.query(
+      `SELECT c.id, c.channel_mask AS mask,
+              (CASE WHEN EXISTS (SELECT 1 FROM contact_emails t WHERE t.contact_id = c.id) THEN 1 ELSE 0 END
+             | CASE WHEN EXISTS (SELECT 1 FROM contact_sms t WHERE t.contact_id = c.id) THEN 2 ELSE 0 END
+             | CASE WHEN EXISTS (SELECT 1 FROM contact_whatsapp t WHERE t.contact_id = c.id) THEN 4 ELSE 0 END
+             | CASE WHEN EXISTS (SELECT 1 FROM contact_telegram t WHERE t.contact_id = c.id) THEN 8 ELSE 0 END
+             | CASE WHEN EXISTS (SELECT 1 FROM contact_imessage t WHERE t.contact_id = c.id) THEN 16 ELSE 0 END
+             | CASE WHEN EXISTS (SELECT 1 FROM contact_push t WHERE t.contact_id = c.id) THEN 32 ELSE 0 END) AS actual
+         FROM contacts c WHERE c.organization_id = $1`,
+      [s.org.id],
+    );
+    for (const m of masks) expect({ id: m.id, mask: m.mask }).toEqual({ id: m.id, mask: m.actual });
+    const diff = await ds.query(
+      `SELECT coalesce(a.status, b.status) AS status, coalesce(a.channel_mask, b.channel_mask) AS mask,
+              coalesce(a.total, 0)::int AS counted, coalesce(b.n, 0)::int AS actual
+         FROM (SELECT status, channel_mask, total FROM contact_counters WHERE organization_id = $1) a
+         FULL JOIN (SELECT coalesce(status, '') AS status, channel_mask, count(*) AS n
+                      FROM contacts WHERE organization_id = $1 GROUP BY 1, 2) b
+           ON a.status = b.status AND a.channel_mask = b.channel_mask
+        WHERE coalesce(a.total, 0) <> coalesce(b.n, 0)`,
+      [s.org.id],
+    );
+    expect(diff).toEqual([]);
+    const tags = await ds.query(
+      `SELECT t.name, t.contact_count AS counted,
+              (SELECT count(*)::int FROM contact_tag_assignments a WHERE a.tag_id = t.id) AS actual
+         FROM contact_tags t WHERE t.organization_id = $1`,
+      [s.org.id],
+    );
+    for (const t of tags)
+      expect({ name: t.name, count: t.counted }).toEqual({ name: t.name, count: t.actual });
+  }
+
+  it('follow creation, status changes, channel records, tags and deletion', async () => {
+    const a = await createContact(s, {
+      emails: [{ email: 'agg-a@example.com' }],
+      tags: ['x', 'y'],
+    });
+    const b = await createContact(s, {
+      status: null,
+      smsNumbers: [{ phoneNumber: '+14155550301' }],
+      tags: ['x'],
+    });
+    const c = await createContact(s, { status: 'archived' });
+    await expectConsistent();
+    await s.http.patch(`${CONTACTS}/${a.id}`, { status: 'inactive' }).expect(200);
+    await s.http.patch(`${CONTACTS}/${b.id}`, { status: 'active' }).expect(200);
+    const push = await s.http
+      .post(`${CONTACTS}/${c.id}/push`, { deviceToken: 'agg-token', platform: 'web' })
+      .expect(201);
+    await s.http.post(`${CONTACTS}/${a.id}/sms`, { phoneNumber: '+14155550302' }).expect(201);
+    await s.http.post(`${CONTACTS}/${a.id}/emails`, { email: 'agg-a2@example.com' }).expect(201);
+    await expectConsistent();
+    // Deleting one of two emails keeps the bit; deleting the last one clears it.
+    const emails = (await s.http.get(`${CONTACTS}/${a.id}`).expect(200)).body.data.emails;
+    await s.http.delete(`${CONTACTS}/${a.id}/emails/${emails[0].id}`).expect(200);
+    await expectConsistent();
+    await s.http.delete(`${CONTACTS}/${a.id}/emails/${emails[1].id}`).expect(200);
+    await s.http.delete(`${CONTACTS}/${c.id}/push/${push.body.data.id}`).expect(200);
+    await expectConsistent();
+    const x = (await s.http.get('/api/v1/user/contact-tags/all').expect(200)).body.data.find(
+      (t: { name: string }) => t.name === 'x',
+    );
+    await s.http.delete(`${CONTACTS}/${a.id}/tags/${x.id}`).expect(200);
+    await s.http.delete(`${CONTACTS}/${b.id}`).expect(200);
+    await expectConsistent();
+    const total = (await s.http.get(CONTACTS).expect(200)).body.meta.total;
+    expect(total).toBe(2);
+  });
+
+  it('stay exact under concurrent creates, channel changes and deletes', async () => {
+    const base = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        createContact(s, { firstName: `P${i}`, tags: ['conc'] }),
+      ),
+    );
+    await Promise.all([
+      ...base.map((c, i) =>
+        s.http.post(`${CONTACTS}/${c.id}/sms`, { phoneNumber: `+1415555040${i}` }),
+      ),
+      ...base.map((c, i) =>
+        s.http.post(`${CONTACTS}/${c.id}/emails`, { email: `conc${i}@example.com` }),
+      ),
+      ...base.slice(0, 5).map((c) => s.http.patch(`${CONTACTS}/${c.id}`, { status: 'inactive' })),
+      ...Array.from({ length: 10 }, (_, i) =>
+        s.http.post(CONTACTS, { tags: ['conc'], smsNumbers: [{ phoneNumber: `+1415555050${i}` }] }),
+      ),
+    ]);
+    await expectConsistent();
+    await Promise.all([
+      ...base.slice(5).map((c) => s.http.delete(`${CONTACTS}/${c.id}`)),
+      ...base
+        .slice(0, 5)
+        .map((c) => s.http.post(`${CONTACTS}/${c.id}/tags`, { names: ['conc', 'more'] })),
+    ]);
+    await expectConsistent();
+    const active = (await s.http.get(`${CONTACTS}?status=active&channel=sms`).expect(200)).body;
+    const [{ n }] = await ds.query(
+      `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND c.status = 'active'
+          AND EXISTS (SELECT 1 FROM contact_sms t WHERE t.contact_id = c.id)`,
+      [s.org.id],
+    );
+    expect(active.meta.total).toBe(n);
+  });
+});
