@@ -350,6 +350,46 @@ describe('Contact segments (§6)', () => {
     });
   });
 
+  describe('dynamic segments follow changes made through the contacts API', () => {
+    it('a created, re-tagged, updated and deleted contact shows on the next request', async () => {
+      const rules = {
+        operator: 'and',
+        conditions: [
+          { field: 'tags', operator: 'hasAny', value: ['Follow-Tag'] },
+          { field: 'status', operator: 'equals', value: 'active' },
+          { field: 'email', operator: 'isNotEmpty' },
+        ],
+      };
+      const seg = (await s.http.post(SEGMENTS, { name: 'api', type: 'dynamic', rules }).expect(201))
+        .body.data.id;
+      const members = async () =>
+        (await s.http.get(`${SEGMENTS}/${seg}/contacts`).expect(200)).body.data.map(
+          (c: { id: string }) => c.id,
+        );
+      const created = await s.http
+        .post('/api/v1/user/contacts', {
+          firstName: 'Via',
+          lastName: 'Api',
+          status: 'inactive',
+          emails: [{ email: 'via.api@example.com' }],
+        })
+        .expect(201);
+      const id = created.body.data.id;
+      expect(await members()).toEqual([]);
+      await s.http.post(`/api/v1/user/contacts/${id}/tags`, { names: ['follow-tag'] }).expect(200);
+      expect(await members()).toEqual([]);
+      await s.http.patch(`/api/v1/user/contacts/${id}`, { status: 'active' }).expect(200);
+      expect(await members()).toEqual([id]);
+      const page = await s.http.get(`${SEGMENTS}/${seg}/contacts`).expect(200);
+      expect(page.body.data[0]).toMatchObject({
+        tags: ['follow-tag'],
+        emails: [expect.objectContaining({ email: 'via.api@example.com' })],
+      });
+      await s.http.delete(`/api/v1/user/contacts/${id}`).expect(200);
+      expect(await members()).toEqual([]);
+    });
+  });
+
   describe('GET /contact-segments/{id}/contacts', () => {
     it('pages newest first with spec meta, emails and tags preloaded', async () => {
       const rules = {
