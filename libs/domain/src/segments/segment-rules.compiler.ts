@@ -117,11 +117,18 @@ function exists(sql: string): string {
   return `EXISTS (${sql})`;
 }
 
+/**
+ * The values lower-cased by PostgreSQL itself (an init plan, computed once per query), so they fold
+ * exactly as the `lower(column)` they are compared with, whatever the characters.
+ */
+function lowered(values: string[], p: SqlParams): string {
+  return `ARRAY(SELECT DISTINCT lower(v) FROM unnest(${p.bind(values, 'text[]')}) AS v)`;
+}
+
 function tagsMatch(names: string[], p: SqlParams): string {
-  const lowered = [...new Set(names.map((n) => n.toLowerCase()))];
   return `SELECT 1 FROM contact_tag_assignments ta JOIN contact_tags t ON t.id = ta.tag_id
      WHERE ta.contact_id = c.id AND t.organization_id = c.organization_id
-       AND lower(t.name) = ANY(${p.bind(lowered, 'text[]')})`;
+       AND lower(t.name) = ANY(${lowered(names, p)})`;
 }
 
 function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
@@ -148,12 +155,8 @@ function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
       // compare case-insensitively.
       const exact = cond.field === 'status';
       const lhs = exact ? col : `lower(${col})`;
-      const one = (v: string) => p.bind(exact ? v : v.toLowerCase(), 'text');
-      const many = (v: string[]) =>
-        p.bind(
-          v.map((s) => (exact ? s : s.toLowerCase())),
-          'text[]',
-        );
+      const one = (v: string) => (exact ? p.bind(v, 'text') : `lower(${p.bind(v, 'text')})`);
+      const many = (v: string[]) => (exact ? p.bind(v, 'text[]') : lowered(v, p));
       switch (cond.operator) {
         case 'equals':
           return `${lhs} = ${one(cond.value as string)}`;
@@ -200,15 +203,13 @@ function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
         case 'hasNone':
           return `NOT ${exists(tagsMatch(cond.value, p))}`;
         case 'hasAll': {
-          // Tag names are unique per organization case-insensitively, so one match per name.
-          const wanted = new Set(cond.value.map((n) => n.toLowerCase())).size;
+          // Tag names are unique per organization case-insensitively: one match per name.
+          const names = p.bind(cond.value, 'text[]');
           return `(SELECT count(DISTINCT lower(t.name)) FROM contact_tag_assignments ta
                     JOIN contact_tags t ON t.id = ta.tag_id
                    WHERE ta.contact_id = c.id AND t.organization_id = c.organization_id
-                     AND lower(t.name) = ANY(${p.bind(
-                       [...new Set(cond.value.map((n) => n.toLowerCase()))],
-                       'text[]',
-                     )})) = ${p.bind(wanted, 'int')}`;
+                     AND lower(t.name) = ANY(ARRAY(SELECT lower(v) FROM unnest(${names}) AS v)))
+                 = (SELECT count(DISTINCT lower(v)) FROM unnest(${names}) AS v)`;
         }
       }
       break;

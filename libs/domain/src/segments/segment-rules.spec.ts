@@ -162,7 +162,7 @@ describe('compileRules', () => {
     expect(sql).not.toContain('a@b.co');
     expect(sql).toMatch(/^\(.*\)$/s);
     expect(params.values).toContainEqual(`%${hostile}%`);
-    expect(params.values).toContainEqual([hostile.toLowerCase(), 'vip']);
+    expect(params.values).toContainEqual([hostile, 'VIP', 'vip']);
     expect(params.values).toContainEqual('k');
     // Placeholders are numbered after the organization's $1.
     expect(sql).toContain('$2::text');
