@@ -160,7 +160,11 @@ async function main(): Promise<void> {
     // The same SQL the API runs, compiled by the same code with the same bound values.
     configureFieldEncryption(new FieldCipher(Buffer.from(env.ENCRYPTION_KEY!, 'base64')));
     const params = new SqlParams(1);
-    const predicate = compileRules(parseRules(RULES), { params, now: new Date() });
+    const predicate = compileRules(parseRules(RULES), {
+      params,
+      now: new Date(),
+      organizationId: orgId,
+    });
     const pageSql = `SELECT c.id FROM contacts c WHERE c.organization_id = $1 AND ${predicate}
       ORDER BY c.created_at DESC, c.id DESC LIMIT 20 OFFSET 0`;
     const countSql = `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${predicate}`;
@@ -193,7 +197,11 @@ async function main(): Promise<void> {
     let members = 0;
     for (let attempt = 0; attempt < 2 && !agreed; attempt++) {
       const fresh = new SqlParams(1);
-      const freshPredicate = compileRules(parseRules(RULES), { params: fresh, now: new Date() });
+      const freshPredicate = compileRules(parseRules(RULES), {
+        params: fresh,
+        now: new Date(),
+        organizationId: orgId,
+      });
       const sql = await pg.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${freshPredicate}`,
         [orgId, ...fresh.values],

@@ -66,14 +66,21 @@ export interface CompileContext {
   params: SqlParams;
   /** The instant `withinLastDays` counts back from (the injected Clock). */
   now: Date;
+  /** The organization whose tags the tag names resolve to. */
+  organizationId: string;
+}
+
+interface State extends CompileContext {
+  /** The organization's placeholder, bound once on first use. */
+  org?: string;
 }
 
 /** The SQL predicate of a rule tree over the alias `c` (contacts). */
 export function compileRules(tree: RuleGroup, ctx: CompileContext): string {
-  return compileNode(tree, ctx);
+  return compileNode(tree, { ...ctx });
 }
 
-function compileNode(node: RuleNode, ctx: CompileContext): string {
+function compileNode(node: RuleNode, ctx: State): string {
   if (node.kind === 'group') {
     const joiner = node.operator === 'and' ? ' AND ' : ' OR ';
     return '(' + node.conditions.map((n) => compileNode(n, ctx)).join(joiner) + ')';
@@ -125,13 +132,23 @@ function lowered(values: string[], p: SqlParams): string {
   return `ARRAY(SELECT DISTINCT lower(v) FROM unnest(${p.bind(values, 'text[]')}) AS v)`;
 }
 
-function tagsMatch(names: string[], p: SqlParams): string {
-  return `SELECT 1 FROM contact_tag_assignments ta JOIN contact_tags t ON t.id = ta.tag_id
-     WHERE ta.contact_id = c.id AND t.organization_id = c.organization_id
-       AND lower(t.name) = ANY(${lowered(names, p)})`;
+/**
+ * The ids of the organization's tags with these names (case-insensitive), as an init plan computed
+ * once per query: the semi-join then reads contact_tag_assignments alone, by (tag_id, contact_id)
+ * for a count or by its primary key per contact for a page.
+ */
+function tagIds(names: string[], ctx: State): string {
+  ctx.org ??= ctx.params.bind(ctx.organizationId, 'uuid');
+  return `ARRAY(SELECT t.id FROM contact_tags t
+     WHERE t.organization_id = ${ctx.org} AND lower(t.name) = ANY(${lowered(names, ctx.params)}))`;
 }
 
-function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
+function tagsMatch(names: string[], ctx: State): string {
+  return `SELECT 1 FROM contact_tag_assignments ta
+     WHERE ta.contact_id = c.id AND ta.tag_id = ANY(${tagIds(names, ctx)})`;
+}
+
+function compileCondition(cond: RuleCondition, ctx: State): string {
   const p = ctx.params;
   switch (cond.kind) {
     case 'text': {
@@ -199,17 +216,15 @@ function compileCondition(cond: RuleCondition, ctx: CompileContext): string {
     case 'tags':
       switch (cond.operator) {
         case 'hasAny':
-          return exists(tagsMatch(cond.value, p));
+          return exists(tagsMatch(cond.value, ctx));
         case 'hasNone':
-          return `NOT ${exists(tagsMatch(cond.value, p))}`;
+          return `NOT ${exists(tagsMatch(cond.value, ctx))}`;
         case 'hasAll': {
-          // Tag names are unique per organization case-insensitively: one match per name.
-          const names = p.bind(cond.value, 'text[]');
-          return `(SELECT count(DISTINCT lower(t.name)) FROM contact_tag_assignments ta
-                    JOIN contact_tags t ON t.id = ta.tag_id
-                   WHERE ta.contact_id = c.id AND t.organization_id = c.organization_id
-                     AND lower(t.name) = ANY(ARRAY(SELECT lower(v) FROM unnest(${names}) AS v)))
-                 = (SELECT count(DISTINCT lower(v)) FROM unnest(${names}) AS v)`;
+          // Tag names are unique per organization case-insensitively, so every distinct name
+          // resolves to at most one tag, and (contact_id, tag_id) is the assignments' key.
+          return `(SELECT count(*) FROM contact_tag_assignments ta
+                    WHERE ta.contact_id = c.id AND ta.tag_id = ANY(${tagIds(cond.value, ctx)}))
+                  = (SELECT count(DISTINCT lower(v)) FROM unnest(${p.bind(cond.value, 'text[]')}) AS v)`;
         }
       }
       break;

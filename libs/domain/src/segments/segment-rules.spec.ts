@@ -139,6 +139,8 @@ describe('parseRules', () => {
   });
 });
 
+const ORG = '00000000-0000-4000-8000-000000000001';
+
 describe('compileRules', () => {
   beforeAll(() => configureFieldEncryption(new FieldCipher(Buffer.alloc(32, 7))));
 
@@ -156,7 +158,11 @@ describe('compileRules', () => {
       ),
     );
     const params = new SqlParams(1);
-    const sql = compileRules(tree, { params, now: new Date('2025-01-01T00:00:00Z') });
+    const sql = compileRules(tree, {
+      params,
+      now: new Date('2025-01-01T00:00:00Z'),
+      organizationId: ORG,
+    });
     expect(sql).not.toContain('drop');
     expect(sql).not.toContain('VIP');
     expect(sql).not.toContain('a@b.co');
@@ -174,6 +180,7 @@ describe('compileRules', () => {
     compileRules(parseRules(and(cond('createdAt', 'withinLastDays', 2))), {
       params,
       now: new Date('2025-01-03T12:00:00Z'),
+      organizationId: ORG,
     });
     expect(params.values).toEqual(['2025-01-01T12:00:00.000Z']);
   });

@@ -160,7 +160,7 @@ export class SegmentsService {
 
   /** The count and the first contacts that rules would select, without storing anything. */
   async preview(organizationId: string, rules: unknown): Promise<SegmentPreview> {
-    const sel = this.compile(parseRules(rules));
+    const sel = this.compile(organizationId, parseRules(rules));
     const [count, ids] = await Promise.all([
       this.repo.countContacts(organizationId, sel),
       this.repo.pageContactIds(organizationId, sel, { page: 1, limit: PREVIEW_SAMPLE_SIZE }),
@@ -204,7 +204,9 @@ export class SegmentsService {
   }
 
   private selection(segment: ContactSegment, paramOffset = 1): ContactSelection {
-    if (segment.type === 'dynamic') return this.compile(parseRules(segment.rules), paramOffset);
+    if (segment.type === 'dynamic') {
+      return this.compile(segment.organizationId, parseRules(segment.rules), paramOffset);
+    }
     const params = new SqlParams(paramOffset);
     return {
       predicate: `EXISTS (SELECT 1 FROM contact_segment_members sm
@@ -213,9 +215,9 @@ export class SegmentsService {
     };
   }
 
-  private compile(tree: RuleGroup, paramOffset = 1): ContactSelection {
+  private compile(organizationId: string, tree: RuleGroup, paramOffset = 1): ContactSelection {
     const params = new SqlParams(paramOffset);
-    const predicate = compileRules(tree, { params, now: this.clock.now() });
+    const predicate = compileRules(tree, { params, now: this.clock.now(), organizationId });
     return { predicate, params: params.values };
   }
 
