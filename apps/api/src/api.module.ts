@@ -9,6 +9,7 @@ import {
   LimitsModule,
   QueuesModule,
   RedisModule,
+  SegmentsModule,
   ReportsModule,
   TenancyModule,
   WebhooksModule,
@@ -24,6 +25,7 @@ import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
+import { SegmentsController } from './segments/segments.controller';
 import { RevenueReportController } from './reports/revenue-report.controller';
 import { MessagingHttpModule } from './messaging/messaging-http.module';
 import { ApiKeysController } from './tenancy/api-keys.controller';
@@ -40,6 +42,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     QueuesModule,
     LimitsModule,
     TenancyModule,
+    SegmentsModule,
     CampaignsModule,
     ReportsModule,
     ContactsModule,
@@ -51,6 +54,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     AuthController,
     ApiKeysController,
     OrganizationController,
+    SegmentsController,
     CampaignsController,
     ConversionsController,
     RevenueReportController,

@@ -13,6 +13,7 @@ import { ContactList } from '../contacts/contact-list.entity';
 import { ContactListMembership } from '../contacts/contact-list-membership.entity';
 import { ContactListTag, ContactTag, ContactTagAssignment } from '../contacts/contact-tag.entity';
 import { Contact } from '../contacts/contact.entity';
+import { ContactSegment } from '../segments/contact-segment.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
 import { Organization } from '../tenancy/organization.entity';
 import { AccessToken, Membership, User } from '../tenancy/user.entity';
@@ -27,6 +28,7 @@ export const ENTITIES = [
   Membership,
   AccessToken,
   ContactList,
+  ContactSegment,
   Campaign,
   CampaignRecipient,
   Conversion,

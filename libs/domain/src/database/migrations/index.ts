@@ -2,6 +2,8 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
 import { Contacts1763700000100 } from './1763700000100-contacts';
 import { ContactsIndexes1763700000200 } from './1763700000200-contacts-indexes';
+import { Segments1763700000300 } from './1763700000300-segments';
+import { SegmentsIndexes1763700000301 } from './1763700000301-segments-indexes';
 import { Messaging1763700000400 } from './1763700000400-messaging';
 import { Webhooks1763700000600 } from './1763700000600-webhooks';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
@@ -10,6 +12,8 @@ export const MIGRATIONS = [
   Foundation1763700000000,
   Contacts1763700000100,
   ContactsIndexes1763700000200,
+  Segments1763700000300,
+  SegmentsIndexes1763700000301,
   Messaging1763700000400,
   Webhooks1763700000600,
   Campaigns1763700000700,

@@ -1,0 +1,124 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { SEGMENT_TYPES } from '@app/domain';
+import type { ContactSegment, SegmentType } from '@app/domain';
+
+/** Most contact ids one membership request may carry. */
+export const MAX_MEMBER_IDS = 1000;
+
+export class CreateSegmentDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name: string;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  @IsIn(SEGMENT_TYPES)
+  type: SegmentType;
+
+  /** Dynamic only: `{operator: "and"|"or", conditions: [...]}` (§6), validated by the domain. */
+  @IsOptional()
+  @IsObject()
+  rules?: Record<string, unknown>;
+
+  /** Static only: the initial members. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_MEMBER_IDS)
+  @IsUUID('all', { each: true })
+  contactIds?: string[];
+}
+
+export class UpdateSegmentDto {
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(2000)
+  description?: string | null;
+
+  /** Dynamic segments only; a static segment answers 409. */
+  @IsOptional()
+  @IsObject()
+  rules?: Record<string, unknown>;
+}
+
+export class SegmentMembersDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_MEMBER_IDS)
+  @IsUUID('all', { each: true })
+  contactIds: string[];
+}
+
+export class PreviewSegmentDto {
+  @IsObject()
+  rules: Record<string, unknown>;
+}
+
+export class SegmentPageQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  page?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+}
+
+export class SegmentListQueryDto extends SegmentPageQueryDto {
+  /** `true` counts the members of dynamic segments (static ones always carry their count). */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  withCounts?: 'true' | 'false';
+}
+
+export class SegmentGetQueryDto {
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  withCounts?: 'true' | 'false';
+}
+
+export function toSegmentResponse(s: ContactSegment) {
+  return {
+    id: s.id,
+    organizationId: s.organizationId,
+    name: s.name,
+    description: s.description,
+    type: s.type,
+    rules: s.rules,
+    contactCount: s.contactCount,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
