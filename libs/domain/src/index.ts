@@ -21,6 +21,7 @@ export * from './contacts/contacts.service';
 export * from './contacts/key-rotation';
 export * from './contacts/phone-number';
 export * from './crypto/field-encryption';
+export * from './crypto/tls-certificate';
 export * from './crypto/tokens';
 export * from './database/data-source-options';
 export * from './database/database.module';

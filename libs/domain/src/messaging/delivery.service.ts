@@ -134,6 +134,8 @@ export class DeliveryService {
 
   private baseMail(message: ClaimedMessage): SendMailOptions {
     const c = message.content;
+    // Relayed over SMTP: the message goes out byte for byte as it was submitted.
+    if (c.raw) return { raw: Buffer.from(c.raw, 'base64') };
     return {
       from: mailbox(c.from),
       to: c.to.map(mailbox),
@@ -163,7 +165,8 @@ export class DeliveryService {
     if (!recipients.length) return out;
     const mail = this.baseMail(message);
     const from = message.content.from.email;
-    const tracked = (message.trackOpens || message.trackClicks) && !!message.content.html;
+    const tracked =
+      (message.trackOpens || message.trackClicks) && !!message.content.html && !message.content.raw;
     if (!tracked) {
       const results = await this.outbound.send(
         mail,

@@ -11,10 +11,10 @@ import {
 import { SendingLimiter } from '../limits/sending-limiter';
 import { resolveSendingLimits } from '../limits/sending-limits';
 import { OrganizationService } from '../tenancy/organization.service';
-import { domainOf } from './address';
+import { domainOf, Mailbox } from './address';
 import { EmailDispatcher } from './email-dispatcher';
 import { MessageRepository, MessageSource } from './message.repository';
-import { prepareOutgoingMessage, SendEmailInput } from './outgoing-message';
+import { OutgoingMessage, prepareOutgoingMessage, SendEmailInput } from './outgoing-message';
 
 export interface SendResult {
   jobId: string;
@@ -43,23 +43,85 @@ export class SendService {
     source: MessageSource = 'api',
   ): Promise<SendResult> {
     const prepared = prepareOutgoingMessage(input);
+    await this.admit(organizationId, { requests: 1, recipients: prepared.recipients.length });
+    return this.commit(organizationId, source, prepared);
+  }
+
+  /**
+   * The SMTP relay's MAIL FROM (§9, spec Limits rule 5): one transaction is one request and one
+   * recipient of the organization's limits, consumed here, before any data is accepted.
+   */
+  async admitRelayTransaction(organizationId: string): Promise<void> {
+    await this.admit(organizationId, { requests: 1, recipients: 1 });
+  }
+
+  /**
+   * A message submitted over SMTP, already admitted at MAIL FROM: stored as received (the raw
+   * RFC 5322 bytes, encrypted with the rest of the content) for the envelope recipients, then queued.
+   */
+  async submitRaw(
+    organizationId: string,
+    input: {
+      raw: Buffer;
+      envelopeFrom: string;
+      recipients: string[];
+      from?: Mailbox;
+      subject?: string;
+    },
+  ): Promise<SendResult> {
+    const from = input.from ?? { email: input.envelopeFrom };
+    const seen = new Set<string>();
+    const recipients = input.recipients
+      .map((email) => email.trim())
+      .filter((email) => email && !seen.has(email.toLowerCase()) && seen.add(email.toLowerCase()))
+      .map((email) => ({ kind: 'to' as const, email }));
+    return this.commit(organizationId, 'smtp', {
+      content: {
+        v: 1,
+        from,
+        to: recipients.map((r) => ({ email: r.email })),
+        cc: [],
+        bcc: [],
+        replyTo: [],
+        subject: input.subject ?? '',
+        headers: {},
+        attachments: [],
+        raw: input.raw.toString('base64'),
+      },
+      recipients,
+      tags: [],
+      campaignId: null,
+      contactId: null,
+      trackOpens: false,
+      trackClicks: false,
+    });
+  }
+
+  /** Subscription, then the organization sending limits: all windows consumed, or none. */
+  private async admit(
+    organizationId: string,
+    usage: { requests: number; recipients: number },
+  ): Promise<void> {
     const org = await this.organizations.get(organizationId);
     if (org.subscriptionStatus === 'canceled' || org.subscriptionStatus === 'past_due') {
       throw new SubscriptionRequiredError('An active subscription is required to send email');
     }
     try {
-      await this.limiter.consume(
-        organizationId,
-        { requests: 1, recipients: prepared.recipients.length },
-        { limits: resolveSendingLimits(org) },
-      );
+      await this.limiter.consume(organizationId, usage, { limits: resolveSendingLimits(org) });
     } catch (err) {
       if (err instanceof DomainError) throw err;
       // Fail closed: without the counters nobody can tell whether the organization has budget.
       this.logger.warn({ msg: 'sending limits unavailable', err: (err as Error).message });
       throw new ServiceUnavailableError('Sending is temporarily unavailable', 5);
     }
+  }
 
+  /** Durable first: the message row is committed, then its delivery is queued. */
+  private async commit(
+    organizationId: string,
+    source: MessageSource,
+    prepared: OutgoingMessage,
+  ): Promise<SendResult> {
     const now = this.clock.now();
     const id = ulid(now.getTime());
     const jobId = `job_${id}`;
