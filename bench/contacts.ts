@@ -44,7 +44,7 @@ const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:
 const DB_NAME = 'mp_bench_contacts';
 // A fixed key so a seeded database can be reused between runs (bench data only).
 const BENCH_KEY = Buffer.from('contacts-bench-encryption-key-32').toString('base64');
-const SEED_VERSION = 4;
+const SEED_VERSION = 5;
 
 const FIRST = [
   'Ada',
@@ -241,10 +241,10 @@ async function seed(app: INestApplication, db: Client): Promise<Seeded> {
   await db.query(`RESET session_replication_role`);
   // What the triggers would have maintained.
   await db.query(
-    `INSERT INTO contact_counters (organization_id, status, channel_mask, total)
-     SELECT organization_id, coalesce(status, ''), channel_mask, count(*) FROM contacts
+    `INSERT INTO contact_counters (organization_id, status, channel_mask, slot, total)
+     SELECT organization_id, coalesce(status, ''), channel_mask, 0, count(*) FROM contacts
       WHERE organization_id = $1 GROUP BY 1, 2, 3
-     ON CONFLICT (organization_id, status, channel_mask) DO UPDATE SET total = EXCLUDED.total`,
+     ON CONFLICT (organization_id, status, channel_mask, slot) DO UPDATE SET total = EXCLUDED.total`,
     [org.id],
   );
   await db.query(
@@ -267,6 +267,13 @@ interface Figures {
   p50: number;
   p99: number;
   rps: number;
+  /** CPU of this process per request: the pg client (baseline) or the whole API (ours). */
+  cpuMs: number;
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(start);
+  return (u.user + u.system) / 1000;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -303,6 +310,7 @@ async function direct(
   };
   for (let i = 0; i < 50; i++) await once(); // warm up
   const latencies: number[] = [];
+  const cpu = process.cpuUsage();
   const until = Date.now() + seconds * 1000;
   const started = process.hrtime.bigint();
   await Promise.all(
@@ -320,6 +328,7 @@ async function direct(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     rps: latencies.length / elapsed,
+    cpuMs: cpuMsSince(cpu) / latencies.length,
   };
 }
 
@@ -328,6 +337,7 @@ function api(url: string, apiKey: string, connections: number, seconds: number):
   const bin = resolve(require.resolve('autocannon'), '..', 'autocannon.js');
   const run = (duration: number) =>
     new Promise<Figures>((done, fail) => {
+      const cpu = process.cpuUsage();
       const child = spawn(process.execPath, [
         bin,
         '-j',
@@ -347,14 +357,20 @@ function api(url: string, apiKey: string, connections: number, seconds: number):
         const r = JSON.parse(out);
         if (r.non2xx || r.errors)
           return fail(new Error(`non-2xx: ${r.non2xx}, errors: ${r.errors}`));
-        done({ p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average });
+        done({
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          rps: r.requests.average,
+          cpuMs: cpuMsSince(cpu) / r.requests.total,
+        });
       });
     });
   return run(2).then(() => run(seconds));
 }
 
 const fmt = (f: Figures) =>
-  `p50 ${f.p50.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms  ${f.rps.toFixed(0)} req/s`;
+  `p50 ${f.p50.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms  ${f.rps.toFixed(0)} req/s  ` +
+  `(${f.cpuMs.toFixed(2)} ms CPU/request in this process)`;
 
 async function main() {
   const url = await ensureDatabase();

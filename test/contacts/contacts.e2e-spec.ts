@@ -452,17 +452,21 @@ describe('Contacts (CRUD, channels, tags)', () => {
       expect(res.body.code).toBe('E_BUSINESS_RULE_VIOLATION');
     });
 
-    it('needs countryCode when the calling code is not known, and derives it otherwise', async () => {
+    it('needs countryCode when the calling code names no country, and derives it otherwise', async () => {
       const base = `${CONTACTS}/${contactId}/whatsapp`;
-      const res = await s.http.post(base, { phoneNumber: '+99912345678' }).expect(422);
+      // +882 is the international networks code: a possible number that belongs to no country.
+      const res = await s.http.post(base, { phoneNumber: '+882163456789' }).expect(422);
       expect(ruleOf(res.body, 'countryCode')).toBe('required');
-      const ok = await s.http.post(base, { phoneNumber: '+99912345678', countryCode: 'xk' });
+      const ok = await s.http.post(base, { phoneNumber: '+882163456789', countryCode: 'xk' });
       // XK is not ISO 3166-1 assigned; a real code is accepted and upper-cased.
       expect(ok.status).toBe(422);
       const good = await s.http
-        .post(base, { phoneNumber: '+99912345678', countryCode: 'fr' })
+        .post(base, { phoneNumber: '+882163456789', countryCode: 'fr' })
         .expect(201);
       expect(good.body.data.countryCode).toBe('FR');
+      // An unassigned calling code is no phone number at all.
+      const bad = await s.http.post(base, { phoneNumber: '+99912345678' }).expect(422);
+      expect(ruleOf(bad.body, 'phoneNumber')).toBe('type');
     });
 
     it('404s every channel route for an unknown contact', async () => {

@@ -35,7 +35,8 @@ describe('Contact aggregates', () => {
     const diff = await ds.query(
       `SELECT coalesce(a.status, b.status) AS status, coalesce(a.channel_mask, b.channel_mask) AS mask,
               coalesce(a.total, 0)::int AS counted, coalesce(b.n, 0)::int AS actual
-         FROM (SELECT status, channel_mask, total FROM contact_counters WHERE organization_id = $1) a
+         FROM (SELECT status, channel_mask, sum(total) AS total FROM contact_counters
+                WHERE organization_id = $1 GROUP BY 1, 2) a
          FULL JOIN (SELECT coalesce(status, '') AS status, channel_mask, count(*) AS n
                       FROM contacts WHERE organization_id = $1 GROUP BY 1, 2) b
            ON a.status = b.status AND a.channel_mask = b.channel_mask

@@ -12,6 +12,7 @@ import {
   SegmentsModule,
   ReportsModule,
   TenancyModule,
+  WebhooksModule,
 } from '@app/domain';
 import { CampaignsController } from './campaigns/campaigns.controller';
 import { ConversionsController } from './campaigns/conversions.controller';
@@ -26,9 +27,12 @@ import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
 import { SegmentsController } from './segments/segments.controller';
 import { RevenueReportController } from './reports/revenue-report.controller';
+import { MessagingHttpModule } from './messaging/messaging-http.module';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
+import { WebhookDeliveriesController } from './webhooks/webhook-deliveries.controller';
+import { WebhookEndpointsController } from './webhooks/webhook-endpoints.controller';
 
 @Module({
   imports: [
@@ -42,6 +46,8 @@ import { OrganizationController } from './tenancy/organization.controller';
     CampaignsModule,
     ReportsModule,
     ContactsModule,
+    WebhooksModule,
+    MessagingHttpModule,
   ],
   controllers: [
     HealthController,
@@ -56,6 +62,8 @@ import { OrganizationController } from './tenancy/organization.controller';
     ContactChannelsController,
     ContactTagsController,
     ContactListsController,
+    WebhookEndpointsController,
+    WebhookDeliveriesController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },

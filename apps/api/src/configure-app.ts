@@ -10,6 +10,8 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   const express = app as NestExpressApplication;
   express.set('trust proxy', config.trustProxy ? 1 : false);
   express.disable('x-powered-by');
+  // API answers are per-credential and dynamic: hashing every body for an ETag costs CPU for nothing.
+  express.set('etag', false);
   app.use(requestContextMiddleware);
   installBodyParsers(app);
   installOpenApi(app);

@@ -1,8 +1,10 @@
+// The SMTP transport over libs/domain: credentials, limits and the send path are the API's own.
 import { Module } from '@nestjs/common';
 import {
   AppConfigModule,
   DatabaseModule,
   LimitsModule,
+  MessagingModule,
   QueuesModule,
   RedisModule,
   TenancyModule,
@@ -17,6 +19,7 @@ import { SmtpRelayService } from './smtp-relay.service';
     QueuesModule,
     LimitsModule,
     TenancyModule,
+    MessagingModule,
   ],
   providers: [SmtpRelayService],
 })

@@ -1,4 +1,6 @@
-// The SMTP edge: accepts, authenticates, persists and enqueues; the worker delivers (§9).
+// The SMTP edge (§9): authenticates by API key, applies the organization limits at MAIL FROM with
+// the same domain function as the send API, and after DATA commits the raw message to PostgreSQL
+// and queues it before answering `250 OK <jobId>`. The worker delivers.
 import {
   Inject,
   Injectable,
@@ -6,40 +8,198 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { APP_CONFIG } from '@app/domain';
+import {
+  APP_CONFIG,
+  AuthFailureLimiter,
+  CredentialService,
+  DomainError,
+  RateLimitedError,
+  relayTlsMaterial,
+  SendService,
+  SubscriptionRequiredError,
+} from '@app/domain';
 import type { AppConfig } from '@app/domain';
-import { SMTPServer } from 'smtp-server';
+import { simpleParser } from 'mailparser';
+import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
+import { SMTPServer, SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
+
+export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
+export const MAX_RECIPIENTS = 50;
+
+interface RelayUser {
+  organizationId: string;
+  keyId: string;
+}
+
+type SmtpError = Error & { responseCode: number };
+
+export function smtpError(code: number, message: string): SmtpError {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+function isLoopback(address: string): boolean {
+  const a = address.replace(/^::ffff:/, '');
+  return a === '::1' || (isIP(a) === 4 && a.startsWith('127.'));
+}
+
+/** AUTH in the clear is refused unless the session is TLS, the client is loopback, or it is allowed. */
+export function insecureAuthRefused(
+  session: { secure: boolean; remoteAddress: string },
+  allowInsecure: boolean,
+): boolean {
+  return !session.secure && !isLoopback(session.remoteAddress) && !allowInsecure;
+}
+
+/** The one mapping from domain errors to SMTP replies. */
+export function smtpReplyFor(err: unknown): SmtpError {
+  if (err instanceof RateLimitedError) return smtpError(451, err.message);
+  if (err instanceof SubscriptionRequiredError) return smtpError(554, err.message);
+  if (err instanceof DomainError && err.code === 'E_VALIDATION_ERROR')
+    return smtpError(554, err.message);
+  // Anything else is transient from the client's point of view: it keeps the message and retries.
+  return smtpError(451, 'Temporary failure, please try again later');
+}
 
 @Injectable()
 export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SmtpRelayService.name);
   private server?: SMTPServer;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly credentials: CredentialService,
+    private readonly authFailures: AuthFailureLimiter,
+    private readonly send: SendService,
+  ) {}
+
+  /** The port actually listened on (tests listen on 0). */
+  get port(): number {
+    const address = this.server?.server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  }
 
   async onApplicationBootstrap(): Promise<void> {
+    const tls = await relayTlsMaterial(this.config);
     this.server = new SMTPServer({
       name: 'messaging-relay',
       banner: 'Messaging platform relay',
-      size: 25 * 1024 * 1024,
+      size: MAX_MESSAGE_BYTES,
       disableReverseLookup: true,
-      authOptional: false,
       authMethods: ['PLAIN', 'LOGIN'],
-      allowInsecureAuth: this.config.smtpAllowInsecureAuth,
-      hideSTARTTLS: true,
+      // Insecure AUTH is judged per connection in onAuth (loopback or SMTP_ALLOW_INSECURE_AUTH).
+      allowInsecureAuth: true,
+      hideSTARTTLS: !tls,
+      key: tls?.key,
+      cert: tls?.cert,
       logger: false,
-      onAuth: (_auth, _session, cb) => cb(new Error('Authentication is not available yet')),
+      closeTimeout: 10_000,
+      onConnect: (session, cb) => void this.onConnect(session).then(() => cb(), cb),
+      onAuth: (auth, session, cb) =>
+        void this.onAuth(auth, session).then(
+          (user) => cb(null, { user }),
+          (err: Error) => cb(err),
+        ),
+      onMailFrom: (_address, session, cb) => void this.onMailFrom(session).then(() => cb(), cb),
+      onRcptTo: (_address, session, cb) =>
+        cb(
+          session.envelope.rcptTo.length >= MAX_RECIPIENTS
+            ? smtpError(452, `Too many recipients: at most ${MAX_RECIPIENTS} per message`)
+            : undefined,
+        ),
+      onData: (stream, session, cb) =>
+        void this.onData(stream, session).then(
+          (reply) => cb(null, reply),
+          (err: Error) => cb(err),
+        ),
     });
     this.server.on('error', (err) =>
       this.logger.error({ msg: 'smtp server error', err: err.message }),
     );
     await new Promise<void>((resolve) => this.server!.listen(this.config.smtpPort, resolve));
-    this.logger.log({ msg: 'smtp relay listening', port: this.config.smtpPort });
+    this.logger.log({ msg: 'smtp relay listening', port: this.port, starttls: Boolean(tls) });
   }
 
+  /** Stops accepting, lets open transactions finish (up to closeTimeout), then resolves. */
   async onApplicationShutdown(): Promise<void> {
     await new Promise<void>((resolve) =>
       this.server ? this.server.close(() => resolve()) : resolve(),
     );
+  }
+
+  private async onConnect(session: SMTPServerSession): Promise<void> {
+    const state = await this.authFailures.state(session.remoteAddress).catch(() => null);
+    if (state?.blocked) throw smtpError(421, AuthFailureLimiter.error(state).message);
+  }
+
+  private async onAuth(
+    auth: SMTPServerAuthentication,
+    session: SMTPServerSession,
+  ): Promise<RelayUser> {
+    if (
+      !session.secure &&
+      !isLoopback(session.remoteAddress) &&
+      !this.config.smtpAllowInsecureAuth
+    ) {
+      throw smtpError(538, 'Must issue a STARTTLS command first');
+    }
+    const key = await this.credentials.liveKey(auth.password ?? '');
+    if (key && key.scopes.includes('messages:send')) {
+      return { organizationId: key.organizationId, keyId: key.id };
+    }
+    // The same counter, window and message as the send API's failed authentications (§8, §9).
+    const state = await this.authFailures.recordFailure(session.remoteAddress);
+    this.logger.warn({ msg: 'smtp authentication failed', failures: state.failures });
+    if (state.blocked) throw smtpError(421, AuthFailureLimiter.error(state).message);
+    throw smtpError(535, 'Authentication credentials invalid');
+  }
+
+  private async onMailFrom(session: SMTPServerSession): Promise<void> {
+    const user = session.user as RelayUser | undefined;
+    if (!user) throw smtpError(530, 'Authentication required');
+    try {
+      await this.send.admitRelayTransaction(user.organizationId);
+    } catch (err) {
+      throw smtpReplyFor(err);
+    }
+  }
+
+  private async onData(stream: Readable, session: SMTPServerSession): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    if ((stream as Readable & { sizeExceeded?: boolean }).sizeExceeded) {
+      throw smtpError(552, `Message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`);
+    }
+    const user = session.user as RelayUser;
+    const raw = Buffer.concat(chunks);
+    try {
+      const parsed = await simpleParser(raw, {
+        skipHtmlToText: true,
+        skipTextToHtml: true,
+        skipImageLinks: true,
+      });
+      const fromHeader = parsed.from?.value[0];
+      const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+      const result = await this.send.submitRaw(user.organizationId, {
+        raw,
+        envelopeFrom,
+        recipients: session.envelope.rcptTo.map((r) => r.address),
+        from: fromHeader?.address
+          ? { email: fromHeader.address, name: fromHeader.name || undefined }
+          : undefined,
+        subject: parsed.subject,
+      });
+      this.logger.log({
+        msg: 'smtp message accepted',
+        organizationId: user.organizationId,
+        jobId: result.jobId,
+        bytes: raw.length,
+        recipients: result.recipients.length,
+      });
+      return `OK ${result.jobId}`;
+    } catch (err) {
+      this.logger.warn({ msg: 'smtp message not accepted', err: (err as Error).message });
+      throw smtpReplyFor(err);
+    }
   }
 }

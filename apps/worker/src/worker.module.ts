@@ -8,6 +8,8 @@ import {
   RedisModule,
 } from '@app/domain';
 import { WorkerHealthController } from './health.controller';
+import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
+import { WorkerMessagingModule } from './messaging/worker-messaging.module';
 
 @Module({
   imports: [
@@ -16,6 +18,8 @@ import { WorkerHealthController } from './health.controller';
     RedisModule,
     QueuesModule,
     LimitsModule,
+    WebhooksWorkerModule,
+    WorkerMessagingModule,
   ],
   controllers: [WorkerHealthController],
 })

@@ -2,14 +2,18 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
+  AuthContext,
+  AuthFailureLimiter,
   CredentialService,
   InsufficientScopeError,
   KeyRateLimiter,
   RateLimitedError,
   requestContext,
   Scope,
+  UnauthorizedAccessError,
 } from '@app/domain';
 import type { Response } from 'express';
+import { clientIp, COUNTS_AUTH_FAILURES } from '../messaging/send-ip-limits';
 import { AuthedRequest, PUBLIC_ROUTE, REQUIRED_SCOPES } from './decorators';
 
 function header(req: AuthedRequest, name: string): string | undefined {
@@ -23,6 +27,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly credentials: CredentialService,
     private readonly limiter: KeyRateLimiter,
+    private readonly authFailures: AuthFailureLimiter,
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -31,11 +36,24 @@ export class AuthGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     const res = ctx.switchToHttp().getResponse<Response>();
 
-    const auth = await this.credentials.authenticate({
-      apiKey: header(req, 'x-api-key'),
-      authorization: header(req, 'authorization'),
-      organizationId: header(req, 'x-organization-id'),
-    });
+    let auth: AuthContext;
+    try {
+      auth = await this.credentials.authenticate({
+        apiKey: header(req, 'x-api-key'),
+        authorization: header(req, 'authorization'),
+        organizationId: header(req, 'x-organization-id'),
+      });
+    } catch (err) {
+      // Send API (Authentication rule 7): failures count per client IP; past the limit, 429.
+      if (
+        err instanceof UnauthorizedAccessError &&
+        this.reflector.getAllAndOverride<boolean>(COUNTS_AUTH_FAILURES, targets)
+      ) {
+        const state = await this.authFailures.recordFailure(clientIp(req)).catch(() => null);
+        if (state?.blocked) throw AuthFailureLimiter.error(state);
+      }
+      throw err;
+    }
     req.auth = auth;
     const store = requestContext.getStore();
     if (store) store.organizationId = auth.organizationId;

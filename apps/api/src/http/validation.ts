@@ -34,7 +34,9 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
       (e.value === undefined || e.value === null) &&
       !names.includes('whitelistValidation')
     ) {
-      out.push({ field, rule: 'required', message: `${field} is required` });
+      // Keep a message the DTO wrote itself (class-validator's own start with the property name).
+      const custom = names.map((n) => constraints[n]).find((m) => !m.startsWith(`${e.property} `));
+      out.push({ field, rule: 'required', message: custom ?? `${field} is required` });
       continue;
     }
     for (const name of names) {

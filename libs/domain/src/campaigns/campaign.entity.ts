@@ -12,7 +12,7 @@ export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
 export const CAMPAIGN_STATUSES = ['draft', 'sending', 'sent', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 export const RECIPIENT_STATUSES = ['pending', 'sent', 'held', 'failed'] as const;
-export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
+export type CampaignRecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 
 @Entity('campaigns')
 export class Campaign {
@@ -44,7 +44,7 @@ export class CampaignRecipient {
   @PrimaryColumn('uuid') contactId: string;
   @Column('uuid') organizationId: string;
   @Column('uuid', { nullable: true }) contactEmailId: string | null;
-  @Column('text') status: RecipientStatus;
+  @Column('text') status: CampaignRecipientStatus;
   @Column('timestamptz') nextAttemptAt: Date;
   @Column('int') attempts: number;
   /** The message job of the send path, once sent. */

@@ -1,6 +1,7 @@
 // Owns the process configuration: every environment variable is read and validated here, once (§2).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 
 export class ConfigError extends Error {
@@ -29,6 +30,12 @@ export interface AppConfig {
   publicBaseUrl: string;
   smtpOutboundUrl: string | undefined;
   webhookAllowPrivateTargets: boolean;
+  /** Base of the webhook retry backoff: attempt n waits base × 2^(n−1) (§10: 5 s). */
+  webhookRetryBaseMs: number;
+  /** How often each worker claims due webhook retries (§10: 5 s). */
+  webhookScanIntervalMs: number;
+  /** Webhook attempts one worker process runs at the same time. */
+  webhookConcurrency: number;
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   smtpAllowInsecureAuth: boolean;
@@ -38,6 +45,24 @@ export interface AppConfig {
   bullPrefix: string;
   /** Trust X-Forwarded-For from one proxy hop when computing the client IP. */
   trustProxy: boolean;
+  /** Client IPs or CIDRs exempt from the per-IP request limits of the send API (benchmarks). */
+  sendIpAllowlist: string[];
+  /** First retry delay of a deferred recipient; it doubles per attempt (§8: 1 min). */
+  deliveryRetryBaseMs: number;
+  /** A recipient still deferred this long after its first attempt is failed (§8: 24 h). */
+  deliveryRetryMaxAgeMs: number;
+  /** Messages one worker delivers at the same time. */
+  deliveryConcurrency: number;
+  /** Pooled SMTP connections per outbound host. */
+  smtpOutboundPoolSize: number;
+  /** Local address outbound SMTP binds to; also what attempts report as outboundIp. */
+  smtpOutboundIp: string | undefined;
+  /** How often the worker looks for committed messages whose queue job is gone. */
+  emailSweepIntervalMs: number;
+  /** How long a due message may wait before the sweeper checks its job. */
+  emailSweepGraceMs: number;
+  /** How often the worker runs the message retention purge (§8: daily). */
+  messageRetentionIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,6 +97,34 @@ function url(env: Env, name: string, protocols: string[], fallback?: string): st
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
   }
+  return raw;
+}
+
+/** Comma list of IP addresses or CIDR ranges (`10.0.0.0/8`, `::1`). */
+function ipList(env: Env, name: string): string[] {
+  const items = (env[name] || '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    const [addr, bits, extra] = item.split('/');
+    const family = isIP(addr);
+    const maxBits = family === 6 ? 128 : 32;
+    const badBits = bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits);
+    if (!family || badBits || extra !== undefined) {
+      throw new ConfigError(
+        name,
+        `must be a comma list of IP addresses or CIDR ranges, got "${item}"`,
+      );
+    }
+  }
+  return items;
+}
+
+function singleIp(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!isIP(raw)) throw new ConfigError(name, `must be an IP address, got "${raw}"`);
   return raw;
 }
 
@@ -137,6 +190,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     )!.replace(/\/$/, ''),
     smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
+    webhookScanIntervalMs: int(env, 'WEBHOOK_SCAN_INTERVAL_MS', 5000, 10, 3_600_000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
     smtpTlsCert,
     smtpTlsKey,
     smtpAllowInsecureAuth: bool(env, 'SMTP_ALLOW_INSECURE_AUTH', false),
@@ -145,6 +201,21 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),
     bullPrefix: env.BULL_PREFIX || 'mp',
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    sendIpAllowlist: ipList(env, 'SEND_IP_ALLOWLIST'),
+    deliveryRetryBaseMs: int(env, 'DELIVERY_RETRY_BASE_MS', 60_000, 1, 86_400_000),
+    deliveryRetryMaxAgeMs: int(env, 'DELIVERY_RETRY_MAX_AGE_MS', 86_400_000, 1, 2_592_000_000),
+    deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 20, 1, 1000),
+    smtpOutboundPoolSize: int(env, 'SMTP_OUTBOUND_POOL_SIZE', 5, 1, 100),
+    smtpOutboundIp: singleIp(env, 'SMTP_OUTBOUND_IP'),
+    emailSweepIntervalMs: int(env, 'EMAIL_SWEEP_INTERVAL_MS', 30_000, 100, 86_400_000),
+    emailSweepGraceMs: int(env, 'EMAIL_SWEEP_GRACE_MS', 60_000, 0, 86_400_000),
+    messageRetentionIntervalMs: int(
+      env,
+      'MESSAGE_RETENTION_INTERVAL_MS',
+      86_400_000,
+      1000,
+      2_592_000_000,
+    ),
   };
 }
 

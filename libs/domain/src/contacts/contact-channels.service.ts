@@ -149,7 +149,7 @@ export class ContactChannelsService {
       await this.lockContact(em, orgId, contactId);
       return this.insertRecord(em, orgId, contactId, channel, input);
     });
-    this.events.publish({
+    await this.events.publish({
       type: 'contact.updated',
       organizationId: orgId,
       contactId,
@@ -312,7 +312,7 @@ export class ContactChannelsService {
         after: (await repo.findOneByOrFail({ id: recordId })) as ChannelRecordOf[C],
       };
     });
-    this.events.publish({
+    await this.events.publish({
       type: 'contact.updated',
       organizationId: orgId,
       contactId,
@@ -323,7 +323,7 @@ export class ContactChannelsService {
       before.status === 'active' &&
       (after.status === 'expired' || after.status === 'inactive')
     ) {
-      this.events.publish({
+      await this.events.publish({
         type: 'push.token_invalidated',
         organizationId: orgId,
         contactId,
@@ -347,7 +347,7 @@ export class ContactChannelsService {
         .delete({ id: recordId, contactId, organizationId: orgId });
       if (!res.affected) throw new NotFoundError(info.label);
     });
-    this.events.publish({
+    await this.events.publish({
       type: 'contact.updated',
       organizationId: orgId,
       contactId,

@@ -232,7 +232,7 @@ export class ContactListsService {
       .findOneBy({ contactListId: listId, contactId, organizationId: orgId });
     if (!membership) throw new NotFoundError('Membership');
     if (transitioned) {
-      this.events.publish({
+      await this.events.publish({
         type: 'contact.unsubscribed',
         organizationId: orgId,
         contactId,

@@ -14,6 +14,15 @@ import type {
 } from './contact-channels.entity';
 import type { ContactTag } from './contact-tag.entity';
 
+/**
+ * Timestamps leave as ISO 8601 strings (what JSON.stringify would produce from the Date): turning
+ * them into strings here is several times cheaper than letting JSON call Date.toJSON on a
+ * thousand dates per page.
+ */
+function iso(d: Date | null | undefined): string | null {
+  return d ? d.toISOString() : null;
+}
+
 export interface ContactView {
   contact: Contact;
   /** Tag names; empty when tags were not loaded. */
@@ -50,11 +59,11 @@ export function toEmailResponse(e: ContactEmail) {
     isPrimary: e.isPrimary,
     bounceCount: e.bounceCount,
     complaintCount: e.complaintCount,
-    verifiedAt: e.verifiedAt,
-    lastBouncedAt: e.lastBouncedAt,
-    lastComplainedAt: e.lastComplainedAt,
-    createdAt: e.createdAt,
-    updatedAt: e.updatedAt,
+    verifiedAt: iso(e.verifiedAt),
+    lastBouncedAt: iso(e.lastBouncedAt),
+    lastComplainedAt: iso(e.lastComplainedAt),
+    createdAt: iso(e.createdAt),
+    updatedAt: iso(e.updatedAt),
   };
 }
 
@@ -66,10 +75,10 @@ export function toSmsResponse(s: ContactSms) {
     countryCode: s.countryCode,
     status: s.status,
     isPrimary: s.isPrimary,
-    verifiedAt: s.verifiedAt,
-    optedOutAt: s.optedOutAt,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
+    verifiedAt: iso(s.verifiedAt),
+    optedOutAt: iso(s.optedOutAt),
+    createdAt: iso(s.createdAt),
+    updatedAt: iso(s.updatedAt),
   };
 }
 
@@ -82,10 +91,10 @@ export function toWhatsappResponse(w: ContactWhatsapp) {
     status: w.status,
     isPrimary: w.isPrimary,
     isBusinessAccount: w.isBusinessAccount,
-    lastSeenAt: w.lastSeenAt,
-    verifiedAt: w.verifiedAt,
-    createdAt: w.createdAt,
-    updatedAt: w.updatedAt,
+    lastSeenAt: iso(w.lastSeenAt),
+    verifiedAt: iso(w.verifiedAt),
+    createdAt: iso(w.createdAt),
+    updatedAt: iso(w.updatedAt),
   };
 }
 
@@ -98,9 +107,9 @@ export function toTelegramResponse(t: ContactTelegram) {
     username: t.username,
     status: t.status,
     isPrimary: t.isPrimary,
-    lastActiveAt: t.lastActiveAt,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
+    lastActiveAt: iso(t.lastActiveAt),
+    createdAt: iso(t.createdAt),
+    updatedAt: iso(t.updatedAt),
   };
 }
 
@@ -112,9 +121,9 @@ export function toImessageResponse(i: ContactImessage) {
     phoneNumber: i.phoneNumber,
     status: i.status,
     isPrimary: i.isPrimary,
-    verifiedAt: i.verifiedAt,
-    createdAt: i.createdAt,
-    updatedAt: i.updatedAt,
+    verifiedAt: iso(i.verifiedAt),
+    createdAt: iso(i.createdAt),
+    updatedAt: iso(i.updatedAt),
   };
 }
 
@@ -128,10 +137,10 @@ export function toPushResponse(p: ContactPush) {
     appVersion: p.appVersion,
     deviceInfo: p.deviceInfo,
     isPrimary: p.isPrimary,
-    lastUsedAt: p.lastUsedAt,
-    expiresAt: p.expiresAt,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
+    lastUsedAt: iso(p.lastUsedAt),
+    expiresAt: iso(p.expiresAt),
+    createdAt: iso(p.createdAt),
+    updatedAt: iso(p.updatedAt),
   };
 }
 
@@ -142,8 +151,8 @@ export function toTagResponse(t: ContactTag, withCount = false) {
     organizationId: t.organizationId,
     name: t.name,
     contactCount: withCount ? t.contactCount : 0,
-    createdAt: t.createdAt,
-    updatedAt: t.updatedAt,
+    createdAt: iso(t.createdAt),
+    updatedAt: iso(t.updatedAt),
   };
 }
 
@@ -165,8 +174,8 @@ export function toListResponse(v: ListView) {
     tags: v.tags,
     isDefault: l.isDefault,
     subscriberCount: l.subscriberCount,
-    createdAt: l.createdAt,
-    updatedAt: l.updatedAt,
+    createdAt: iso(l.createdAt),
+    updatedAt: iso(l.updatedAt),
   };
 }
 
@@ -177,11 +186,11 @@ export function toMembershipResponse(v: MembershipView) {
     contactId: m.contactId,
     contactListId: m.contactListId,
     status: m.status,
-    subscribedAt: m.subscribedAt,
-    unsubscribedAt: m.unsubscribedAt,
+    subscribedAt: iso(m.subscribedAt),
+    unsubscribedAt: iso(m.unsubscribedAt),
     unsubscribeReason: m.unsubscribeReason,
-    createdAt: m.createdAt,
-    updatedAt: m.updatedAt,
+    createdAt: iso(m.createdAt),
+    updatedAt: iso(m.updatedAt),
   };
   if (v.contact) out.contact = toContactSummaryResponse(v.contact);
   if (v.contactList) out.contactList = toListResponse(v.contactList);
@@ -201,10 +210,10 @@ export function toContactResponse(v: ContactView) {
     status: c.status,
     customFields: c.customFields,
     notes: c.notes,
-    lastActivityAt: c.lastActivityAt,
+    lastActivityAt: iso(c.lastActivityAt),
     tags: v.tags,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt),
   };
   if (v.emails) out.emails = v.emails.map(toEmailResponse);
   if (v.smsNumbers) out.smsNumbers = v.smsNumbers.map(toSmsResponse);
@@ -228,8 +237,8 @@ export function toContactSummaryResponse(v: ContactView) {
     displayName: c.displayName,
     status: c.status,
     tags: v.tags,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt),
   };
   if (v.emails) out.emails = v.emails.map(toEmailResponse);
   return out;

@@ -1,5 +1,6 @@
 // Contacts, their six channel records, tags, lists and memberships (§5), encrypted at rest.
 import { Module } from '@nestjs/common';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BlindIndexSubscriber } from './blind-index.subscriber';
 import { ContactChannelsService } from './contact-channels.service';
 import { ContactEmailService } from './contact-email.service';
@@ -20,6 +21,7 @@ const SERVICES = [
 ];
 
 @Module({
+  imports: [WebhooksModule],
   providers: [BlindIndexSubscriber, ...SERVICES],
   exports: SERVICES,
 })

@@ -174,6 +174,8 @@ export class ContactsRepository {
    * Rows to entities through TypeORM's own per-column hydration, so every column transformer
    * (decryption by `encryptedColumn` included) applies exactly as in a repository read.
    */
+  private readonly hydrators = new Map<string, (row: Record<string, unknown>) => ObjectLiteral>();
+
   private hydrate<T extends ObjectLiteral>(
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
     entity: Function,
@@ -181,16 +183,28 @@ export class ContactsRepository {
     /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
     alias?: string,
   ): T[] {
-    const meta = this.ds.getMetadata(entity);
-    const cols = meta.columns.filter((c) => c.isSelect);
-    return rows.map((row) => {
-      const out = meta.create() as T;
-      for (const c of cols) {
-        const key = alias ? `${alias}_${c.databaseName}` : c.databaseName;
-        c.setEntityValue(out, this.ds.driver.prepareHydratedValue(row[key], c));
-      }
-      return out;
-    });
+    const cacheKey = `${entity.name}:${alias ?? ''}`;
+    let hydrator = this.hydrators.get(cacheKey);
+    if (!hydrator) {
+      const meta = this.ds.getMetadata(entity);
+      const driver = this.ds.driver;
+      const cols = meta.columns
+        .filter((c) => c.isSelect)
+        .map((c) => ({
+          column: c,
+          key: alias ? `${alias}_${c.databaseName}` : c.databaseName,
+        }));
+      const proto = (meta.target as { prototype: object }).prototype;
+      hydrator = (row) => {
+        const out = Object.create(proto) as ObjectLiteral;
+        for (const { column, key } of cols) {
+          out[column.propertyName] = driver.prepareHydratedValue(row[key], column);
+        }
+        return out;
+      };
+      this.hydrators.set(cacheKey, hydrator);
+    }
+    return rows.map(hydrator) as T[];
   }
 
   private async channelRecords(

@@ -143,7 +143,7 @@ export class ContactsService {
       return contactId;
     });
     // Event hook: contact.created is published here, and only here, after the commit.
-    this.events.publish({ type: 'contact.created', organizationId: orgId, contactId: id });
+    await this.events.publish({ type: 'contact.created', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 
@@ -161,7 +161,7 @@ export class ContactsService {
         await em.getRepository(Contact).update({ id }, changes as QueryDeepPartialEntity<Contact>);
     });
     // Event hook: contact.updated for field changes is published here, after the commit.
-    this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
+    await this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 
@@ -173,7 +173,7 @@ export class ContactsService {
       await em.query(`DELETE FROM contacts WHERE id = $1`, [id]);
     });
     // Event hook: contact.deleted is published here, and only here, after the commit.
-    this.events.publish({ type: 'contact.deleted', organizationId: orgId, contactId: id });
+    await this.events.publish({ type: 'contact.deleted', organizationId: orgId, contactId: id });
   }
 
   /** POST /contacts/{id}/tags: adds the named tags (created when missing). */
@@ -182,7 +182,7 @@ export class ContactsService {
       await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
       await this.tags.assign(em, orgId, id, names);
     });
-    this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
+    await this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 
@@ -199,7 +199,7 @@ export class ContactsService {
         tagId,
       ]);
     });
-    this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
+    await this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 

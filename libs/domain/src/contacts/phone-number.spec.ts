@@ -25,7 +25,7 @@ describe('countryOfPhone', () => {
     ['+4915123456789', 'DE'],
     ['+353861234567', 'IE'],
     ['+35812345678', 'FI'],
-    ['+99912345678', null],
+    ['+882163456789', null],
   ])('%s belongs to %s', (phone, country) => {
     expect(countryOfPhone(phone)).toBe(country);
   });

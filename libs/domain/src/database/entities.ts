@@ -17,6 +17,9 @@ import { ContactSegment } from '../segments/contact-segment.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
 import { Organization } from '../tenancy/organization.entity';
 import { AccessToken, Membership, User } from '../tenancy/user.entity';
+import { WebhookAttempt } from '../webhooks/webhook-attempt.entity';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
 
 export const ENTITIES = [
   Organization,
@@ -40,4 +43,7 @@ export const ENTITIES = [
   ContactTagAssignment,
   ContactListTag,
   ContactListMembership,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

@@ -8,7 +8,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - one btree per sort field and direction;
  * - `contacts.channel_mask` (one bit per channel, kept by triggers on the six channel tables) so
  *   the channel filter is a bit test instead of a semi-join per row;
- * - `contact_counters` (organization, status, channel mask → contacts) and
+ * - `contact_counters` (organization, status, channel mask → contacts, in 16 slots) and
  *   `contact_tags.contact_count`, kept by statement-level triggers, so list totals and tag counts
  *   are exact without counting a million rows per request;
  * - blind-index lookups on every channel table that carries one.
@@ -104,18 +104,29 @@ export class ContactsIndexes1763700000200 implements MigrationInterface {
     }
 
     // --- contact totals per (organization, status, channel mask) -----------------------------
+    // Spread over 16 slots (by backend) so concurrent writers of one organization rarely wait on
+    // the same counter row; readers sum the slots.
     await q.query(`
       CREATE TABLE contact_counters (
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         status text NOT NULL,
         channel_mask smallint NOT NULL,
+        slot smallint NOT NULL,
         total bigint NOT NULL,
-        PRIMARY KEY (organization_id, status, channel_mask)
+        PRIMARY KEY (organization_id, status, channel_mask, slot)
       )`);
     await q.query(`
-      INSERT INTO contact_counters (organization_id, status, channel_mask, total)
-      SELECT organization_id, coalesce(status, ''), channel_mask, count(*)
+      INSERT INTO contact_counters (organization_id, status, channel_mask, slot, total)
+      SELECT organization_id, coalesce(status, ''), channel_mask, 0, count(*)
         FROM contacts GROUP BY 1, 2, 3`);
+    await q.query(`
+      CREATE FUNCTION contact_counters_add(org uuid, st text, mask smallint, n bigint)
+      RETURNS void LANGUAGE sql AS $$
+        INSERT INTO contact_counters AS cc (organization_id, status, channel_mask, slot, total)
+        VALUES (org, st, mask, pg_backend_pid() % 16, n)
+        ON CONFLICT (organization_id, status, channel_mask, slot)
+        DO UPDATE SET total = cc.total + EXCLUDED.total
+      $$`);
     // Rows are touched in key order so two statements never wait on each other in a cycle.
     await q.query(`
       CREATE FUNCTION contact_counters_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -123,10 +134,7 @@ export class ContactsIndexes1763700000200 implements MigrationInterface {
       BEGIN
         FOR r IN SELECT organization_id, coalesce(status, '') AS status, channel_mask, count(*) AS n
                    FROM new_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 LOOP
-          INSERT INTO contact_counters AS cc (organization_id, status, channel_mask, total)
-          VALUES (r.organization_id, r.status, r.channel_mask, r.n)
-          ON CONFLICT (organization_id, status, channel_mask)
-          DO UPDATE SET total = cc.total + EXCLUDED.total;
+          PERFORM contact_counters_add(r.organization_id, r.status, r.channel_mask, r.n);
         END LOOP;
         RETURN NULL;
       END $$`);
@@ -136,9 +144,7 @@ export class ContactsIndexes1763700000200 implements MigrationInterface {
       BEGIN
         FOR r IN SELECT organization_id, coalesce(status, '') AS status, channel_mask, count(*) AS n
                    FROM old_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 LOOP
-          UPDATE contact_counters SET total = total - r.n
-           WHERE organization_id = r.organization_id AND status = r.status
-             AND channel_mask = r.channel_mask;
+          PERFORM contact_counters_add(r.organization_id, r.status, r.channel_mask, -r.n);
         END LOOP;
         RETURN NULL;
       END $$`);
@@ -157,10 +163,7 @@ export class ContactsIndexes1763700000200 implements MigrationInterface {
              WHERE o.status IS DISTINCT FROM nw.status OR o.channel_mask <> nw.channel_mask
           ) d GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3
         LOOP
-          INSERT INTO contact_counters AS cc (organization_id, status, channel_mask, total)
-          VALUES (r.organization_id, r.status, r.channel_mask, r.n)
-          ON CONFLICT (organization_id, status, channel_mask)
-          DO UPDATE SET total = cc.total + EXCLUDED.total;
+          PERFORM contact_counters_add(r.organization_id, r.status, r.channel_mask, r.n);
         END LOOP;
         RETURN NULL;
       END $$`);
@@ -221,6 +224,7 @@ export class ContactsIndexes1763700000200 implements MigrationInterface {
       await q.query(`DROP TRIGGER IF EXISTS contacts_counters_${t} ON contacts`);
     for (const f of ['insert', 'delete', 'update'])
       await q.query(`DROP FUNCTION IF EXISTS contact_counters_on_${f}()`);
+    await q.query(`DROP FUNCTION IF EXISTS contact_counters_add(uuid, text, smallint, bigint)`);
     await q.query(`DROP TABLE IF EXISTS contact_counters`);
     for (const [table] of CHANNEL_TABLE_BITS) {
       await q.query(`DROP TRIGGER IF EXISTS ${table}_mask_ins ON ${table}`);

@@ -4,6 +4,8 @@ import { Contacts1763700000100 } from './1763700000100-contacts';
 import { ContactsIndexes1763700000200 } from './1763700000200-contacts-indexes';
 import { Segments1763700000300 } from './1763700000300-segments';
 import { SegmentsIndexes1763700000301 } from './1763700000301-segments-indexes';
+import { Messaging1763700000400 } from './1763700000400-messaging';
+import { Webhooks1763700000600 } from './1763700000600-webhooks';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
 
 export const MIGRATIONS = [
@@ -12,5 +14,7 @@ export const MIGRATIONS = [
   ContactsIndexes1763700000200,
   Segments1763700000300,
   SegmentsIndexes1763700000301,
+  Messaging1763700000400,
+  Webhooks1763700000600,
   Campaigns1763700000700,
 ];

@@ -1,0 +1,18 @@
+// HTTP transport of email sending: the send API (with its per-IP limits), the message log and
+// the tracking endpoints.
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { MessagingModule } from '@app/domain';
+import { MessagesController } from './messages.controller';
+import { SendController } from './send.controller';
+import { SendIpLimitsMiddleware } from './send-ip-limits';
+import { TrackingController } from './tracking.controller';
+
+@Module({
+  imports: [MessagingModule],
+  controllers: [SendController, MessagesController, TrackingController],
+})
+export class MessagingHttpModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(SendIpLimitsMiddleware).forRoutes(SendController);
+  }
+}

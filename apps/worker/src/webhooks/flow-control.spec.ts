@@ -1,0 +1,53 @@
+import { Batcher, Semaphore } from './flow-control';
+
+describe(Batcher.name, () => {
+  it('sends a lone call at once and groups the calls made while a flush runs', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const b = new Batcher<number, number>(
+      async (items) => {
+        batches.push(items);
+        if (batches.length === 1) await gate;
+        return items.map((i) => i * 10);
+      },
+      100,
+      1,
+    );
+    const first = b.submit(1);
+    const rest = [2, 3, 4].map((i) => b.submit(i));
+    expect(batches).toEqual([[1]]);
+    release();
+    expect(await first).toBe(10);
+    expect(await Promise.all(rest)).toEqual([20, 30, 40]);
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('rejects every call of a failed flush', async () => {
+    const b = new Batcher<number, number>(async () => {
+      throw new Error('down');
+    });
+    await expect(b.submit(1)).rejects.toThrow('down');
+  });
+});
+
+describe(Semaphore.name, () => {
+  it('holds at most size slots and hands them over in order', async () => {
+    const s = new Semaphore(2);
+    await s.acquire();
+    expect(s.tryAcquire(5)).toBe(1);
+    expect(s.inUse).toBe(2);
+    const order: number[] = [];
+    const a = s.acquire().then(() => order.push(1));
+    const c = s.acquire().then(() => order.push(2));
+    expect(s.tryAcquire(1)).toBe(0);
+    s.release();
+    s.release();
+    await Promise.all([a, c]);
+    expect(order).toEqual([1, 2]);
+    expect(s.inUse).toBe(2);
+    s.release();
+    s.release();
+    expect(s.inUse).toBe(0);
+  });
+});

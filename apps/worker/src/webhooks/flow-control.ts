@@ -1,0 +1,74 @@
+// Flow control of the dispatcher.
+
+/**
+ * Group commit for the dispatcher's statements: calls made while a flush is running wait and go
+ * together in the next one, so N concurrent attempts cost far fewer than N round trips, and a
+ * lone call is not delayed at all.
+ */
+export class Batcher<In, Out> {
+  private queue: { item: In; resolve: (o: Out) => void; reject: (e: unknown) => void }[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly flush: (items: In[]) => Promise<Out[]>,
+    private readonly maxBatch = 100,
+    private readonly maxConcurrentFlushes = 4,
+  ) {}
+
+  submit(item: In): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.maxConcurrentFlushes && this.queue.length) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.running += 1;
+      this.flush(batch.map((b) => b.item))
+        .then(
+          (outs) => batch.forEach((b, i) => b.resolve(outs[i])),
+          (err: unknown) => batch.forEach((b) => b.reject(err)),
+        )
+        .finally(() => {
+          this.running -= 1;
+          this.pump();
+        });
+    }
+  }
+}
+
+/** At most `size` slots held at once; `acquire` waits in arrival order. */
+export class Semaphore {
+  private held = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  get inUse(): number {
+    return this.held;
+  }
+
+  async acquire(): Promise<void> {
+    if (this.held < this.size) {
+      this.held += 1;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Takes up to `n` free slots without waiting (none while others wait); returns how many. */
+  tryAcquire(n: number): number {
+    if (this.waiting.length) return 0;
+    const got = Math.max(0, Math.min(n, this.size - this.held));
+    this.held += got;
+    return got;
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held -= 1;
+  }
+}

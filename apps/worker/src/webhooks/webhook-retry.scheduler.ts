@@ -1,0 +1,59 @@
+// The due-retry scan (§10): every WEBHOOK_SCAN_INTERVAL_MS each worker claims due deliveries with
+// FOR UPDATE SKIP LOCKED (also those whose first job was lost or whose worker died) and attempts
+// them, as many as it has free request slots.
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import type { AppConfig } from '@app/domain';
+import { APP_CONFIG } from '@app/domain';
+import { WebhookDispatcher } from './webhook-dispatcher.service';
+
+@Injectable()
+export class WebhookRetryScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookRetryScheduler.name);
+  private timer?: NodeJS.Timeout;
+  private scanning = false;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly dispatcher: WebhookDispatcher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.scan(), this.config.webhookScanIntervalMs);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** One scan; returns how many attempts it started. */
+  async scan(): Promise<number> {
+    if (this.scanning || !this.timer) return 0;
+    this.scanning = true;
+    try {
+      const attempts = await this.dispatcher.dispatchDue();
+      for (const a of attempts) {
+        const tracked: Promise<unknown> = a
+          .catch((err: Error) =>
+            this.logger.error({ msg: 'webhook retry attempt failed', err: err.message }),
+          )
+          .finally(() => this.inFlight.delete(tracked));
+        this.inFlight.add(tracked);
+      }
+      return attempts.length;
+    } catch (err) {
+      this.logger.warn({ msg: 'webhook retry scan failed', err: (err as Error).message });
+      return 0;
+    } finally {
+      this.scanning = false;
+    }
+  }
+}

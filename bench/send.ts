@@ -1,0 +1,307 @@
+// npm run bench -- send
+// Three figures of the email send path, each next to a baseline measured in the same run:
+//  1. POST /api/v1/send accepted per second and p99 at 50 concurrent clients (per-IP limits lifted
+//     for loopback by SEND_IP_ALLOWLIST), next to GET /health on the same server;
+//  2. the organization limit script's checks per second next to a no-op EVALSHA on the same Redis;
+//  3. the worker's deliveries per second into a local SMTP sink next to nodemailer's own pooled
+//     sending of the same messages into the same sink.
+// Uses its own database (mp_bench_send on the local PostgreSQL) and Redis db 11 unless
+// BENCH_DATABASE_URL / BENCH_REDIS_URL say otherwise.
+import { INestApplication } from '@nestjs/common';
+import { getQueueToken } from '@nestjs/bull';
+import { Test } from '@nestjs/testing';
+import type { Queue } from 'bull';
+import Redis from 'ioredis';
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+
+const ADMIN_URL =
+  process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = 'mp_bench_send';
+const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS || 5);
+const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS || 2);
+const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS || 12);
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 2000);
+const DELIVERY_ROUNDS = Number(process.env.BENCH_DELIVERY_ROUNDS || 3);
+const CONCURRENCY = 50;
+
+function line(label: string, value: string): void {
+  console.log(`${label.padEnd(44)} ${value}`);
+}
+
+async function freshDatabase(): Promise<string> {
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  await admin.end();
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${DB_NAME}`;
+  return u.toString();
+}
+
+function startSink(): Promise<{ child: ChildProcess; port: number; count(): Promise<number> }> {
+  const child = fork(join(__dirname, 'support/sink-process.js'), [], { stdio: 'inherit' });
+  return new Promise((resolve) => {
+    child.once('message', (m: { port: number }) =>
+      resolve({
+        child,
+        port: m.port,
+        count: () =>
+          new Promise((r) => {
+            child.once('message', (c: { count: number }) => r(c.count));
+            child.send('count');
+          }),
+      }),
+    );
+  });
+}
+
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p99: number; average: number };
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  duration: number;
+}
+
+/** autocannon in a child process, so load generation does not share the server's event loop. */
+function cannon(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<CannonResult> {
+  const args = [
+    require.resolve('autocannon/autocannon.js'),
+    '-c',
+    String(CONCURRENCY),
+    '-d',
+    String(HTTP_SECONDS),
+    '-j',
+  ];
+  if (opts.method) args.push('-m', opts.method);
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
+  if (opts.body) args.push('-b', opts.body);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as CannonResult)
+        : reject(new Error(`autocannon exited ${code}`)),
+    );
+  });
+}
+
+/** Runs `op` from `workers` concurrent loops for `seconds`; returns operations per second. */
+async function loops(
+  seconds: number,
+  workers: number,
+  op: () => Promise<unknown>,
+): Promise<number> {
+  const until = Date.now() + seconds * 1000;
+  let done = 0;
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (Date.now() < until) {
+        await op();
+        done++;
+      }
+    }),
+  );
+  return done / ((Date.now() - started) / 1000);
+}
+
+async function main(): Promise<void> {
+  const sink = await startSink();
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    DATABASE_URL: process.env.BENCH_DATABASE_URL || (await freshDatabase()),
+    REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/11',
+    BULL_PREFIX: `mp-bench-${randomBytes(3).toString('hex')}`,
+    ENCRYPTION_KEY: process.env.ENCRYPTION_KEY || randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'warn',
+    RUN_MIGRATIONS: 'true',
+    DATA_DIR: join(tmpdir(), 'mp-bench-send'),
+    SEND_IP_ALLOWLIST: '127.0.0.1,::1',
+    SMTP_OUTBOUND_URL: `smtp://127.0.0.1:${sink.port}`,
+  });
+  // Loaded after the environment is set: config is read when the modules are compiled.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { createTestApp } = require('../test/support/app') as typeof import('../test/support/app');
+  const { createSession } =
+    require('../test/support/session') as typeof import('../test/support/session');
+  const domain = require('@app/domain') as typeof import('../libs/domain/src');
+  const { WorkerModule } =
+    require('../apps/worker/src/worker.module') as typeof import('../apps/worker/src/worker.module');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+
+  const config = domain.loadConfig();
+  const app: INestApplication = await createTestApp();
+  await app.listen(0, '127.0.0.1');
+  const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const s = await createSession(app, { plan: 'enterprise', perMinute: 1_000_000_000 });
+  const unlimited = { perSecond: 1e9, perMinute: 1e9, perHour: 1e9, perDay: 1e9, perMonth: 1e9 };
+  await app.get(domain.OrganizationService).setLimits(s.org.id, unlimited);
+  const email = {
+    from: 'Bench Sender <bench@sender.test>',
+    to: 'reader@example.test',
+    subject: 'Benchmark message',
+    html: '<p>Hello from the benchmark. '.padEnd(2000, 'x') + '</p>',
+    text: 'Hello from the benchmark.'.padEnd(1000, 'x'),
+  };
+
+  console.log(
+    `send bench: ${CONCURRENCY} concurrent clients, node ${process.version}; baseline and ours ` +
+      'alternate in rounds so load from other processes hits both alike',
+  );
+
+  // 1. HTTP: the send API next to the cheapest route of the same server, alternating.
+  const http = {
+    health: 0,
+    healthP99: [] as number[],
+    send: 0,
+    sendP99: [] as number[],
+    failed: 0,
+  };
+  for (let round = 0; round < HTTP_ROUNDS; round++) {
+    const h = await cannon(`${base}/health`, {});
+    const r = await cannon(`${base}/api/v1/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey },
+      body: JSON.stringify(email),
+    });
+    http.health += h['2xx'];
+    http.healthP99.push(h.latency.p99);
+    http.send += r['2xx'];
+    http.sendP99.push(r.latency.p99);
+    http.failed += r.non2xx + r.errors;
+  }
+  const seconds = HTTP_ROUNDS * HTTP_SECONDS;
+  const healthRate = http.health / seconds;
+  const sendRate = http.send / seconds;
+  line(
+    'baseline GET /health req/s (p99 ms)',
+    `${healthRate.toFixed(0)} (${median(http.healthP99)})`,
+  );
+  line(
+    'ours POST /api/v1/send accepted/s (p99 ms)',
+    `${sendRate.toFixed(0)} (${median(http.sendP99)})`,
+  );
+  line('ours POST /api/v1/send refused or failed', String(http.failed));
+  line('ratio send/health', (sendRate / healthRate).toFixed(2));
+
+  // 2. The limit script against a no-op EVALSHA: same connection, same concurrency, alternating
+  // half-second rounds; the ratio is the median of the rounds' ratios.
+  const redis = app.get<Redis>(domain.REDIS);
+  const limiter = app.get(domain.SendingLimiter);
+  const noop = (await redis.script('LOAD', 'return 1')) as string;
+  const usage = { requests: 1, recipients: 1 };
+  const check = () => limiter.consume(s.org.id, usage, { limits: unlimited });
+  await loops(0.5, CONCURRENCY, check);
+  const noopRates: number[] = [];
+  const limitRates: number[] = [];
+  for (let round = 0; round < LIMIT_ROUNDS; round++) {
+    noopRates.push(await loops(0.5, CONCURRENCY, () => redis.evalsha(noop, 0)));
+    limitRates.push(await loops(0.5, CONCURRENCY, check));
+  }
+  line('baseline no-op EVALSHA/s (median)', median(noopRates).toFixed(0));
+  line('ours limit check-and-consume/s (median)', median(limitRates).toFixed(0));
+  line(
+    'ratio limit/no-op (median of rounds)',
+    median(limitRates.map((l, i) => l / noopRates[i])).toFixed(2),
+  );
+
+  // 3. Delivery: nodemailer's pooled transport alone, then the worker, into the same sink.
+  const ds = app.get(DataSource);
+  const queue = app.get<Queue>(getQueueToken(domain.QUEUES.email));
+  await queue.pause();
+  await queue.obliterate({ force: true });
+  // obliterate removes the queue's keys, its paused flag among them: pause again.
+  await queue.pause();
+  await ds.query(`DELETE FROM messages`);
+  const worker = await Test.createTestingModule({ imports: [WorkerModule] }).compile();
+  worker.useLogger(new domain.JsonLogger('bench-worker', 'warn'));
+  await worker.init();
+  const sender = app.get(domain.SendService);
+  const nodemailerRates: number[] = [];
+  const workerRates: number[] = [];
+  let received = 0;
+  for (let round = 0; round < DELIVERY_ROUNDS; round++) {
+    const transport = nodemailer.createTransport({
+      pool: true,
+      host: '127.0.0.1',
+      port: sink.port,
+      maxConnections: config.smtpOutboundPoolSize,
+      maxMessages: 1000,
+      ...domain.SMTP_TIMEOUTS,
+    });
+    let sent = 0;
+    const t0 = Date.now();
+    await Promise.all(
+      Array.from({ length: config.deliveryConcurrency }, async () => {
+        while (sent < DELIVERIES) {
+          sent++;
+          await transport.sendMail({
+            ...email,
+            envelope: { from: 'bench@sender.test', to: ['reader@example.test'] },
+          });
+        }
+      }),
+    );
+    nodemailerRates.push(DELIVERIES / ((Date.now() - t0) / 1000));
+    transport.close();
+
+    // Messages are accepted while the queue is paused, then the worker drains them.
+    for (let i = 0; i < DELIVERIES; i++) await sender.send(s.org.id, email);
+    const before = await sink.count();
+    const t1 = Date.now();
+    await queue.resume();
+    for (;;) {
+      const [{ n }] = await ds.query(
+        `SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'`,
+      );
+      if (n >= DELIVERIES * (round + 1)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    workerRates.push(DELIVERIES / ((Date.now() - t1) / 1000));
+    await queue.pause();
+    received += (await sink.count()) - before;
+  }
+  const nm = median(nodemailerRates);
+  const wk = median(workerRates);
+  line(
+    `baseline nodemailer pooled sendMail/s (${config.smtpOutboundPoolSize} conns)`,
+    nm.toFixed(0),
+  );
+  line(`ours worker deliveries/s (${config.deliveryConcurrency} jobs)`, wk.toFixed(0));
+  line('ratio worker/nodemailer (medians)', (wk / nm).toFixed(2));
+  if (received !== DELIVERIES * DELIVERY_ROUNDS) line('WARNING sink received', String(received));
+  line('delivery rounds x messages', `${DELIVERY_ROUNDS} x ${DELIVERIES}`);
+
+  await worker.close();
+  await app.close();
+  sink.child.send('stop');
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,91 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The message log (§8): one message per send job, one row per recipient carrying its delivery
+ * state, and every delivery attempt. Message content and recipient addresses are encrypted at
+ * rest; recipients also carry a blind index for the `recipient` filter. Engagement events live
+ * in their own store (see messaging/engagement).
+ */
+export class Messaging1763700000400 implements MigrationInterface {
+  name = 'Messaging1763700000400';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE messages (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        job_id text NOT NULL UNIQUE,
+        message_id text NOT NULL,
+        source text NOT NULL DEFAULT 'api' CHECK (source IN ('api','smtp','campaign')),
+        sender_address text NOT NULL,
+        campaign_id uuid,
+        contact_id uuid,
+        tags text[] NOT NULL DEFAULT '{}',
+        track_opens boolean NOT NULL DEFAULT false,
+        track_clicks boolean NOT NULL DEFAULT false,
+        content text NOT NULL,
+        status text NOT NULL DEFAULT 'queued'
+          CHECK (status IN ('queued','deferred','delivered','partially_delivered','bounced','failed','suppressed')),
+        recipient_count int NOT NULL CHECK (recipient_count > 0),
+        next_attempt_at timestamptz,
+        lease_until timestamptz,
+        dispatch_seq int NOT NULL DEFAULT 0,
+        completed_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(
+      `CREATE INDEX messages_org_created_idx ON messages (organization_id, created_at DESC, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX messages_org_campaign_idx ON messages (organization_id, campaign_id) WHERE campaign_id IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE INDEX messages_due_idx ON messages (next_attempt_at) WHERE next_attempt_at IS NOT NULL`,
+    );
+    await q.query(`CREATE INDEX messages_created_idx ON messages (created_at)`);
+
+    await q.query(`
+      CREATE TABLE message_recipients (
+        message_id uuid NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        idx smallint NOT NULL,
+        organization_id uuid NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('to','cc','bcc')),
+        address text NOT NULL,
+        address_hash text NOT NULL,
+        status text NOT NULL DEFAULT 'pending'
+          CHECK (status IN ('pending','deferred','delivered','bounced','failed','suppressed')),
+        retry_count int NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz,
+        first_attempt_at timestamptz,
+        PRIMARY KEY (message_id, idx)
+      )`);
+    await q.query(
+      `CREATE INDEX message_recipients_org_hash_idx ON message_recipients (organization_id, address_hash)`,
+    );
+
+    await q.query(`
+      CREATE TABLE message_attempts (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        message_id uuid NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        organization_id uuid NOT NULL,
+        recipient_idx smallint NOT NULL,
+        status text NOT NULL CHECK (status IN ('delivered','deferred','bounced','failed','suppressed')),
+        smtp_code int,
+        smtp_message text,
+        mx_host text,
+        outbound_ip text,
+        retry_count int NOT NULL,
+        attempted_at timestamptz NOT NULL
+      )`);
+    await q.query(
+      `CREATE INDEX message_attempts_message_idx ON message_attempts (message_id, attempted_at, id)`,
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    for (const t of ['message_attempts', 'message_recipients', 'messages']) {
+      await q.query(`DROP TABLE IF EXISTS ${t}`);
+    }
+  }
+}

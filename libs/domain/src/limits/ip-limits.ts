@@ -1,0 +1,148 @@
+// Per-client-IP limits of the send API and the SMTP relay (spec Limits › Email send API, §8, §9):
+// request windows that start at an IP's first request, and the failed-authentication window that
+// starts at its first failure. Counters live in Redis so every replica and transport shares them.
+import { Inject, Injectable } from '@nestjs/common';
+import Redis from 'ioredis';
+import { RateLimitedError } from '../errors/domain-errors';
+import { REDIS } from '../redis/redis.module';
+
+export const TOO_MANY_REQUESTS_MESSAGE = 'Too many requests, please try again later.';
+export const TOO_MANY_FAILED_ATTEMPTS_MESSAGE = 'Too many failed attempts, please try again later';
+
+/** More than this many failures from one IP within the window block it until the window ends. */
+export const AUTH_FAILURE_LIMIT = 20;
+export const AUTH_FAILURE_WINDOW_SECONDS = 15 * 60;
+
+export interface IpPolicy {
+  /** Part of the Redis key: one counter per IP and policy. */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface IpPolicyState {
+  policy: IpPolicy;
+  count: number;
+  remaining: number;
+  /** Seconds until this IP's window of the policy ends. */
+  resetSeconds: number;
+  exceeded: boolean;
+}
+
+// KEYS: one counter per policy; ARGV: each policy's window in ms. Returns {count, pttl} pairs.
+const HIT = `
+local out = {}
+for i = 1, #KEYS do
+  local c = redis.call('INCR', KEYS[i])
+  if c == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i]) end
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[i])
+    ttl = tonumber(ARGV[i])
+  end
+  out[#out + 1] = c
+  out[#out + 1] = ttl
+end
+return out
+`;
+
+// KEYS[1] the failure counter; ARGV[1] 1 to record a failure, 0 to read; ARGV[2] window ms.
+const FAILURES = `
+local c
+if ARGV[1] == '1' then
+  c = redis.call('INCR', KEYS[1])
+  if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+else
+  c = tonumber(redis.call('GET', KEYS[1]) or '0')
+end
+local ttl = redis.call('PTTL', KEYS[1])
+return {c, ttl}
+`;
+
+type IpRedis = Redis & {
+  ipLimitHit(n: number, ...args: (string | number)[]): Promise<number[]>;
+  ipAuthFailures(key: string, record: string, windowMs: number): Promise<number[]>;
+};
+
+/** IPv4-mapped IPv6 (`::ffff:1.2.3.4`) and plain IPv4 are the same client. */
+export function normaliseIp(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}
+
+@Injectable()
+export class IpRequestLimiter {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {
+    if (!(redis as unknown as Partial<IpRedis>).ipLimitHit) {
+      redis.defineCommand('ipLimitHit', { lua: HIT });
+    }
+  }
+
+  /** Counts one request from `ip` against every policy, atomically, and reports each one. */
+  async hit(ip: string, policies: IpPolicy[]): Promise<IpPolicyState[]> {
+    const keys = policies.map((p) => `ipl:{ip:${normaliseIp(ip)}}:${p.name}`);
+    const raw = await (this.redis as unknown as IpRedis).ipLimitHit(
+      keys.length,
+      ...keys,
+      ...policies.map((p) => p.windowSeconds * 1000),
+    );
+    return policies.map((policy, i) => {
+      const count = raw[i * 2];
+      return {
+        policy,
+        count,
+        remaining: Math.max(0, policy.limit - count),
+        resetSeconds: Math.max(1, Math.ceil(raw[i * 2 + 1] / 1000)),
+        exceeded: count > policy.limit,
+      };
+    });
+  }
+}
+
+export interface AuthFailureState {
+  failures: number;
+  blocked: boolean;
+  /** Seconds until the window that started at the first failure ends. */
+  retryAfter: number;
+}
+
+/**
+ * Failed authentications per client IP, shared by the send API and the SMTP relay: more than 20
+ * within 15 minutes of the first failure block the IP until that window ends.
+ */
+@Injectable()
+export class AuthFailureLimiter {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {
+    if (!(redis as unknown as Partial<IpRedis>).ipAuthFailures) {
+      redis.defineCommand('ipAuthFailures', { numberOfKeys: 1, lua: FAILURES });
+    }
+  }
+
+  /** Counts one failed authentication from `ip`. */
+  recordFailure(ip: string): Promise<AuthFailureState> {
+    return this.run(ip, '1');
+  }
+
+  /** Whether `ip` is currently blocked, without counting anything. */
+  state(ip: string): Promise<AuthFailureState> {
+    return this.run(ip, '0');
+  }
+
+  /** The 429 a blocked IP gets (the relay maps it to `421 ...` and closes). */
+  static error(state: AuthFailureState): RateLimitedError {
+    return new RateLimitedError(TOO_MANY_FAILED_ATTEMPTS_MESSAGE, state.retryAfter);
+  }
+
+  private async run(ip: string, record: '0' | '1'): Promise<AuthFailureState> {
+    const [failures, ttl] = await (this.redis as unknown as IpRedis).ipAuthFailures(
+      `af:{ip:${normaliseIp(ip)}}`,
+      record,
+      AUTH_FAILURE_WINDOW_SECONDS * 1000,
+    );
+    return {
+      failures,
+      blocked: failures > AUTH_FAILURE_LIMIT,
+      retryAfter: Math.max(1, Math.ceil(ttl / 1000)),
+    };
+  }
+}

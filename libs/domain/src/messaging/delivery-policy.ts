@@ -1,0 +1,65 @@
+// What an SMTP answer means for a recipient (§8), and when a deferred recipient is tried again.
+// Pure functions: the delivery service applies them, unit specs pin them down.
+
+export type AttemptStatus = 'delivered' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
+export const ATTEMPT_STATUSES: AttemptStatus[] = [
+  'delivered',
+  'deferred',
+  'bounced',
+  'failed',
+  'suppressed',
+];
+
+/** 2xx delivered; 5xx bounced; 4xx, anything else and no answer at all deferred. */
+export function classifySmtpReply(code: number | null): 'delivered' | 'deferred' | 'bounced' {
+  if (code !== null && code >= 200 && code < 300) return 'delivered';
+  if (code !== null && code >= 500 && code < 600) return 'bounced';
+  return 'deferred';
+}
+
+/**
+ * A hard bounce says the address itself is bad: enhanced status 5.1.x (unknown user, bad domain,
+ * bad syntax), or, without an enhanced status, reply 550, 551 or 553. Other 5xx (mailbox full
+ * 5.2.2, policy 5.7.x, message too big) are soft: counted, but the address stays usable.
+ */
+export function isHardBounce(code: number | null, message: string | null): boolean {
+  if (code === null || code < 500 || code >= 600) return false;
+  const enhanced = /\b([245])\.(\d{1,3})\.(\d{1,3})\b/.exec(message ?? '');
+  if (enhanced) return enhanced[1] === '5' && enhanced[2] === '1';
+  return code === 550 || code === 551 || code === 553;
+}
+
+/** The SMTP reply code at the start of a server response (`250 OK` → 250). */
+export function replyCode(response: string | undefined | null): number | null {
+  const m = /^(\d{3})/.exec((response ?? '').trim());
+  return m ? Number(m[1]) : null;
+}
+
+/**
+ * When a recipient deferred at `attemptAt` is tried next: base × 2^retryCount after this attempt
+ * (1 min, 2 min, 4 min, ...), never later than `maxAgeMs` after its first attempt, when one last
+ * try happens. Null when that deadline has passed: the recipient has failed.
+ */
+export function nextRetryAt(
+  firstAttemptAt: Date,
+  attemptAt: Date,
+  retryCount: number,
+  baseMs: number,
+  maxAgeMs: number,
+): Date | null {
+  const deadline = firstAttemptAt.getTime() + maxAgeMs;
+  if (attemptAt.getTime() >= deadline) return null;
+  const delay = baseMs * 2 ** Math.min(retryCount, 40);
+  return new Date(Math.min(attemptAt.getTime() + delay, deadline));
+}
+
+/** Trims a server answer to something safe to store and show. */
+export function cleanSmtpMessage(message: string | undefined | null): string | null {
+  if (!message) return null;
+  return (
+    message
+      .replace(/\s*[\r\n]+\s*/g, ' ')
+      .trim()
+      .slice(0, 1000) || null
+  );
+}

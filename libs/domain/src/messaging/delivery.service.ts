@@ -1,0 +1,297 @@
+// Delivers one message (§8): claims it, skips suppressed recipients, sends to the due ones over
+// pooled SMTP, and records every recipient's outcome in one place (recordOutcomes).
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { SendMailOptions } from 'nodemailer';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { normaliseEmail } from '../crypto/field-encryption';
+import type { Mailbox } from './address';
+import {
+  ContactEmailStatusRepository,
+  SUPPRESSED_EMAIL_STATUSES,
+} from './contact-email-status.repository';
+import {
+  AttemptStatus,
+  cleanSmtpMessage,
+  classifySmtpReply,
+  isHardBounce,
+  nextRetryAt,
+} from './delivery-policy';
+import { EmailDispatcher } from './email-dispatcher';
+import {
+  AttemptRecord,
+  ClaimedMessage,
+  ClaimedRecipient,
+  MessageRepository,
+  MessageStatus,
+  RecipientState,
+} from './message.repository';
+import { SmtpOutbound, SmtpRecipientResult } from './smtp-outbound';
+import { TrackingService } from './tracking/tracking.service';
+
+export interface DeliveryRun {
+  messageId: string;
+  status: MessageStatus;
+  attempts: number;
+  nextAttemptAt: Date | null;
+}
+
+const OPEN: RecipientState['status'][] = ['pending', 'deferred'];
+
+function mailbox(m: Mailbox) {
+  return m.name ? { name: m.name, address: m.email } : m.email;
+}
+
+/** The message's status and next due time once its recipients are in the given states. */
+export function summariseRecipients(
+  states: RecipientState[],
+  now: Date,
+): { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null } {
+  const open = states.filter((s) => OPEN.includes(s.status));
+  if (open.length) {
+    const next = Math.min(...open.map((s) => (s.nextAttemptAt ?? now).getTime()));
+    const attempted = states.some((s) => s.retryCount > 0);
+    return {
+      status: attempted ? 'deferred' : 'queued',
+      nextAttemptAt: new Date(next),
+      completedAt: null,
+    };
+  }
+  const count = (st: RecipientState['status']) => states.filter((s) => s.status === st).length;
+  const delivered = count('delivered');
+  let status: MessageStatus;
+  if (delivered === states.length) status = 'delivered';
+  else if (delivered > 0) status = 'partially_delivered';
+  else if (count('suppressed') === states.length) status = 'suppressed';
+  else if (count('bounced') > 0) status = 'bounced';
+  else status = 'failed';
+  return { status, nextAttemptAt: null, completedAt: now };
+}
+
+@Injectable()
+export class DeliveryService {
+  private readonly logger = new Logger(DeliveryService.name);
+
+  constructor(
+    private readonly messages: MessageRepository,
+    private readonly contactEmails: ContactEmailStatusRepository,
+    private readonly outbound: SmtpOutbound,
+    private readonly dispatcher: EmailDispatcher,
+    private readonly tracking: TrackingService,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * One delivery run of a message: every recipient due now is attempted once. Null when the
+   * message is not due or another worker holds it (a duplicate or early job: nothing to do).
+   */
+  async deliver(messageId: string): Promise<DeliveryRun | null> {
+    const claimedAt = this.clock.now();
+    const message = await this.messages.claim(messageId, claimedAt);
+    if (!message) return null;
+    try {
+      const due = message.recipients.filter(
+        (r) =>
+          OPEN.includes(r.status) &&
+          (!r.nextAttemptAt || r.nextAttemptAt.getTime() <= claimedAt.getTime()),
+      );
+      const suppressed = await this.suppressedAmong(message, due);
+      const sendable = due.filter((r) => !suppressed.has(normaliseEmail(r.email)));
+      const results = await this.send(message, sendable);
+      return await this.recordOutcomes(message, due, suppressed, results);
+    } catch (err) {
+      await this.messages.releaseLease(message.id).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Due recipients whose ContactEmail must not be sent to. The claim already joined the
+   * ContactEmails on the current blind index; during a key rotation older rows may carry another
+   * index, so then the addresses are looked up under every key as well.
+   */
+  private async suppressedAmong(
+    message: ClaimedMessage,
+    due: ClaimedRecipient[],
+  ): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const r of due) {
+      if (r.contactStatus && SUPPRESSED_EMAIL_STATUSES.includes(r.contactStatus as never)) {
+        out.set(normaliseEmail(r.email), r.contactStatus);
+      }
+    }
+    if (due.length && this.contactEmails.rotating()) {
+      const more = await this.contactEmails.suppressed(
+        message.organizationId,
+        due.map((r) => r.email),
+      );
+      for (const [email, status] of more) out.set(email, status);
+    }
+    return out;
+  }
+
+  private baseMail(message: ClaimedMessage): SendMailOptions {
+    const c = message.content;
+    // Relayed over SMTP: the message goes out byte for byte as it was submitted.
+    if (c.raw) return { raw: Buffer.from(c.raw, 'base64') };
+    return {
+      from: mailbox(c.from),
+      to: c.to.map(mailbox),
+      cc: c.cc.length ? c.cc.map(mailbox) : undefined,
+      replyTo: c.replyTo.length ? c.replyTo.map(mailbox) : undefined,
+      subject: c.subject,
+      html: c.html,
+      text: c.text,
+      headers: c.headers,
+      attachments: c.attachments.map((a) => ({
+        filename: a.filename,
+        content: a.content,
+        encoding: 'base64',
+        contentType: a.contentType,
+      })),
+      messageId: message.messageId,
+      date: message.createdAt,
+    };
+  }
+
+  /** SMTP results by recipient index. Tracked HTML differs per recipient: one transaction each. */
+  private async send(
+    message: ClaimedMessage,
+    recipients: RecipientState[],
+  ): Promise<Map<number, SmtpRecipientResult>> {
+    const out = new Map<number, SmtpRecipientResult>();
+    if (!recipients.length) return out;
+    const mail = this.baseMail(message);
+    const from = message.content.from.email;
+    const tracked =
+      (message.trackOpens || message.trackClicks) && !!message.content.html && !message.content.raw;
+    if (!tracked) {
+      const results = await this.outbound.send(
+        mail,
+        from,
+        recipients.map((r) => r.email),
+      );
+      recipients.forEach((r, i) => out.set(r.idx, results[i]));
+      return out;
+    }
+    await Promise.all(
+      recipients.map(async (r) => {
+        const html = this.tracking.personalise(message.content.html!, {
+          organizationId: message.organizationId,
+          messageId: message.id,
+          recipientIndex: r.idx,
+          opens: message.trackOpens,
+          clicks: message.trackClicks,
+        });
+        const [result] = await this.outbound.send({ ...mail, html }, from, [r.email]);
+        out.set(r.idx, result);
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * The one place a delivery outcome is decided and recorded: attempt rows, recipient states,
+   * bounce bookkeeping on the ContactEmail, the message status, and the follow-up job.
+   */
+  private async recordOutcomes(
+    message: ClaimedMessage,
+    due: RecipientState[],
+    suppressed: Map<string, string>,
+    results: Map<number, SmtpRecipientResult>,
+  ): Promise<DeliveryRun> {
+    const now = this.clock.now();
+    const attempts: AttemptRecord[] = [];
+    const changed: RecipientState[] = [];
+    const bounces: { email: string; hard: boolean }[] = [];
+
+    for (const r of due) {
+      const firstAttemptAt = r.firstAttemptAt ?? now;
+      let status: AttemptStatus;
+      let next: Date | null = null;
+      let code: number | null = null;
+      let text: string | null = null;
+      let mxHost: string | null = null;
+      let outboundIp: string | null = null;
+      const suppressedAs = suppressed.get(normaliseEmail(r.email));
+      if (suppressedAs) {
+        status = 'suppressed';
+        text = `Not sent: the address is ${suppressedAs}`;
+      } else {
+        const res = results.get(r.idx)!;
+        ({ code, mxHost, outboundIp } = res);
+        text = cleanSmtpMessage(res.message);
+        const kind = classifySmtpReply(code);
+        if (kind === 'deferred') {
+          next = nextRetryAt(
+            firstAttemptAt,
+            now,
+            r.retryCount,
+            this.config.deliveryRetryBaseMs,
+            this.config.deliveryRetryMaxAgeMs,
+          );
+          status = next ? 'deferred' : 'failed';
+        } else {
+          status = kind;
+          if (kind === 'bounced') bounces.push({ email: r.email, hard: isHardBounce(code, text) });
+        }
+      }
+      attempts.push({
+        recipientIdx: r.idx,
+        status,
+        smtpCode: code,
+        smtpMessage: text,
+        mxHost,
+        outboundIp,
+        retryCount: r.retryCount,
+        attemptedAt: now,
+      });
+      changed.push({
+        ...r,
+        status,
+        retryCount: r.retryCount + 1,
+        nextAttemptAt: next,
+        firstAttemptAt,
+      });
+    }
+
+    const byIdx = new Map(changed.map((c) => [c.idx, c]));
+    const states = message.recipients.map((r) => byIdx.get(r.idx) ?? r);
+    const outcome = summariseRecipients(states, now);
+    const seq = await this.messages.recordRun(
+      message,
+      attempts,
+      changed,
+      outcome,
+      bounces.length
+        ? (em) => this.contactEmails.recordBounces(message.organizationId, bounces, now, em)
+        : undefined,
+    );
+
+    // Webhooks: the event bus will be called from here, once per attempt, e.g.
+    //   emit(message.organizationId, `email.${attempt.status}`, { jobId, messageId, recipient, ... })
+    // for delivered, deferred and bounced (and email.sent when the first attempt is made).
+    this.logger.debug({
+      msg: 'delivery run recorded',
+      messageId: message.id,
+      status: outcome.status,
+      attempts: attempts.length,
+    });
+
+    if (outcome.nextAttemptAt) {
+      await this.dispatcher.enqueue(
+        message.id,
+        seq,
+        outcome.nextAttemptAt.getTime() - this.clock.now().getTime(),
+      );
+    }
+    return {
+      messageId: message.id,
+      status: outcome.status,
+      attempts: attempts.length,
+      nextAttemptAt: outcome.nextAttemptAt,
+    };
+  }
+}

@@ -1,0 +1,75 @@
+// Puts committed messages on the email queue. The job carries the message row id only; the
+// content stays in PostgreSQL. Job ids are `<message id>:<dispatch seq>`, so the sweeper can tell
+// whether the job of a message's current dispatch still exists.
+import { InjectQueue } from '@nestjs/bull';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import { QUEUES } from '../queues/queue-names';
+
+export const EMAIL_JOBS = { deliver: 'deliver' } as const;
+
+/** Payload of an `email` queue `deliver` job: ids only. */
+export interface DeliverEmailJob {
+  messageId: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Validates a job payload as the worker takes it; null for anything else. */
+export function parseDeliverEmailJob(data: unknown): DeliverEmailJob | null {
+  const d = data as Partial<DeliverEmailJob> | null;
+  return d && typeof d.messageId === 'string' && UUID.test(d.messageId)
+    ? { messageId: d.messageId }
+    : null;
+}
+
+export function deliverJobId(messageId: string, dispatchSeq: number): string {
+  return `${messageId}:${dispatchSeq}`;
+}
+
+/** How long an enqueue may take before the caller moves on (the sweeper will catch up). */
+const ENQUEUE_TIMEOUT_MS = 3000;
+
+@Injectable()
+export class EmailDispatcher {
+  private readonly logger = new Logger(EmailDispatcher.name);
+
+  constructor(@InjectQueue(QUEUES.email) private readonly queue: Queue) {}
+
+  /** Adds the delivery job; false (logged) when Redis did not take it. Never throws. */
+  async enqueue(messageId: string, dispatchSeq: number, delayMs = 0): Promise<boolean> {
+    const payload: DeliverEmailJob = { messageId };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.queue.add(EMAIL_JOBS.deliver, payload, {
+          jobId: deliverJobId(messageId, dispatchSeq),
+          delay: Math.max(0, Math.round(delayMs)),
+          removeOnComplete: true,
+          removeOnFail: 1000,
+        }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+      return true;
+    } catch (err) {
+      this.logger.warn({
+        msg: 'could not enqueue delivery; the sweeper will retry',
+        messageId,
+        err: (err as Error).message,
+      });
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether the job of this dispatch is still waiting, delayed or running. */
+  async isLive(messageId: string, dispatchSeq: number): Promise<boolean> {
+    const job = await this.queue.getJob(deliverJobId(messageId, dispatchSeq));
+    if (!job) return false;
+    const state = await job.getState();
+    return state === 'waiting' || state === 'delayed' || state === 'active' || state === 'paused';
+  }
+}

@@ -1,0 +1,65 @@
+// Keeping the message log whole and bounded (§1, §8): the sweeper re-queues committed messages
+// whose queue job was lost (Redis flushed or restarted), and the retention purge deletes messages
+// older than their organization's messageRetentionDays.
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { EmailDispatcher } from './email-dispatcher';
+import { EngagementStore } from './engagement/engagement.store';
+import { MessageRepository } from './message.repository';
+
+const SWEEP_BATCH = 500;
+const PURGE_BATCH = 1000;
+
+@Injectable()
+export class MessageMaintenanceService {
+  private readonly logger = new Logger(MessageMaintenanceService.name);
+
+  constructor(
+    private readonly messages: MessageRepository,
+    private readonly dispatcher: EmailDispatcher,
+    private readonly engagement: EngagementStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Re-queues messages due for longer than `graceMs` whose current job is not in the queue.
+   * Returns how many were re-queued.
+   */
+  async sweep(graceMs: number): Promise<number> {
+    const now = this.clock.now();
+    let total = 0;
+    for (;;) {
+      const requeue = await this.messages.sweepDue(now, graceMs, SWEEP_BATCH, async (rows) => {
+        const lost: string[] = [];
+        for (const r of rows) {
+          if (!(await this.dispatcher.isLive(r.id, r.dispatchSeq))) lost.push(r.id);
+        }
+        return lost;
+      });
+      for (const r of requeue) await this.dispatcher.enqueue(r.id, r.dispatchSeq);
+      total += requeue.length;
+      if (requeue.length < SWEEP_BATCH) break;
+    }
+    if (total) this.logger.warn({ msg: 're-queued messages whose job was lost', count: total });
+    return total;
+  }
+
+  /** Deletes messages past their organization's retention; returns how many. */
+  async purgeExpired(): Promise<number> {
+    const now = this.clock.now();
+    let total = 0;
+    for (;;) {
+      const ids = await this.messages.purgeExpired(now, PURGE_BATCH);
+      total += ids.length;
+      await this.engagement.deleteForMessages(ids).catch((err: Error) =>
+        this.logger.warn({
+          msg: 'engagement events of purged messages not deleted',
+          err: err.message,
+        }),
+      );
+      if (ids.length < PURGE_BATCH) break;
+    }
+    if (total) this.logger.log({ msg: 'message retention purge', deleted: total });
+    return total;
+  }
+}

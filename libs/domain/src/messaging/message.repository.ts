@@ -1,0 +1,502 @@
+// All SQL of the message log: messages, their recipients and delivery attempts. Every read takes
+// the organization id; the worker's claim and sweep work by message id across organizations.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { PageRequest, pageOffset } from '../common/pagination';
+import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import type { AttemptStatus } from './delivery-policy';
+import type { MessageContent, OutgoingRecipient } from './outgoing-message';
+
+export const MESSAGE_STATUSES = [
+  'queued',
+  'deferred',
+  'delivered',
+  'partially_delivered',
+  'bounced',
+  'failed',
+  'suppressed',
+] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+export type RecipientStatus = 'pending' | AttemptStatus;
+export type MessageSource = 'api' | 'smtp' | 'campaign';
+
+export interface NewMessage {
+  organizationId: string;
+  jobId: string;
+  messageId: string;
+  source: MessageSource;
+  senderAddress: string;
+  campaignId: string | null;
+  contactId: string | null;
+  tags: string[];
+  trackOpens: boolean;
+  trackClicks: boolean;
+  content: MessageContent;
+  recipients: OutgoingRecipient[];
+  createdAt: Date;
+}
+
+export interface RecipientState {
+  idx: number;
+  kind: 'to' | 'cc' | 'bcc';
+  email: string;
+  status: RecipientStatus;
+  retryCount: number;
+  nextAttemptAt: Date | null;
+  firstAttemptAt: Date | null;
+}
+
+export interface ClaimedRecipient extends RecipientState {
+  /**
+   * Status of the organization's ContactEmail with this address (matched on the blind index under
+   * the current key), or null when there is none.
+   */
+  contactStatus: string | null;
+}
+
+export interface ClaimedMessage {
+  id: string;
+  organizationId: string;
+  jobId: string;
+  messageId: string;
+  senderAddress: string;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  createdAt: Date;
+  content: MessageContent;
+  recipients: ClaimedRecipient[];
+}
+
+export interface AttemptRecord {
+  recipientIdx: number;
+  status: AttemptStatus;
+  smtpCode: number | null;
+  smtpMessage: string | null;
+  mxHost: string | null;
+  outboundIp: string | null;
+  retryCount: number;
+  attemptedAt: Date;
+}
+
+export interface MessageSummary {
+  id: string;
+  jobId: string;
+  messageId: string;
+  senderAddress: string;
+  campaignId: string | null;
+  contactId: string | null;
+  status: MessageStatus;
+  tags: string[];
+  recipients: string[];
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export interface MessageListFilters {
+  status?: MessageStatus;
+  recipient?: string;
+  campaignId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+interface MessageRow {
+  id: string;
+  organization_id: string;
+  job_id: string;
+  message_id: string;
+  sender_address: string;
+  campaign_id: string | null;
+  contact_id: string | null;
+  status: MessageStatus;
+  tags: string[];
+  created_at: Date;
+  completed_at: Date | null;
+  recipients?: string[];
+}
+
+function summary(r: MessageRow, recipients: string[]): MessageSummary {
+  return {
+    id: r.id,
+    jobId: r.job_id,
+    messageId: r.message_id,
+    senderAddress: r.sender_address,
+    campaignId: r.campaign_id,
+    contactId: r.contact_id,
+    status: r.status,
+    tags: r.tags,
+    recipients,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+  };
+}
+
+const SUMMARY_COLUMNS = `m.id, m.organization_id, m.job_id, m.message_id, m.sender_address, m.campaign_id,
+  m.contact_id, m.status, m.tags, m.created_at, m.completed_at`;
+
+/** Rows of an UPDATE/DELETE ... RETURNING (TypeORM answers [rows, affected] for those). */
+function returned<T>(res: unknown): T[] {
+  const r = res as unknown[];
+  return (Array.isArray(r[0]) ? r[0] : r) as T[];
+}
+
+/** Lease a worker holds on a message while it talks to SMTP servers. */
+export const DELIVERY_LEASE_MS = 5 * 60_000;
+
+@Injectable()
+export class MessageRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Commits the message and its recipients in one statement (atomic); returns messages.id. */
+  async insert(m: NewMessage): Promise<string> {
+    const cipher = fieldCipher();
+    const rows: { id: string }[] = await this.ds.query(
+      `WITH message AS (
+         INSERT INTO messages (organization_id, job_id, message_id, source, sender_address,
+           campaign_id, contact_id, tags, track_opens, track_clicks, content, status,
+           recipient_count, next_attempt_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued', $12, $13, $13, $13)
+         RETURNING id
+       ), recipients AS (
+         INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
+         SELECT message.id, t.idx, $1, t.kind, t.address, t.hash
+           FROM message, unnest($14::smallint[], $15::text[], $16::text[], $17::text[])
+                AS t(idx, kind, address, hash)
+       )
+       SELECT id FROM message`,
+      [
+        m.organizationId,
+        m.jobId,
+        m.messageId,
+        m.source,
+        m.senderAddress,
+        m.campaignId,
+        m.contactId,
+        m.tags,
+        m.trackOpens,
+        m.trackClicks,
+        cipher.encrypt(JSON.stringify(m.content)),
+        m.recipients.length,
+        m.createdAt,
+        m.recipients.map((_, i) => i),
+        m.recipients.map((r) => r.kind),
+        m.recipients.map((r) => cipher.encrypt(r.email)),
+        m.recipients.map((r) => cipher.blindIndex(normaliseEmail(r.email))),
+      ],
+    );
+    return rows[0].id;
+  }
+
+  /**
+   * Takes the delivery lease on a message that is due, so no other worker delivers it at the
+   * same time. Null when it is not due, already leased, finished or gone.
+   */
+  async claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
+    // One round trip: the lease, the recipients' states and their ContactEmail statuses (for
+    // suppression) come back together. The lease is
+    // committed without waiting for the WAL flush: losing it in a database crash can only lead
+    // to a repeated attempt (at-least-once), never to a lost message, and it halves the fsyncs
+    // per delivery.
+    const rows: {
+      id: string;
+      organization_id: string;
+      job_id: string;
+      message_id: string;
+      sender_address: string;
+      track_opens: boolean;
+      track_clicks: boolean;
+      created_at: Date;
+      content: string;
+      recipients: {
+        idx: number;
+        kind: RecipientState['kind'];
+        address: string;
+        status: RecipientStatus;
+        retry_count: number;
+        next_attempt_at: string | null;
+        first_attempt_at: string | null;
+        contact_status: string | null;
+      }[];
+    }[] = await this.ds.query(
+      `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+       claimed AS (
+         UPDATE messages SET lease_until = $3, updated_at = $2
+          WHERE id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2
+            AND (lease_until IS NULL OR lease_until < $2)
+          RETURNING id, organization_id, job_id, message_id, sender_address, track_opens,
+                    track_clicks, created_at, content)
+       SELECT c.*,
+              (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind, 'address', r.address,
+                        'status', r.status, 'retry_count', r.retry_count,
+                        'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at,
+                        'contact_status', ce.status)
+                        ORDER BY r.idx)
+                 FROM message_recipients r
+                 LEFT JOIN contact_emails ce
+                   ON ce.organization_id = c.organization_id AND ce.email_hash = r.address_hash
+                WHERE r.message_id = c.id) AS recipients
+         FROM claimed c, relaxed`,
+      [id, now, new Date(now.getTime() + leaseMs)],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const cipher = fieldCipher();
+    const date = (v: string | null) => (v === null ? null : new Date(v));
+    return {
+      id: row.id,
+      organizationId: row.organization_id,
+      jobId: row.job_id,
+      messageId: row.message_id,
+      senderAddress: row.sender_address,
+      trackOpens: row.track_opens,
+      trackClicks: row.track_clicks,
+      createdAt: row.created_at,
+      content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
+      recipients: (row.recipients ?? []).map((r) => ({
+        idx: r.idx,
+        kind: r.kind,
+        email: cipher.decrypt(r.address),
+        status: r.status,
+        retryCount: r.retry_count,
+        nextAttemptAt: date(r.next_attempt_at),
+        firstAttemptAt: date(r.first_attempt_at),
+        contactStatus: r.contact_status,
+      })),
+    };
+  }
+
+  /**
+   * Writes the attempts of one delivery run, the recipients' new states and the message's status
+   * and next due time, and releases the lease — one statement, so one round trip and atomic.
+   * `also` (bounce bookkeeping) joins it in a transaction when given. Returns the dispatch
+   * sequence of the follow-up job.
+   */
+  async recordRun(
+    message: ClaimedMessage,
+    attempts: AttemptRecord[],
+    recipients: RecipientState[],
+    outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null },
+    also?: (em: EntityManager) => Promise<void>,
+  ): Promise<number> {
+    const write = async (em: EntityManager) => {
+      const rows: { dispatch_seq: number }[] = await em.query(
+        `WITH attempts AS (
+           INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
+             smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
+           SELECT $1, $2, t.* FROM unnest($3::smallint[], $4::text[], $5::int[], $6::text[],
+             $7::text[], $8::text[], $9::int[], $10::timestamptz[]) AS t
+         ), recipients AS (
+           UPDATE message_recipients r
+              SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
+                  first_attempt_at = t.first_at
+             FROM unnest($11::smallint[], $12::text[], $13::int[], $14::timestamptz[],
+                  $15::timestamptz[]) AS t(idx, status, retry_count, next_at, first_at)
+            WHERE r.message_id = $1 AND r.idx = t.idx
+         )
+         UPDATE messages
+            SET status = $16, next_attempt_at = $17, completed_at = $18, lease_until = NULL,
+                dispatch_seq = dispatch_seq + 1, updated_at = now()
+          WHERE id = $1
+          RETURNING dispatch_seq`,
+        [
+          message.id,
+          message.organizationId,
+          attempts.map((a) => a.recipientIdx),
+          attempts.map((a) => a.status),
+          attempts.map((a) => a.smtpCode),
+          attempts.map((a) => a.smtpMessage),
+          attempts.map((a) => a.mxHost),
+          attempts.map((a) => a.outboundIp),
+          attempts.map((a) => a.retryCount),
+          attempts.map((a) => a.attemptedAt),
+          recipients.map((r) => r.idx),
+          recipients.map((r) => r.status),
+          recipients.map((r) => r.retryCount),
+          recipients.map((r) => r.nextAttemptAt),
+          recipients.map((r) => r.firstAttemptAt),
+          outcome.status,
+          outcome.nextAttemptAt,
+          outcome.completedAt,
+        ],
+      );
+      return returned<{ dispatch_seq: number }>(rows)[0]?.dispatch_seq ?? 0;
+    };
+    if (!also) return write(this.ds.manager);
+    return this.ds.transaction(async (em) => {
+      await also(em);
+      return write(em);
+    });
+  }
+
+  /** Gives the lease back without a result (the run failed before anything was recorded). */
+  async releaseLease(id: string): Promise<void> {
+    await this.ds.query(`UPDATE messages SET lease_until = NULL WHERE id = $1`, [id]);
+  }
+
+  async findByJobId(organizationId: string, jobId: string): Promise<MessageSummary | null> {
+    const rows: MessageRow[] = await this.ds.query(
+      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.organization_id = $1 AND m.job_id = $2`,
+      [organizationId, jobId],
+    );
+    if (!rows.length) return null;
+    const recipients = await this.recipientAddresses(organizationId, [rows[0].id]);
+    return summary(rows[0], recipients.get(rows[0].id) ?? []);
+  }
+
+  /** Attempts of one message, oldest first. */
+  async attempts(
+    organizationId: string,
+    messageId: string,
+    limit: number,
+  ): Promise<AttemptRecord[]> {
+    const rows: {
+      recipient_idx: number;
+      status: AttemptStatus;
+      smtp_code: number | null;
+      smtp_message: string | null;
+      mx_host: string | null;
+      outbound_ip: string | null;
+      retry_count: number;
+      attempted_at: Date;
+    }[] = await this.ds.query(
+      `SELECT recipient_idx, status, smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at
+         FROM message_attempts
+        WHERE organization_id = $1 AND message_id = $2
+        ORDER BY attempted_at, id
+        LIMIT $3`,
+      [organizationId, messageId, limit],
+    );
+    return rows.map((r) => ({
+      recipientIdx: r.recipient_idx,
+      status: r.status,
+      smtpCode: r.smtp_code,
+      smtpMessage: r.smtp_message,
+      mxHost: r.mx_host,
+      outboundIp: r.outbound_ip,
+      retryCount: r.retry_count,
+      attemptedAt: r.attempted_at,
+    }));
+  }
+
+  async list(
+    organizationId: string,
+    filters: MessageListFilters,
+    page: PageRequest,
+  ): Promise<{ items: MessageSummary[]; total: number }> {
+    const where = ['m.organization_id = $1'];
+    const params: unknown[] = [organizationId];
+    const bind = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    if (filters.status) where.push(`m.status = ${bind(filters.status)}`);
+    if (filters.campaignId) where.push(`m.campaign_id = ${bind(filters.campaignId)}`);
+    if (filters.from) where.push(`m.created_at >= ${bind(filters.from)}`);
+    if (filters.to) where.push(`m.created_at <= ${bind(filters.to)}`);
+    if (filters.recipient) {
+      const hashes = fieldCipher().blindIndexCandidates(normaliseEmail(filters.recipient));
+      where.push(
+        `EXISTS (SELECT 1 FROM message_recipients r WHERE r.message_id = m.id
+                   AND r.organization_id = $1 AND r.address_hash = ANY(${bind(hashes)}::text[]))`,
+      );
+    }
+    const clause = where.join(' AND ');
+    const [{ total }]: { total: string }[] = await this.ds.query(
+      `SELECT count(*) AS total FROM messages m WHERE ${clause}`,
+      params,
+    );
+    const rows: MessageRow[] = await this.ds.query(
+      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE ${clause}
+        ORDER BY m.created_at DESC, m.id DESC
+        LIMIT ${bind(page.limit)} OFFSET ${bind(pageOffset(page))}`,
+      params,
+    );
+    const recipients = await this.recipientAddresses(
+      organizationId,
+      rows.map((r) => r.id),
+    );
+    return {
+      items: rows.map((r) => summary(r, recipients.get(r.id) ?? [])),
+      total: Number(total),
+    };
+  }
+
+  private async recipientAddresses(
+    organizationId: string,
+    ids: string[],
+  ): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (!ids.length) return out;
+    const rows: { message_id: string; address: string }[] = await this.ds.query(
+      `SELECT message_id, address FROM message_recipients
+        WHERE organization_id = $1 AND message_id = ANY($2::uuid[]) ORDER BY message_id, idx`,
+      [organizationId, ids],
+    );
+    const cipher = fieldCipher();
+    for (const r of rows) {
+      const list = out.get(r.message_id) ?? [];
+      list.push(cipher.decrypt(r.address));
+      out.set(r.message_id, list);
+    }
+    return out;
+  }
+
+  /**
+   * Sweeper: in one transaction, locks messages that have been due for longer than the grace
+   * period and are not leased (SKIP LOCKED: replicas split the work), lets `decide` say which
+   * lost their queue job, and bumps their dispatch sequence so a fresh job id can be used.
+   */
+  async sweepDue(
+    now: Date,
+    graceMs: number,
+    limit: number,
+    decide: (rows: { id: string; dispatchSeq: number }[]) => Promise<string[]>,
+  ): Promise<{ id: string; dispatchSeq: number }[]> {
+    return this.ds.transaction(async (em) => {
+      const rows: { id: string; dispatch_seq: number }[] = await em.query(
+        `SELECT id, dispatch_seq FROM messages
+          WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+            AND (lease_until IS NULL OR lease_until < $2)
+          ORDER BY next_attempt_at
+          LIMIT $3
+          FOR UPDATE SKIP LOCKED`,
+        [new Date(now.getTime() - graceMs), now, limit],
+      );
+      const lost = await decide(rows.map((r) => ({ id: r.id, dispatchSeq: r.dispatch_seq })));
+      if (!lost.length) return [];
+      const bumped: unknown = await em.query(
+        `UPDATE messages SET dispatch_seq = dispatch_seq + 1 WHERE id = ANY($1::uuid[])
+         RETURNING id, dispatch_seq`,
+        [lost],
+      );
+      return returned<{ id: string; dispatch_seq: number }>(bumped).map((r) => ({
+        id: r.id,
+        dispatchSeq: r.dispatch_seq,
+      }));
+    });
+  }
+
+  /** Retention: deletes up to `batch` messages older than their organization's retention. */
+  async purgeExpired(now: Date, batch: number): Promise<string[]> {
+    const res: unknown = await this.ds.query(
+      `DELETE FROM messages WHERE id IN (
+         SELECT m.id FROM messages m JOIN organizations o ON o.id = m.organization_id
+          WHERE m.created_at < $1::timestamptz - make_interval(days => o.message_retention_days)
+          LIMIT $2
+          FOR UPDATE OF m SKIP LOCKED)
+       RETURNING id`,
+      [now, batch],
+    );
+    return returned<{ id: string }>(res).map((r) => r.id);
+  }
+
+  /** The organization's retention in days (retentionDays of every message). */
+  async retentionDays(organizationId: string): Promise<number | null> {
+    const rows: { message_retention_days: number }[] = await this.ds.query(
+      `SELECT message_retention_days FROM organizations WHERE id = $1`,
+      [organizationId],
+    );
+    return rows[0]?.message_retention_days ?? null;
+  }
+}

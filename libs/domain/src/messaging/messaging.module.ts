@@ -1,0 +1,49 @@
+// Email sending (§8): the send API's service, the message log, delivery over SMTP, tracking,
+// engagement events and the maintenance of the log. Used by the api and the worker.
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { ContactEmailStatusRepository } from './contact-email-status.repository';
+import { DeliveryService } from './delivery.service';
+import { EmailDispatcher } from './email-dispatcher';
+import { EngagementStore } from './engagement/engagement.store';
+import { MessageLogService } from './message-log.service';
+import { MessageMaintenanceService } from './message-maintenance.service';
+import { MessageRepository } from './message.repository';
+import { SendService } from './send.service';
+import { MX_RESOLVER, SmtpOutbound } from './smtp-outbound';
+import { TrackingTokens } from './tracking/tracking-token';
+import { TrackingService } from './tracking/tracking.service';
+
+@Module({
+  imports: [TenancyModule],
+  providers: [
+    SendService,
+    MessageRepository,
+    ContactEmailStatusRepository,
+    EmailDispatcher,
+    DeliveryService,
+    SmtpOutbound,
+    { provide: MX_RESOLVER, useValue: null },
+    EngagementStore,
+    TrackingService,
+    {
+      provide: TrackingTokens,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new TrackingTokens([c.encryptionKey, ...c.encryptionKeysOld]),
+    },
+    MessageLogService,
+    MessageMaintenanceService,
+  ],
+  exports: [
+    SendService,
+    DeliveryService,
+    MessageLogService,
+    MessageMaintenanceService,
+    TrackingService,
+    EngagementStore,
+    SmtpOutbound,
+  ],
+})
+export class MessagingModule {}

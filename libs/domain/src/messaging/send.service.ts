@@ -1,0 +1,153 @@
+// The email send API (§8): validates the payload, checks the subscription and the organization
+// sending limits, commits the message to PostgreSQL, then queues its delivery (durable first).
+import { Injectable, Logger } from '@nestjs/common';
+import { monotonicFactory } from 'ulid';
+import { Clock } from '../common/clock';
+import {
+  DomainError,
+  ServiceUnavailableError,
+  SubscriptionRequiredError,
+} from '../errors/domain-errors';
+import { SendingLimiter } from '../limits/sending-limiter';
+import { resolveSendingLimits } from '../limits/sending-limits';
+import { OrganizationService } from '../tenancy/organization.service';
+import { domainOf, Mailbox } from './address';
+import { EmailDispatcher } from './email-dispatcher';
+import { MessageRepository, MessageSource } from './message.repository';
+import { OutgoingMessage, prepareOutgoingMessage, SendEmailInput } from './outgoing-message';
+
+export interface SendResult {
+  jobId: string;
+  messageId: string;
+  recipients: string[];
+  status: 'queued';
+}
+
+const ulid = monotonicFactory();
+
+@Injectable()
+export class SendService {
+  private readonly logger = new Logger(SendService.name);
+
+  constructor(
+    private readonly organizations: OrganizationService,
+    private readonly limiter: SendingLimiter,
+    private readonly messages: MessageRepository,
+    private readonly dispatcher: EmailDispatcher,
+    private readonly clock: Clock,
+  ) {}
+
+  async send(
+    organizationId: string,
+    input: SendEmailInput,
+    source: MessageSource = 'api',
+  ): Promise<SendResult> {
+    const prepared = prepareOutgoingMessage(input);
+    await this.admit(organizationId, { requests: 1, recipients: prepared.recipients.length });
+    return this.commit(organizationId, source, prepared);
+  }
+
+  /**
+   * The SMTP relay's MAIL FROM (§9, spec Limits rule 5): one transaction is one request and one
+   * recipient of the organization's limits, consumed here, before any data is accepted.
+   */
+  async admitRelayTransaction(organizationId: string): Promise<void> {
+    await this.admit(organizationId, { requests: 1, recipients: 1 });
+  }
+
+  /**
+   * A message submitted over SMTP, already admitted at MAIL FROM: stored as received (the raw
+   * RFC 5322 bytes, encrypted with the rest of the content) for the envelope recipients, then queued.
+   */
+  async submitRaw(
+    organizationId: string,
+    input: {
+      raw: Buffer;
+      envelopeFrom: string;
+      recipients: string[];
+      from?: Mailbox;
+      subject?: string;
+    },
+  ): Promise<SendResult> {
+    const from = input.from ?? { email: input.envelopeFrom };
+    const seen = new Set<string>();
+    const recipients = input.recipients
+      .map((email) => email.trim())
+      .filter((email) => email && !seen.has(email.toLowerCase()) && seen.add(email.toLowerCase()))
+      .map((email) => ({ kind: 'to' as const, email }));
+    return this.commit(organizationId, 'smtp', {
+      content: {
+        v: 1,
+        from,
+        to: recipients.map((r) => ({ email: r.email })),
+        cc: [],
+        bcc: [],
+        replyTo: [],
+        subject: input.subject ?? '',
+        headers: {},
+        attachments: [],
+        raw: input.raw.toString('base64'),
+      },
+      recipients,
+      tags: [],
+      campaignId: null,
+      contactId: null,
+      trackOpens: false,
+      trackClicks: false,
+    });
+  }
+
+  /** Subscription, then the organization sending limits: all windows consumed, or none. */
+  private async admit(
+    organizationId: string,
+    usage: { requests: number; recipients: number },
+  ): Promise<void> {
+    const org = await this.organizations.get(organizationId);
+    if (org.subscriptionStatus === 'canceled' || org.subscriptionStatus === 'past_due') {
+      throw new SubscriptionRequiredError('An active subscription is required to send email');
+    }
+    try {
+      await this.limiter.consume(organizationId, usage, { limits: resolveSendingLimits(org) });
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      // Fail closed: without the counters nobody can tell whether the organization has budget.
+      this.logger.warn({ msg: 'sending limits unavailable', err: (err as Error).message });
+      throw new ServiceUnavailableError('Sending is temporarily unavailable', 5);
+    }
+  }
+
+  /** Durable first: the message row is committed, then its delivery is queued. */
+  private async commit(
+    organizationId: string,
+    source: MessageSource,
+    prepared: OutgoingMessage,
+  ): Promise<SendResult> {
+    const now = this.clock.now();
+    const id = ulid(now.getTime());
+    const jobId = `job_${id}`;
+    const messageId = `<${id}@${domainOf(prepared.content.from.email)}>`;
+    const rowId = await this.messages.insert({
+      organizationId,
+      jobId,
+      messageId,
+      source,
+      senderAddress: prepared.content.from.email,
+      campaignId: prepared.campaignId,
+      contactId: prepared.contactId,
+      tags: prepared.tags,
+      trackOpens: prepared.trackOpens,
+      trackClicks: prepared.trackClicks,
+      content: prepared.content,
+      recipients: prepared.recipients,
+      createdAt: now,
+    });
+    // Committed: from here the message is the sweeper's to recover if Redis loses the job.
+    await this.dispatcher.enqueue(rowId, 0);
+    return {
+      jobId,
+      messageId,
+      recipients: prepared.recipients.map((r) => r.email),
+      status: 'queued',
+    };
+  }
+}

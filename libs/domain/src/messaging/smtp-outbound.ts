@@ -1,0 +1,291 @@
+// Outbound SMTP (§8): nodemailer pooled transports, to SMTP_OUTBOUND_URL when set, else to each
+// recipient domain's MX on port 25. Reports what the server answered for every recipient.
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { createSocket } from 'node:dgram';
+import { promises as dns } from 'node:dns';
+import { isIP } from 'node:net';
+import nodemailer from 'nodemailer';
+import type { SendMailOptions } from 'nodemailer';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { domainOf } from './address';
+import { cleanSmtpMessage, replyCode } from './delivery-policy';
+
+type Pool = ReturnType<typeof createPool>;
+
+export interface SmtpRecipientResult {
+  email: string;
+  /** Null when no SMTP answer was had (connection refused, timeout, DNS). */
+  code: number | null;
+  message: string | null;
+  mxHost: string | null;
+  outboundIp: string | null;
+}
+
+interface SmtpFailure {
+  code?: string;
+  message: string;
+  response?: string;
+  responseCode?: number;
+  rejectedErrors?: { recipient?: string; response?: string; responseCode?: number }[];
+}
+
+export interface MxResolver {
+  resolveMx(domain: string): Promise<{ exchange: string; priority: number }[]>;
+}
+
+/** Injection token for the MX lookup (tests replace it). */
+export const MX_RESOLVER = Symbol('MX_RESOLVER');
+
+export const SMTP_TIMEOUTS = {
+  connectionTimeout: 30_000,
+  greetingTimeout: 30_000,
+  socketTimeout: 120_000,
+};
+
+function createPool(opts: {
+  host: string;
+  port: number;
+  secure: boolean;
+  auth?: { user: string; pass: string };
+  size: number;
+  localAddress?: string;
+  opportunisticTls: boolean;
+}) {
+  return nodemailer.createTransport({
+    pool: true,
+    host: opts.host,
+    port: opts.port,
+    secure: opts.secure,
+    auth: opts.auth,
+    maxConnections: opts.size,
+    maxMessages: 1000,
+    localAddress: opts.localAddress,
+    // Messages are built from stored content only: never read a file or URL named in a payload.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    // MX delivery encrypts when the server offers STARTTLS but cannot insist on a valid
+    // certificate (most MX hosts do not have one for their name); a smarthost is verified.
+    tls: opts.opportunisticTls ? { rejectUnauthorized: false } : undefined,
+    ...SMTP_TIMEOUTS,
+  });
+}
+
+/** Per-recipient answers of one SMTP transaction (a success or the error nodemailer gave). */
+export function recipientResults(
+  recipients: string[],
+  outcome: {
+    info?: { response?: string; rejectedErrors?: SmtpFailure['rejectedErrors'] };
+    err?: SmtpFailure;
+  },
+  mxHost: string | null,
+  outboundIp: string | null,
+): SmtpRecipientResult[] {
+  const perRecipient = new Map<string, { code: number | null; message: string | null }>();
+  const rejected = outcome.info?.rejectedErrors ?? outcome.err?.rejectedErrors ?? [];
+  for (const r of rejected) {
+    if (!r.recipient) continue;
+    perRecipient.set(r.recipient.toLowerCase(), {
+      code: r.responseCode ?? replyCode(r.response),
+      message: cleanSmtpMessage(r.response),
+    });
+  }
+  let whole: { code: number | null; message: string | null };
+  if (outcome.err) {
+    const e = outcome.err;
+    const code = e.responseCode ?? replyCode(e.response);
+    whole = {
+      code,
+      message: cleanSmtpMessage(code !== null ? e.response : `${e.code ?? 'ERROR'}: ${e.message}`),
+    };
+  } else {
+    whole = {
+      code: replyCode(outcome.info?.response),
+      message: cleanSmtpMessage(outcome.info?.response),
+    };
+  }
+  return recipients.map((email) => ({
+    email,
+    ...(perRecipient.get(email.toLowerCase()) ?? whole),
+    mxHost,
+    outboundIp,
+  }));
+}
+
+@Injectable()
+export class SmtpOutbound implements OnModuleDestroy {
+  private readonly logger = new Logger(SmtpOutbound.name);
+  private readonly pools = new Map<string, Pool>();
+  private readonly localAddresses = new Map<string, Promise<string | null>>();
+  private readonly smarthost?: {
+    host: string;
+    port: number;
+    secure: boolean;
+    auth?: { user: string; pass: string };
+  };
+  private readonly mx: MxResolver;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(MX_RESOLVER) mx: MxResolver | null,
+  ) {
+    this.mx = mx ?? dns;
+    if (config.smtpOutboundUrl) {
+      const u = new URL(config.smtpOutboundUrl);
+      const secure = u.protocol === 'smtps:';
+      this.smarthost = {
+        host: u.hostname.replace(/^\[|\]$/g, ''),
+        port: u.port ? Number(u.port) : secure ? 465 : 587,
+        secure,
+        auth: u.username
+          ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) }
+          : undefined,
+      };
+    }
+  }
+
+  /**
+   * Sends one message to `recipients` (the envelope; the headers are in `mail`) and reports the
+   * answer for each recipient. Never throws for an SMTP or network failure: that is an answer.
+   */
+  async send(
+    mail: SendMailOptions,
+    envelopeFrom: string,
+    recipients: string[],
+  ): Promise<SmtpRecipientResult[]> {
+    if (this.smarthost) {
+      return this.transact(
+        this.smarthost.host,
+        this.poolFor(this.smarthost.host, this.smarthost),
+        mail,
+        envelopeFrom,
+        recipients,
+      );
+    }
+    const byDomain = new Map<string, string[]>();
+    for (const r of recipients) {
+      const d = domainOf(r);
+      byDomain.set(d, [...(byDomain.get(d) ?? []), r]);
+    }
+    const results = await Promise.all(
+      [...byDomain].map(([domain, rcpts]) => this.sendToDomain(domain, mail, envelopeFrom, rcpts)),
+    );
+    return results.flat();
+  }
+
+  private async sendToDomain(
+    domain: string,
+    mail: SendMailOptions,
+    from: string,
+    rcpts: string[],
+  ): Promise<SmtpRecipientResult[]> {
+    let hosts: string[];
+    try {
+      hosts = await this.mxHosts(domain);
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      return rcpts.map((email) => ({
+        email,
+        code: null,
+        message: cleanSmtpMessage(
+          `EDNS: no mail server found for ${domain} (${e.code ?? e.message})`,
+        ),
+        mxHost: null,
+        outboundIp: null,
+      }));
+    }
+    let last: SmtpRecipientResult[] = [];
+    for (const host of hosts) {
+      const pool = this.poolFor(host, { host, port: 25, secure: false });
+      last = await this.transact(host, pool, mail, from, rcpts);
+      // Only a connection-level failure moves on to the next MX; an SMTP answer is final.
+      if (last.some((r) => r.code !== null)) return last;
+    }
+    return last;
+  }
+
+  /** MX hosts by preference; the domain itself when it has no MX record (RFC 5321 §5.1). */
+  async mxHosts(domain: string): Promise<string[]> {
+    try {
+      const records = await this.mx.resolveMx(domain);
+      if (records.length) {
+        return records
+          .sort((a, b) => a.priority - b.priority)
+          .map((r) => r.exchange)
+          .filter((h) => h && h !== '.');
+      }
+    } catch (err) {
+      // ENODATA: the domain exists without an MX record. Anything else (NXDOMAIN...) is final.
+      if ((err as NodeJS.ErrnoException).code !== 'ENODATA') throw err;
+    }
+    return [domain];
+  }
+
+  private poolFor(
+    host: string,
+    target: { host: string; port: number; secure: boolean; auth?: { user: string; pass: string } },
+  ): Pool {
+    const key = `${host}:${target.port}`;
+    let pool = this.pools.get(key);
+    if (!pool) {
+      if (this.pools.size >= 200) {
+        const [oldestKey, oldest] = this.pools.entries().next().value as [string, Pool];
+        oldest.close();
+        this.pools.delete(oldestKey);
+      }
+      pool = createPool({
+        ...target,
+        size: this.config.smtpOutboundPoolSize,
+        localAddress: this.config.smtpOutboundIp,
+        opportunisticTls: !this.smarthost,
+      });
+      this.pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  private async transact(
+    host: string,
+    pool: Pool,
+    mail: SendMailOptions,
+    from: string,
+    rcpts: string[],
+  ): Promise<SmtpRecipientResult[]> {
+    const outboundIp = await this.outboundIp(host);
+    try {
+      const info = await pool.sendMail({ ...mail, envelope: { from, to: rcpts } });
+      return recipientResults(rcpts, { info }, host, outboundIp);
+    } catch (err) {
+      return recipientResults(rcpts, { err: err as SmtpFailure }, host, outboundIp);
+    }
+  }
+
+  /**
+   * The local address outbound SMTP to `host` leaves from: SMTP_OUTBOUND_IP when configured,
+   * else what the routing table picks (a connected UDP socket sends nothing but knows its source).
+   */
+  private outboundIp(host: string): Promise<string | null> {
+    if (this.config.smtpOutboundIp) return Promise.resolve(this.config.smtpOutboundIp);
+    let found = this.localAddresses.get(host);
+    if (!found) {
+      found = new Promise<string | null>((resolve) => {
+        const socket = createSocket(isIP(host) === 6 ? 'udp6' : 'udp4');
+        const done = (v: string | null) => {
+          socket.close();
+          resolve(v);
+        };
+        socket.on('error', () => done(null));
+        socket.connect(25, host, () => done(socket.address().address));
+      });
+      this.localAddresses.set(host, found);
+      void found.then((v) => v === null && this.localAddresses.delete(host));
+    }
+    return found;
+  }
+
+  onModuleDestroy(): void {
+    for (const pool of this.pools.values()) pool.close();
+    this.pools.clear();
+    this.logger.debug({ msg: 'outbound pools closed' });
+  }
+}

@@ -1,0 +1,95 @@
+// Open and click tracking (§8): personalises a recipient's HTML with signed links, and records
+// the events those links report into the engagement store.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { NotFoundError } from '../../errors/domain-errors';
+import { EngagementEventType, EngagementStore } from '../engagement/engagement.store';
+import { rewriteHtmlForTracking } from './html-rewriter';
+import { TrackingClaims, TrackingKind, TrackingTokens } from './tracking-token';
+
+export interface TrackingTarget {
+  organizationId: string;
+  messageId: string;
+  recipientIndex: number;
+  opens: boolean;
+  clicks: boolean;
+}
+
+export interface TrackingRequest {
+  userAgent?: string;
+  remoteIp?: string;
+}
+
+@Injectable()
+export class TrackingService {
+  private readonly logger = new Logger(TrackingService.name);
+
+  constructor(
+    private readonly tokens: TrackingTokens,
+    private readonly engagement: EngagementStore,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The HTML one recipient gets: links through the click redirect, plus the open pixel. */
+  personalise(html: string, t: TrackingTarget): string {
+    const base = {
+      organizationId: t.organizationId,
+      messageId: t.messageId,
+      recipientIndex: t.recipientIndex,
+    };
+    return rewriteHtmlForTracking(html, {
+      pixel: t.opens
+        ? `${this.config.publicBaseUrl}/t/o/${this.tokens.sign({ ...base, kind: 'open' })}.gif`
+        : undefined,
+      link: t.clicks
+        ? (url) =>
+            `${this.config.publicBaseUrl}/t/c/${this.tokens.sign({ ...base, kind: 'click', url })}`
+        : undefined,
+    });
+  }
+
+  /** Records an open; NotFoundError for a token we did not sign. */
+  async open(token: string, req: TrackingRequest): Promise<void> {
+    const claims = this.verify(token, 'open');
+    await this.record(claims, 'opened', req);
+  }
+
+  /** Records a click and returns the signed URL to redirect to; NotFoundError when not genuine. */
+  async click(token: string, req: TrackingRequest): Promise<string> {
+    const claims = this.verify(token, 'click');
+    await this.record(claims, 'clicked', req);
+    return claims.url!;
+  }
+
+  private verify(token: string, kind: TrackingKind): TrackingClaims {
+    const claims = this.tokens.verify(token, kind);
+    if (!claims) throw new NotFoundError('Tracking link');
+    return claims;
+  }
+
+  /** An engagement-store outage loses the event, never the pixel or the redirect. */
+  private async record(claims: TrackingClaims, type: EngagementEventType, req: TrackingRequest) {
+    try {
+      await this.engagement.record({
+        organizationId: claims.organizationId,
+        messageId: claims.messageId,
+        recipientIndex: claims.recipientIndex,
+        type,
+        url: claims.url ?? null,
+        userAgent: req.userAgent?.slice(0, 512) ?? null,
+        remoteIp: req.remoteIp ?? null,
+        occurredAt: this.clock.now(),
+      });
+    } catch (err) {
+      this.logger.warn({
+        msg: 'engagement event not recorded',
+        type,
+        messageId: claims.messageId,
+        err: (err as Error).message,
+      });
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { decodeHtmlAttribute, rewriteHtmlForTracking } from './html-rewriter';
+import { TrackingTokens } from './tracking-token';
+
+const ORG = '0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01';
+const MSG = 'f2a1d0c4-5b6e-4f7a-8b9c-0d1e2f3a4b5c';
+
+describe(TrackingTokens.name, () => {
+  const key = randomBytes(32);
+  const tokens = new TrackingTokens([key]);
+
+  it('round-trips open and click claims', () => {
+    const open = tokens.sign({
+      kind: 'open',
+      organizationId: ORG,
+      messageId: MSG,
+      recipientIndex: 7,
+    });
+    expect(tokens.verify(open, 'open')).toEqual({
+      kind: 'open',
+      organizationId: ORG,
+      messageId: MSG,
+      recipientIndex: 7,
+    });
+    const url = 'https://example.test/a?b=c&d=é';
+    const click = tokens.sign({
+      kind: 'click',
+      organizationId: ORG,
+      messageId: MSG,
+      recipientIndex: 0,
+      url,
+    });
+    expect(tokens.verify(click, 'click')?.url).toBe(url);
+    expect(tokens.verify(click, 'open')).toBeNull();
+    expect(tokens.verify(open, 'click')).toBeNull();
+  });
+
+  it('refuses every single-character change', () => {
+    const click = tokens.sign({
+      kind: 'click',
+      organizationId: ORG,
+      messageId: MSG,
+      recipientIndex: 1,
+      url: 'https://example.test/',
+    });
+    for (let i = 0; i < click.length; i++) {
+      const c = click[i] === 'A' ? 'B' : 'A';
+      expect(tokens.verify(click.slice(0, i) + c + click.slice(i + 1), 'click')).toBeNull();
+    }
+  });
+
+  it('verifies under an older key after rotation, and not under an unknown one', () => {
+    const old = tokens.sign({
+      kind: 'open',
+      organizationId: ORG,
+      messageId: MSG,
+      recipientIndex: 0,
+    });
+    expect(new TrackingTokens([randomBytes(32), key]).verify(old, 'open')).not.toBeNull();
+    expect(new TrackingTokens([randomBytes(32)]).verify(old, 'open')).toBeNull();
+  });
+});
+
+describe('rewriteHtmlForTracking', () => {
+  it('rewrites http(s) links, decodes entities, and adds the pixel before </body>', () => {
+    const seen: string[] = [];
+    const out = rewriteHtmlForTracking(
+      `<html><BODY><a href="https://x.test/?a=1&amp;b=2">x</a><a href='mailto:a@b.test'>m</a>` +
+        `<a title="t" href = 'http://y.test/'>y</a></BODY></html>`,
+      {
+        link: (u) => (seen.push(u), `https://t.test/c/${seen.length}`),
+        pixel: 'https://t.test/o/p.gif',
+      },
+    );
+    expect(seen).toEqual(['https://x.test/?a=1&b=2', 'http://y.test/']);
+    expect(out).toContain('<a href="https://t.test/c/1">x</a>');
+    expect(out).toContain(`href='mailto:a@b.test'`);
+    expect(out).toContain('<a title="t" href = "https://t.test/c/2">y</a>');
+    expect(out).toMatch(/<img src="https:\/\/t\.test\/o\/p\.gif"[^>]*\/><\/BODY><\/html>$/);
+  });
+
+  it('appends the pixel when there is no body element', () => {
+    expect(rewriteHtmlForTracking('<p>hi</p>', { pixel: 'p.gif' })).toMatch(/^<p>hi<\/p><img /);
+  });
+
+  it('decodes numeric and named entities', () => {
+    expect(decodeHtmlAttribute('a&#38;b&#x26;c&quot;&unknown;')).toBe('a&b&c"&unknown;');
+  });
+});

@@ -1,0 +1,372 @@
+// All SQL on webhook deliveries and attempts. Every read takes the organization id; the worker's
+// claim and finish statements take a delivery id and the lease it holds instead.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { fieldCipher } from '../crypto/field-encryption';
+import { WebhookCustomHeader } from './webhook-endpoint.entity';
+import { WebhookAttempt } from './webhook-attempt.entity';
+import { envelopeJson, WebhookDelivery, WebhookEnvelope } from './webhook-delivery.entity';
+import type { AttemptOutcome } from './webhook-retry-policy';
+import type { WebhookDeliveryStatus } from './webhook-event-types';
+
+/** A delivery a worker holds the lease of, with what it needs to attempt it. */
+export interface ClaimedDelivery {
+  id: string;
+  organizationId: string;
+  type: string;
+  /** The exact request body. */
+  body: string;
+  attemptCount: number;
+  leaseId: string;
+  endpoint: {
+    id: string;
+    url: string;
+    secret: string;
+    customHeaders: WebhookCustomHeader[];
+    timeoutSeconds: number;
+    maxRetries: number;
+    isActive: boolean;
+  };
+}
+
+/** One attempt made, with the outcome to record. */
+export interface FinishedAttempt {
+  claimed: ClaimedDelivery;
+  outcome: AttemptOutcome;
+  startedAt: Date;
+  durationMs: number;
+}
+
+export interface DeliveryFilters {
+  webhookEndpointId?: string;
+  statuses?: WebhookDeliveryStatus[];
+  type?: string;
+}
+
+/** Keyset position of the list (newest first). */
+export interface DeliveryCursor {
+  createdAt: string;
+  id: string;
+}
+
+interface ClaimRow {
+  id: string;
+  organization_id: string;
+  type: string;
+  data: string;
+  occurred_at: Date;
+  attempt_count: number;
+  locked_by: string;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  custom_headers: string;
+  timeout_seconds: number;
+  max_retries: number;
+  is_active: boolean;
+}
+
+/** A worker that dies mid-attempt loses its lease this long after the endpoint's timeout. */
+export const LEASE_MARGIN_SECONDS = 30;
+/** A stored delivery whose first job never ran (Redis lost it) is swept after this long. */
+export const STALE_AFTER_MS = 30_000;
+
+const CLAIM_SET = `
+  locked_by = gen_random_uuid(),
+  locked_until = $2::timestamptz + make_interval(secs => e.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
+  next_retry_at = NULL,
+  updated_at = $2`;
+
+const CLAIM_RETURNING = `
+  d.id, d.organization_id, d.type, d.data, d.occurred_at, d.attempt_count, d.locked_by,
+  e.id AS endpoint_id, e.url, e.secret, e.custom_headers, e.timeout_seconds, e.max_retries, e.is_active`;
+
+/**
+ * Decrypted endpoint columns by ciphertext: every claim of a busy endpoint carries the same
+ * values, and a regenerated secret has a new ciphertext, so an entry is never stale.
+ */
+const decrypted = new Map<string, string>();
+function decryptCached(stored: string): string {
+  let plain = decrypted.get(stored);
+  if (plain === undefined) {
+    if (decrypted.size >= 1000) decrypted.clear();
+    plain = fieldCipher().decrypt(stored);
+    decrypted.set(stored, plain);
+  }
+  return plain;
+}
+
+function toClaimed(r: ClaimRow): ClaimedDelivery {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    type: r.type,
+    body: envelopeJson(r.id, r.type, r.occurred_at, fieldCipher().decrypt(r.data)),
+    attemptCount: r.attempt_count,
+    leaseId: r.locked_by,
+    endpoint: {
+      id: r.endpoint_id,
+      url: r.url,
+      secret: decryptCached(r.secret),
+      customHeaders: JSON.parse(decryptCached(r.custom_headers)) as WebhookCustomHeader[],
+      timeoutSeconds: r.timeout_seconds,
+      maxRetries: r.max_retries,
+      isActive: r.is_active,
+    },
+  };
+}
+
+/** Rows of a statement with RETURNING: TypeORM answers [rows, count] for UPDATE, rows otherwise. */
+export async function returning<T>(
+  db: DataSource | EntityManager,
+  sql: string,
+  params: unknown[],
+): Promise<T[]> {
+  const raw: unknown = await db.query(sql, params);
+  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number')
+    return raw[0] as T[];
+  return raw as T[];
+}
+
+const DELIVERY_COLUMNS = `
+  id, organization_id AS "organizationId", webhook_endpoint_id AS "webhookEndpointId", type,
+  data, occurred_at AS "occurredAt", status, attempt_count AS "attemptCount", http_status_code AS "httpStatusCode",
+  error_message AS "errorMessage", response_body AS "responseBody", next_retry_at AS "nextRetryAt",
+  delivered_at AS "deliveredAt", created_at AS "createdAt", updated_at AS "updatedAt",
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"`;
+
+/** A delivery as the API reads it: the stored row with its envelope decrypted. */
+export type DeliveryRow = Omit<WebhookDelivery, 'data' | 'lockedUntil' | 'lockedBy'> & {
+  payload: WebhookEnvelope;
+  cursorAt: string;
+};
+
+function toDeliveryRow(raw: Omit<DeliveryRow, 'payload'> & { data: string }): DeliveryRow {
+  const { data, ...rest } = raw;
+  return {
+    ...rest,
+    payload: {
+      delivery_id: raw.id,
+      type: raw.type,
+      timestamp: raw.occurredAt.toISOString(),
+      data: JSON.parse(fieldCipher().decrypt(data)) as unknown,
+    },
+  };
+}
+
+@Injectable()
+export class WebhookDeliveryRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * Stores one pending delivery per active endpoint of the organization subscribed to `type`
+   * (or only to `endpointId`, if it is active), in one statement.
+   */
+  async insertForEvent(
+    em: EntityManager | DataSource,
+    organizationId: string,
+    type: string,
+    data: unknown,
+    at: Date,
+    endpointId?: string,
+  ): Promise<string[]> {
+    const target = endpointId ? `e.id = $5 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
+    // One encryption per event, shared by its deliveries.
+    const params: unknown[] = [
+      organizationId,
+      type,
+      fieldCipher().encrypt(JSON.stringify(data ?? null)),
+      at,
+    ];
+    if (endpointId) params.push(endpointId);
+    const rows: { id: string }[] = await em.query(
+      `INSERT INTO webhook_deliveries
+         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status, attempt_count,
+          created_at, updated_at)
+       SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
+       FROM webhook_endpoints e
+       WHERE e.organization_id = $1 AND ${target}
+       RETURNING id`,
+      params,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Takes the lease of each delivery nobody holds that is not waiting for a later retry, in one
+   * UPDATE: PostgreSQL re-checks the condition after a concurrent claim commits, so of two
+   * workers claiming the same row exactly one gets it. Returns the claimed ones.
+   */
+  async claimByIds(ids: string[], now: Date): Promise<ClaimedDelivery[]> {
+    if (!ids.length) return [];
+    const rows = await returning<ClaimRow>(
+      this.ds,
+      // The ids come first, as a join: left to itself the planner may read the whole pending
+      // index (dead entries included) and AND it with the primary key on every claim.
+      `WITH target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id)
+       UPDATE webhook_deliveries d SET ${CLAIM_SET}
+       FROM target t, webhook_endpoints e
+       WHERE d.id = t.id AND e.id = d.webhook_endpoint_id AND d.status = 'pending'
+         AND (d.locked_until IS NULL OR d.locked_until < $2)
+         AND (d.next_retry_at IS NULL OR d.next_retry_at <= $2)
+       RETURNING ${CLAIM_RETURNING}`,
+      [ids, now],
+    );
+    return rows.map(toClaimed);
+  }
+
+  /**
+   * The due-retry scan: claims up to `limit` pending deliveries whose retry is due, plus those
+   * whose first job was lost or whose worker died mid-attempt (lease expired), skipping rows
+   * another worker is claiming right now (`FOR UPDATE SKIP LOCKED`).
+   */
+  async claimDue(now: Date, limit: number): Promise<ClaimedDelivery[]> {
+    const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
+    const rows = await returning<ClaimRow>(
+      this.ds,
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending'
+           AND (locked_until IS NULL OR locked_until < $2)
+           AND (next_retry_at <= $2
+                OR (next_retry_at IS NULL AND (locked_until IS NOT NULL OR updated_at < $3)))
+         ORDER BY next_retry_at NULLS FIRST
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d SET ${CLAIM_SET}
+       FROM due, webhook_endpoints e
+       WHERE d.id = due.id AND e.id = d.webhook_endpoint_id
+       RETURNING ${CLAIM_RETURNING}`,
+      [limit, now, staleBefore],
+    );
+    return rows.map(toClaimed);
+  }
+
+  /**
+   * Records attempts and their deliveries' new state together, each only while its lease is
+   * still held. Returns the ids recorded; a missing one lost its lease (re-claimed or deleted).
+   */
+  async finishAttempts(items: FinishedAttempt[], now: Date): Promise<Set<string>> {
+    if (!items.length) return new Set();
+    const col = <T>(f: (i: FinishedAttempt) => T) => items.map(f);
+    const rows = await returning<{ id: string }>(
+      this.ds,
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[],
+           $6::text[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::int[],
+           $11::timestamptz[])
+         AS t(id, lease, status, http_status_code, delivery_error, response_body, next_retry_at,
+              delivered_at, attempt_error, duration_ms, started_at)
+       ), upd AS (
+         UPDATE webhook_deliveries d SET
+           status = i.status, attempt_count = d.attempt_count + 1,
+           http_status_code = i.http_status_code, error_message = i.delivery_error,
+           response_body = i.response_body, next_retry_at = i.next_retry_at,
+           delivered_at = i.delivered_at, locked_until = NULL, locked_by = NULL, updated_at = $12
+         FROM input i
+         WHERE d.id = i.id AND d.locked_by = i.lease
+         RETURNING d.id, d.organization_id, d.attempt_count, i.http_status_code, i.attempt_error,
+           i.response_body, i.duration_ms, i.started_at
+       )
+       INSERT INTO webhook_attempts
+         (organization_id, webhook_delivery_id, attempt_number, http_status_code, error_message,
+          response_body, duration_ms, started_at, created_at)
+       SELECT organization_id, id, attempt_count, http_status_code, attempt_error, response_body,
+         duration_ms, started_at, $12
+       FROM upd
+       RETURNING webhook_delivery_id AS id`,
+      [
+        col((i) => i.claimed.id),
+        col((i) => i.claimed.leaseId),
+        col((i) => i.outcome.status),
+        col((i) => i.outcome.httpStatusCode),
+        col((i) => i.outcome.deliveryError),
+        col((i) => i.outcome.responseBody),
+        col((i) => i.outcome.nextRetryAt),
+        col((i) => i.outcome.deliveredAt),
+        col((i) => i.outcome.attemptError),
+        col((i) => i.durationMs),
+        col((i) => i.startedAt),
+        now,
+      ],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Extends a lease still held (its holder waited for a request slot). */
+  async renewLease(claimed: ClaimedDelivery, now: Date): Promise<boolean> {
+    const rows = await returning<{ id: string }>(
+      this.ds,
+      `UPDATE webhook_deliveries
+       SET locked_until = $3::timestamptz + make_interval(secs => $4 + ${LEASE_MARGIN_SECONDS})
+       WHERE id = $1 AND locked_by = $2
+       RETURNING id`,
+      [claimed.id, claimed.leaseId, now, claimed.endpoint.timeoutSeconds],
+    );
+    return rows.length > 0;
+  }
+
+  /** Ends a delivery without an attempt (its endpoint was deactivated before it was sent). */
+  async failWithoutAttempt(claimed: ClaimedDelivery, message: string, now: Date): Promise<void> {
+    await this.ds.query(
+      `UPDATE webhook_deliveries SET status = 'failed', error_message = $3, next_retry_at = NULL,
+         locked_until = NULL, locked_by = NULL, updated_at = $4
+       WHERE id = $1 AND locked_by = $2`,
+      [claimed.id, claimed.leaseId, message, now],
+    );
+  }
+
+  async list(
+    organizationId: string,
+    filters: DeliveryFilters,
+    cursor: DeliveryCursor | undefined,
+    limit: number,
+  ): Promise<DeliveryRow[]> {
+    const where = ['organization_id = $1'];
+    const params: unknown[] = [organizationId];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      where.push(sql.replace('?', `$${params.length}`));
+    };
+    if (filters.webhookEndpointId) add('webhook_endpoint_id = ?', filters.webhookEndpointId);
+    if (filters.statuses?.length) add('status = ANY(?)', filters.statuses);
+    if (filters.type) add('type = ?', filters.type);
+    if (cursor) {
+      params.push(cursor.createdAt, cursor.id);
+      where.push(
+        `(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`,
+      );
+    }
+    params.push(limit);
+    const rows: (Omit<DeliveryRow, 'payload'> & { data: string })[] = await this.ds.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+       WHERE ${where.join(' AND ')}
+       ORDER BY created_at DESC, id DESC
+       LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map(toDeliveryRow);
+  }
+
+  async get(organizationId: string, id: string): Promise<DeliveryRow | null> {
+    const rows: (Omit<DeliveryRow, 'payload'> & { data: string })[] = await this.ds.query(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND id = $2`,
+      [organizationId, id],
+    );
+    return rows[0] ? toDeliveryRow(rows[0]) : null;
+  }
+
+  async attemptsOf(organizationId: string, deliveryIds: string[]): Promise<WebhookAttempt[]> {
+    if (!deliveryIds.length) return [];
+    return this.ds
+      .getRepository(WebhookAttempt)
+      .createQueryBuilder('a')
+      .where('a.organizationId = :organizationId', { organizationId })
+      .andWhere('a.webhookDeliveryId IN (:...deliveryIds)', { deliveryIds })
+      .orderBy('a.webhookDeliveryId')
+      .addOrderBy('a.attemptNumber', 'ASC')
+      .getMany();
+  }
+}

@@ -1,0 +1,170 @@
+// Deliveries as the API sees them: the newest-first cursor list, one delivery with its attempts,
+// the resend transitions of the spec, and the test event of an endpoint.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ValidationFailedError,
+} from '../errors/domain-errors';
+import { WebhookAttempt } from './webhook-attempt.entity';
+import {
+  DeliveryCursor,
+  DeliveryFilters,
+  DeliveryRow,
+  returning,
+  WebhookDeliveryRepository,
+} from './webhook-delivery.repository';
+import { WebhookEndpointService } from './webhook-endpoint.service';
+import { WEBHOOK_MESSAGES } from './webhook-event-types';
+import { WebhookEvents } from './webhook-events';
+
+export interface DeliveryListQuery extends DeliveryFilters {
+  limit: number;
+  cursor?: string;
+  includeAttempts?: boolean;
+}
+
+export interface DeliveryView {
+  delivery: DeliveryRow;
+  attempts?: WebhookAttempt[];
+}
+
+export interface DeliveryList {
+  items: DeliveryView[];
+  meta: { limit: number; hasMore: boolean; nextCursor: string | null };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CURSOR_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** Opaque to clients: base64url of the last row's position. */
+export function encodeCursor(c: DeliveryCursor): string {
+  return Buffer.from(`${c.createdAt}|${c.id}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(raw: string): DeliveryCursor {
+  const [createdAt, id] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
+  if (!createdAt || !id || !CURSOR_TS.test(createdAt) || !UUID.test(id)) {
+    throw ValidationFailedError.field('cursor', 'type', 'cursor is not valid');
+  }
+  return { createdAt, id };
+}
+
+@Injectable()
+export class WebhookDeliveryService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly endpoints: WebhookEndpointService,
+    private readonly events: WebhookEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(organizationId: string, q: DeliveryListQuery): Promise<DeliveryList> {
+    const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const rows = await this.deliveries.list(organizationId, q, cursor, q.limit + 1);
+    const hasMore = rows.length > q.limit;
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    const attempts = q.includeAttempts ? await this.attemptsByDelivery(organizationId, page) : null;
+    return {
+      items: page.map((delivery) => ({
+        delivery,
+        attempts: attempts ? (attempts.get(delivery.id) ?? []) : undefined,
+      })),
+      meta: {
+        limit: q.limit,
+        hasMore,
+        nextCursor:
+          hasMore && last ? encodeCursor({ createdAt: last.cursorAt, id: last.id }) : null,
+      },
+    };
+  }
+
+  async get(organizationId: string, id: string): Promise<DeliveryView> {
+    const delivery = await this.deliveries.get(organizationId, id);
+    if (!delivery) throw new NotFoundError('Webhook delivery');
+    const attempts = await this.deliveries.attemptsOf(organizationId, [id]);
+    return { delivery, attempts };
+  }
+
+  /**
+   * Resend (spec transitions): delivered → 400; attempts exhausted → failed, not sent; otherwise
+   * pending and queued at once, with the stored body (same delivery_id and timestamp) and the
+   * attempt count kept.
+   */
+  async retry(organizationId: string, id: string): Promise<DeliveryView> {
+    const send = await this.ds.transaction(async (em) => {
+      const rows: {
+        status: string;
+        attempt_count: number;
+        max_retries: number;
+        error_message: string | null;
+      }[] = await em.query(
+        `SELECT d.status, d.attempt_count, e.max_retries, d.error_message
+           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.webhook_endpoint_id
+           WHERE d.id = $1 AND d.organization_id = $2
+           FOR UPDATE OF d`,
+        [id, organizationId],
+      );
+      const row = rows[0];
+      if (!row) throw new NotFoundError('Webhook delivery');
+      if (row.status === 'delivered') throw new BadRequestError(WEBHOOK_MESSAGES.alreadyDelivered);
+      const now = this.clock.now();
+      if (row.attempt_count >= row.max_retries) {
+        if (row.status !== 'failed') {
+          const reason = row.error_message ?? 'no attempt succeeded';
+          await returning(
+            em,
+            `UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL,
+               error_message = $2, updated_at = $3 WHERE id = $1`,
+            [id, WEBHOOK_MESSAGES.maxRetriesPrefix + reason, now],
+          );
+        }
+        return false;
+      }
+      await returning(
+        em,
+        `UPDATE webhook_deliveries SET status = 'pending', next_retry_at = NULL, updated_at = $2
+         WHERE id = $1`,
+        [id, now],
+      );
+      return true;
+    });
+    if (send) await this.events.enqueue([id]);
+    return this.get(organizationId, id);
+  }
+
+  /** Sends `test.event` to this endpoint only, whatever it subscribes to. */
+  async sendTest(organizationId: string, endpointId: string): Promise<DeliveryView> {
+    const endpoint = await this.endpoints.find(organizationId, endpointId);
+    if (!endpoint.isActive) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
+    const id = await this.events.emitToEndpoint(organizationId, endpointId, 'test.event', {
+      message: 'This is a test event',
+      webhookEndpointId: endpointId,
+    });
+    if (!id) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
+    return this.get(organizationId, id);
+  }
+
+  private async attemptsByDelivery(
+    organizationId: string,
+    rows: DeliveryRow[],
+  ): Promise<Map<string, WebhookAttempt[]>> {
+    const attempts = await this.deliveries.attemptsOf(
+      organizationId,
+      rows.map((r) => r.id),
+    );
+    const out = new Map<string, WebhookAttempt[]>();
+    for (const a of attempts) {
+      const list = out.get(a.webhookDeliveryId) ?? [];
+      list.push(a);
+      out.set(a.webhookDeliveryId, list);
+    }
+    return out;
+  }
+}

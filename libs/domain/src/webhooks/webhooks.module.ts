@@ -1,0 +1,23 @@
+// Webhooks (§10): endpoints, the event bus producers call, deliveries and their attempts. The
+// worker's dispatcher uses the repository's claim and finish statements.
+import { Module } from '@nestjs/common';
+import { WebhookDeliveryRepository } from './webhook-delivery.repository';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookEndpointService } from './webhook-endpoint.service';
+import { WebhookEvents } from './webhook-events';
+
+@Module({
+  providers: [
+    WebhookDeliveryRepository,
+    WebhookEndpointService,
+    WebhookDeliveryService,
+    WebhookEvents,
+  ],
+  exports: [
+    WebhookDeliveryRepository,
+    WebhookEndpointService,
+    WebhookDeliveryService,
+    WebhookEvents,
+  ],
+})
+export class WebhooksModule {}

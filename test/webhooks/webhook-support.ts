@@ -1,0 +1,112 @@
+// Helpers of the webhook e2e tests: a real node:http receiver on loopback and in-process workers.
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { APP_CONFIG, AppConfig, JsonLogger, loadConfig } from '@app/domain';
+import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { createTestApp } from '../support/app';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: string;
+  at: number;
+}
+
+/** What the receiver does with a request: answer with a status, never answer, or drop the socket. */
+export type Behaviour = { status: number; body?: string; delayMs?: number } | 'hang' | 'destroy';
+
+export class Receiver {
+  readonly requests: Received[] = [];
+  behaviour: (req: Received) => Behaviour = () => ({ status: 200, body: 'ok' });
+  private readonly sockets = new Set<Socket>();
+  private readonly hanging = new Set<ServerResponse>();
+  private server?: Server;
+  port = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const received: Received = {
+          headers: req.headers,
+          rawHeaders: req.rawHeaders,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        };
+        this.requests.push(received);
+        const b = this.behaviour(received);
+        if (b === 'hang') {
+          this.hanging.add(res);
+          return;
+        }
+        if (b === 'destroy') {
+          req.socket.destroy();
+          return;
+        }
+        const answer = () =>
+          res.writeHead(b.status, { 'Content-Type': 'text/plain' }).end(b.body ?? '');
+        if (b.delayMs) setTimeout(answer, b.delayMs);
+        else answer();
+      });
+    });
+    this.server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  forDelivery(id: string): Received[] {
+    return this.requests.filter((r) => r.headers['x-webhook-delivery-id'] === id);
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+}
+
+/** The run's configuration with this file's own Bull prefix, so no other file's worker takes its jobs. */
+export function testConfig(file: string, overrides: Partial<AppConfig> = {}): AppConfig {
+  const base = loadConfig();
+  return { ...base, bullPrefix: `${base.bullPrefix}-${file}`, ...overrides };
+}
+
+export function createApiApp(config: AppConfig): Promise<INestApplication> {
+  return createTestApp({ override: (b) => b.overrideProvider(APP_CONFIG).useValue(config) });
+}
+
+/** The worker's root module in-process, as main.ts builds it (without the health listener). */
+export async function createWorker(config: AppConfig): Promise<INestApplication> {
+  const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] })
+    .overrideProvider(APP_CONFIG)
+    .useValue(config)
+    .compile();
+  const app = moduleRef.createNestApplication({ logger: new JsonLogger('worker-test', 'warn') });
+  await app.init();
+  return app;
+}
+
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  { timeoutMs = 15_000, everyMs = 25, what = 'condition' } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
