@@ -241,7 +241,12 @@ export class CampaignFanoutService {
       }
       if (err instanceof SubscriptionRequiredError) {
         // The organization may renew: keep trying within the 24 h, like a limit.
-        return this.holdOrFail(campaign, now, new Date(now.getTime() + SUBSCRIPTION_RETRY_MS), err.message);
+        return this.holdOrFail(
+          campaign,
+          now,
+          new Date(now.getTime() + SUBSCRIPTION_RETRY_MS),
+          err.message,
+        );
       }
       // Anything else the send path refuses (e.g. the address) will not change on a retry.
       if (err instanceof DomainError) return { kind: 'failed', error: err.message };
