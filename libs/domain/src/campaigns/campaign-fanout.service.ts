@@ -184,13 +184,15 @@ export class CampaignFanoutService {
           WHERE campaign_id = $1 AND status IN ('pending','held') AND next_attempt_at <= $2
           ORDER BY next_attempt_at, contact_id
           LIMIT $3
-          FOR UPDATE SKIP LOCKED)
+          FOR UPDATE SKIP LOCKED),
+       claimed AS (
        UPDATE campaign_recipients r
           SET attempts = r.attempts + 1, updated_at = now()
          FROM due
         WHERE r.campaign_id = $1 AND r.contact_id = due.contact_id
        RETURNING r.contact_id, r.attempts,
-                 (SELECT e.email FROM contact_emails e WHERE e.id = r.contact_email_id) AS email`,
+                 (SELECT e.email FROM contact_emails e WHERE e.id = r.contact_email_id) AS email)
+       SELECT contact_id, attempts, email FROM claimed`,
       [campaign.id, now, FANOUT_BATCH_SIZE],
     );
     const cipher = fieldCipher();
@@ -307,11 +309,13 @@ export class CampaignFanoutService {
       sent_count: number;
       failed_count: number;
     }[] = await em.query(
-      `UPDATE campaigns SET status = 'sent', completed_at = $2, updated_at = now()
+      `WITH done AS (
+       UPDATE campaigns SET status = 'sent', completed_at = $2, updated_at = now()
         WHERE id = $1 AND status = 'sending'
           AND NOT EXISTS (SELECT 1 FROM campaign_recipients
                            WHERE campaign_id = $1 AND status IN ('pending','held'))
-       RETURNING recipient_count, sent_count, failed_count`,
+       RETURNING recipient_count, sent_count, failed_count)
+       SELECT * FROM done`,
       [campaign.id, now],
     );
     if (!rows.length) return null;
