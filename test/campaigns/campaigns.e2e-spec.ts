@@ -47,6 +47,13 @@ describe('Campaigns API (§11)', () => {
     expect(got.body.data).toEqual(res.body.data);
   });
 
+  it('accepts every from the send path accepts, e.g. a quoted display name', async () => {
+    const res = await s.http
+      .post(BASE, campaignBody(list.listId, { from: '"Shop, Inc." <news@shop.example>' }))
+      .expect(201);
+    expect(res.body.data.from).toBe('"Shop, Inc." <news@shop.example>');
+  });
+
   it('lists the organization’s campaigns newest first, paginated, filterable by status', async () => {
     const fresh = await createSession(app);
     const l = await seedList(app, fresh.org.id, { subscribed: 1 });
@@ -77,6 +84,11 @@ describe('Campaigns API (§11)', () => {
       [{ field: 'segmentId', rule: 'unknown' }],
     ],
     ['a malformed from', { from: 'not an address' }, [{ field: 'from', rule: 'email' }]],
+    [
+      'a from the send path would refuse (empty domain label)',
+      { from: 'Shop <news@shop..example>' },
+      [{ field: 'from', rule: 'email' }],
+    ],
     [
       'a from with a header break',
       { from: 'Shop <a@b.c>\r\nBcc: x@y.z' },

@@ -431,6 +431,61 @@ describe('Revenue attribution report (spec Revenue attribution report, §11)', (
     expect(res.body.data.overview.totalConversions).toBe(12);
   });
 
+  describe('revenuePerEmail = revenue / campaign emails delivered in the window', () => {
+    /** A message of the log with one attempt, as the send path and the delivery worker write them. */
+    async function attempt(
+      organizationId: string,
+      campaignId: string | null,
+      status: string,
+      attemptedAt: string,
+    ): Promise<void> {
+      const ds = app.get(DataSource);
+      const [m]: { id: string }[] = await ds.query(
+        `INSERT INTO messages (organization_id, job_id, message_id, source, sender_address,
+                               campaign_id, content, recipient_count, status, created_at)
+         VALUES ($1, 'job_' || gen_random_uuid(), '<x@shop.example>', $2, 'news@shop.example', $3,
+                 'x', 1, $4, $5)
+         RETURNING id`,
+        [organizationId, campaignId ? 'campaign' : 'api', campaignId, status, attemptedAt],
+      );
+      await ds.query(
+        `INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status, retry_count, attempted_at)
+         VALUES ($1, $2, 0, $3, 0, $4)`,
+        [m.id, organizationId, status, attemptedAt],
+      );
+    }
+
+    it.each([
+      // [query, expected revenuePerEmail]
+      ['', 33.33], // 100.00 / 3 delivered campaign emails of A and B in the default window
+      ['campaignId=A', 40], // 80.00 / 2 of A
+      ['campaignId=B', 20], // 20.00 / 1 of B
+      ['from=2030-01-01&to=2030-01-31', 0], // no conversions, one delivered email: 0 / 1
+      ['from=2030-03-15T00:00:00Z&to=2030-03-15T12:00:00Z', 0], // conversions but nothing delivered
+    ])('%s → %s', async (query, expected) => {
+      const s = await createSession(app);
+      const other = await createSession(app);
+      const a = await sentCampaign(s, 'A', 2);
+      const b = await sentCampaign(s, 'B', 1);
+      const theirs = await sentCampaign(other, 'Theirs', 1);
+      await convert(s, a, 80, 'email', '2030-03-01T10:00:00Z');
+      await convert(s, b, 20, 'email', '2030-03-02T10:00:00Z');
+      // Counted: delivered attempts of campaign messages inside the window.
+      await attempt(s.org.id, a, 'delivered', '2030-02-20T08:00:00Z');
+      await attempt(s.org.id, a, 'delivered', '2030-03-10T08:00:00Z');
+      await attempt(s.org.id, b, 'delivered', '2030-03-11T08:00:00Z');
+      // Not counted: before the default window, not delivered, not a campaign's, not ours.
+      await attempt(s.org.id, a, 'delivered', '2030-01-20T08:00:00Z');
+      await attempt(s.org.id, a, 'bounced', '2030-03-10T09:00:00Z');
+      await attempt(s.org.id, a, 'deferred', '2030-03-10T09:00:00Z');
+      await attempt(s.org.id, null, 'delivered', '2030-03-10T09:00:00Z');
+      await attempt(other.org.id, theirs, 'delivered', '2030-03-10T09:00:00Z');
+      const q = query.replace('=A', `=${a}`).replace('=B', `=${b}`);
+      const res = await s.http.get(`${REPORT}${q ? `?${q}` : ''}`).expect(200);
+      expect(res.body.data.overview.revenuePerEmail).toBe(expected);
+    });
+  });
+
   it.each([
     ['from=yesterday', 'from', 'type'],
     ['to=2030-13-01', 'to', 'type'],

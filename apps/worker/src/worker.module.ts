@@ -7,6 +7,7 @@ import {
   QueuesModule,
   RedisModule,
 } from '@app/domain';
+import { CampaignsWorkerModule } from './campaigns/campaigns-worker.module';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WorkerMessagingModule } from './messaging/worker-messaging.module';
@@ -20,6 +21,7 @@ import { WorkerMessagingModule } from './messaging/worker-messaging.module';
     LimitsModule,
     WebhooksWorkerModule,
     WorkerMessagingModule,
+    CampaignsWorkerModule,
   ],
   controllers: [WorkerHealthController],
 })

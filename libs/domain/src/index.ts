@@ -69,6 +69,7 @@ export * from './segments/segment-rules.compiler';
 export * from './segments/segments.module';
 export * from './segments/segments.service';
 export * from './campaigns/campaign-audience';
+export * from './campaigns/campaign-fanout.service';
 export * from './campaigns/campaign-jobs';
 export * from './campaigns/campaign.entity';
 export * from './campaigns/campaign.service';

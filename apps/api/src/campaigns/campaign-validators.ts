@@ -1,15 +1,17 @@
 // Field validators whose constraint names map onto the §4 rule names (see http/validation.ts).
 import { ValidateBy, ValidationOptions } from 'class-validator';
+import { parseMailbox } from '@app/domain';
 
-/** `a@b.c` or `Name <a@b.c>`, without CR/LF (header injection). Rule `email`. */
-const MAILBOX = /^(?:[^\r\n<>"]*<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+)$/;
-
+/**
+ * `a@b.c` or `Name <a@b.c>`, parsed by the send path's own mailbox parser (one validator for both:
+ * a from that saves here is one the fan-out can send). Rule `email`.
+ */
 export const IsMailbox = (opts?: ValidationOptions) =>
   ValidateBy(
     {
       name: 'isEmail',
       validator: {
-        validate: (v: unknown) => typeof v === 'string' && MAILBOX.test(v.trim()),
+        validate: (v: unknown) => typeof v === 'string' && parseMailbox(v) !== null,
         defaultMessage: () => '$property must be an email address or "Name <address>"',
       },
     },

@@ -1,11 +1,17 @@
-// Campaigns (drafts, sending, their recipients) and the conversions attributed to them (§11).
+// Campaigns (drafts, sending, their recipients), the fan-out the worker runs, and the conversions
+// attributed to them (§11).
 import { Module } from '@nestjs/common';
+import { MessagingModule } from '../messaging/messaging.module';
+import { SegmentsModule } from '../segments/segments.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { CampaignAudience } from './campaign-audience';
+import { CampaignFanoutService } from './campaign-fanout.service';
 import { CampaignService } from './campaign.service';
 import { ConversionService } from './conversion.service';
 
 @Module({
-  providers: [CampaignService, CampaignAudience, ConversionService],
-  exports: [CampaignService, CampaignAudience, ConversionService],
+  imports: [SegmentsModule, MessagingModule, WebhooksModule],
+  providers: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
+  exports: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
 })
 export class CampaignsModule {}

@@ -63,6 +63,8 @@ export interface AppConfig {
   emailSweepGraceMs: number;
   /** How often the worker runs the message retention purge (§8: daily). */
   messageRetentionIntervalMs: number;
+  /** How often the worker looks for due campaign recipients (held ones, lost kicks). */
+  campaignPollIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       1000,
       2_592_000_000,
     ),
+    campaignPollIntervalMs: int(env, 'CAMPAIGN_POLL_INTERVAL_MS', 10_000, 50, 86_400_000),
   };
 }
 

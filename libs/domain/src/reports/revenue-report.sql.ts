@@ -34,8 +34,16 @@ export function deliveredCampaignEmailsSql(p: {
   campaignId: string | null;
   bind: (value: unknown) => string;
 }): string {
-  void p;
-  return `SELECT 0::bigint AS delivered`;
+  // Delivered attempts of the organization in the window (a partial index), joined to their
+  // message to keep campaign messages only. A campaign message has one recipient, and a recipient
+  // has at most one delivered attempt, so this counts campaign emails delivered.
+  const campaign = p.campaignId ? ` AND m.campaign_id = ${p.campaignId}` : '';
+  return `SELECT count(*)::bigint AS delivered
+    FROM message_attempts a
+    JOIN messages m ON m.id = a.message_id
+   WHERE a.organization_id = ${p.org} AND a.status = 'delivered'
+     AND a.attempted_at >= ${p.bind(p.from)}::timestamptz AND a.attempted_at < ${p.bind(p.to)}::timestamptz
+     AND m.organization_id = ${p.org} AND m.campaign_id IS NOT NULL${campaign}`;
 }
 
 const DAY_MS = 86_400_000;

@@ -7,6 +7,7 @@ import { SegmentsIndexes1763700000301 } from './1763700000301-segments-indexes';
 import { Messaging1763700000400 } from './1763700000400-messaging';
 import { Webhooks1763700000600 } from './1763700000600-webhooks';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
+import { CampaignFanout1763700000710 } from './1763700000710-campaign-fanout';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   Messaging1763700000400,
   Webhooks1763700000600,
   Campaigns1763700000700,
+  CampaignFanout1763700000710,
 ];
