@@ -51,6 +51,15 @@ export function insecureAuthRefused(
   return !session.secure && !isLoopback(session.remoteAddress) && !allowInsecure;
 }
 
+/** The header section of an RFC 5322 message (up to the first empty line), as its own message. */
+export function headerBlock(raw: Buffer): Buffer {
+  const end = raw.indexOf('\r\n\r\n');
+  const lfEnd = end < 0 ? raw.indexOf('\n\n') : -1;
+  if (end >= 0) return raw.subarray(0, end + 4);
+  if (lfEnd >= 0) return raw.subarray(0, lfEnd + 2);
+  return raw.subarray(0, Math.min(raw.length, 64 * 1024));
+}
+
 /** The one mapping from domain errors to SMTP replies. */
 export function smtpReplyFor(err: unknown): SmtpError {
   if (err instanceof RateLimitedError) return smtpError(451, err.message);
@@ -173,7 +182,8 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
     const user = session.user as RelayUser;
     const raw = Buffer.concat(chunks);
     try {
-      const parsed = await simpleParser(raw, {
+      // The log needs From and Subject only: parse the header block, not the whole MIME tree.
+      const parsed = await simpleParser(headerBlock(raw), {
         skipHtmlToText: true,
         skipTextToHtml: true,
         skipImageLinks: true,

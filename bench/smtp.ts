@@ -1,0 +1,160 @@
+// Issue 7, acceptance 5: the SMTP relay driven by 20 concurrent connections of 10 KB messages,
+// next to a bare smtp-server that discards messages, driven by the same client in the same run.
+//   npm run bench -- smtp [messages=3000] [connections=20]
+// The relay does per message what the platform promises: AUTH'd session, the organization limits
+// at MAIL FROM (Redis Lua), the raw message committed to PostgreSQL, then a Bull job.
+import { fork } from 'node:child_process';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
+import nodemailer from 'nodemailer';
+import { admin, benchDatabase, benchEnv, fmt, ROOT, startApp, stop } from './support/harness';
+
+const total = Number(process.argv[2] || 3000);
+const connections = Number(process.argv[3] || 20);
+const RELAY_PORT = 2599;
+const BODY = 'x'.repeat(10 * 1024);
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const s = connect({ host: '127.0.0.1', port }, () => {
+      s.destroy();
+      done(true);
+    });
+    s.on('error', () => done(false));
+  });
+}
+
+interface Run {
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** Sends `count` messages keeping `connections` in flight; pooled or one connection per message. */
+async function drive(port: number, count: number, pooled: boolean, pass?: string): Promise<Run> {
+  const options = {
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    ignoreTLS: true,
+    auth: pass ? { user: 'bench', pass } : undefined,
+  };
+  const pool = pooled
+    ? nodemailer.createTransport({
+        ...options,
+        pool: true,
+        maxConnections: connections,
+        maxMessages: Infinity,
+      })
+    : null;
+  const latencies: number[] = [];
+  let next = 0;
+  const started = process.hrtime.bigint();
+  async function lane(): Promise<void> {
+    while (next < count) {
+      const i = next++;
+      const t = pool ?? nodemailer.createTransport(options);
+      const t0 = process.hrtime.bigint();
+      await t.sendMail({
+        from: 'bench@acme.test',
+        to: `rcpt${i}@example.test`,
+        subject: `bench ${i}`,
+        text: BODY,
+      });
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (!pool) t.close();
+    }
+  }
+  await Promise.all(Array.from({ length: connections }, lane));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  pool?.close();
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+  return { perSecond: count / seconds, p50: q(0.5), p99: q(0.99) };
+}
+
+async function main(): Promise<void> {
+  const env = benchEnv(await benchDatabase('mp_bench_smtp'), { SMTP_PORT: String(RELAY_PORT) });
+  admin(env, ['migrate']);
+  const org = admin(env, ['create-org', '--name', 'smtp bench', '--plan', 'enterprise']) as {
+    organization: { id: string };
+  };
+  const id = org.organization.id;
+  // Limits far above the bench, so the script runs on every transaction without refusing any.
+  admin(env, [
+    'set-limits',
+    '--org',
+    id,
+    '--per-second',
+    '1000000',
+    '--per-minute',
+    '100000000',
+    '--per-hour',
+    '100000000',
+    '--per-day',
+    '100000000',
+    '--per-month',
+    '1000000000',
+  ]);
+  const key = admin(env, [
+    'create-key',
+    '--org',
+    id,
+    '--name',
+    'relay',
+    '--scopes',
+    'messages:send',
+  ]) as {
+    apiKey: { key: string };
+  };
+
+  const sink = fork(resolve(ROOT, 'dist/bench/bench/support/sink-process.js'), [], {
+    stdio: 'inherit',
+  });
+  const sinkPort = await new Promise<number>((done) =>
+    sink.once('message', (m: { port: number }) => done(m.port)),
+  );
+  const relay = await startApp('smtp-relay', env, () => portOpen(RELAY_PORT));
+  try {
+    await drive(sinkPort, 200, true);
+    await drive(RELAY_PORT, 200, true, key.apiKey.key);
+    const bare1 = await drive(sinkPort, total, true);
+    const ours1 = await drive(RELAY_PORT, total, true, key.apiKey.key);
+    const bare2 = await drive(sinkPort, total, true);
+    const ours2 = await drive(RELAY_PORT, total, true, key.apiKey.key);
+    const bare = (bare1.perSecond + bare2.perSecond) / 2;
+    const ours = (ours1.perSecond + ours2.perSecond) / 2;
+    const fresh = Math.min(400, total);
+    const bareFresh = await drive(sinkPort, fresh, false);
+    const oursFresh = await drive(RELAY_PORT, fresh, false, key.apiKey.key);
+    const line = (name: string, r: Run[]) =>
+      `${name} ${fmt(r.reduce((a, b) => a + b.perSecond, 0) / r.length)} msgs/s  p50 ${fmt(
+        r.reduce((a, b) => a + b.p50, 0) / r.length,
+        1,
+      )} ms  p99 ${fmt(r.reduce((a, b) => a + b.p99, 0) / r.length, 1)} ms`;
+    process.stdout.write(
+      [
+        `smtp: ${connections} connections, 10 KB messages, ${total} per run, 2 runs each side`,
+        line('baseline  bare smtp-server sink (discards), pooled     ', [bare1, bare2]),
+        line('ours      relay (AUTH, limits, commit, enqueue), pooled', [ours1, ours2]),
+        `ratio     ${fmt(ours / bare, 2)} (target >= 0.50)`,
+        `one connection per message (${fresh} messages; smtp-server greets after a fixed 100 ms):`,
+        line('baseline  bare sink, new connection each', [bareFresh]),
+        line('ours      relay, new connection each    ', [oursFresh]),
+        `ratio     ${fmt(oursFresh.perSecond / bareFresh.perSecond, 2)}`,
+      ].join('\n') + '\n',
+    );
+  } finally {
+    await stop(relay);
+    sink.send('stop');
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: Error) => {
+    process.stderr.write(`bench failed: ${err.stack}\n`);
+    process.exit(1);
+  },
+);
