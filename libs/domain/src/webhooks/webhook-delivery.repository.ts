@@ -163,9 +163,11 @@ export class WebhookDeliveryRepository {
 
   /**
    * Stores one pending delivery per active endpoint of the organization subscribed to `type`
-   * (or only to `endpointId`, if it is active), in one statement that also wakes the dispatchers:
-   * NOTIFY on `channel` with the new ids. A notification is sent when the transaction commits
-   * (never for a rolled-back one), so a producer's own transaction needs no second step.
+   * (or only to `endpointId`, if it is active), in one statement. With a `channel`, the same
+   * statement wakes the dispatchers (NOTIFY with the new ids), sent when the transaction commits
+   * and never for a rolled-back one: for a producer's own transaction. Without, call `notify`
+   * after the commit: PostgreSQL serialises the commits of notifying transactions, so concurrent
+   * emits share one notifying statement instead.
    */
   async insertForEvent(
     em: EntityManager | DataSource,
@@ -173,30 +175,34 @@ export class WebhookDeliveryRepository {
     type: string,
     data: unknown,
     at: Date,
-    channel: string,
+    channel: string | null,
     endpointId?: string,
   ): Promise<string[]> {
-    const target = endpointId ? `e.id = $6 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
+    const target = endpointId ? `e.id = $5 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
     // One encryption per event, shared by its deliveries.
     const params: unknown[] = [
       organizationId,
       type,
       fieldCipher().encrypt(JSON.stringify(data ?? null)),
       at,
-      channel,
     ];
     if (endpointId) params.push(endpointId);
+    const insert = `INSERT INTO webhook_deliveries
+         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
+          attempt_count, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
+       FROM webhook_endpoints e
+       WHERE e.organization_id = $1 AND ${target}
+       RETURNING id`;
+    if (!channel) {
+      const rows: { id: string }[] = await em.query(insert, params);
+      return rows.map((r) => r.id);
+    }
+    params.push(channel);
     const rows: { id: string }[] = await em.query(
-      `WITH ins AS (
-         INSERT INTO webhook_deliveries
-           (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
-            attempt_count, created_at, updated_at)
-         SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
-         FROM webhook_endpoints e
-         WHERE e.organization_id = $1 AND ${target}
-         RETURNING id
-       ), woken AS (
-         SELECT pg_notify($5, string_agg(id::text, ',')) FROM (
+      `WITH ins AS (${insert}),
+       woken AS (
+         SELECT pg_notify($${params.length}, string_agg(id::text, ',')) FROM (
            SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM ins
          ) p GROUP BY part
        )
@@ -206,14 +212,13 @@ export class WebhookDeliveryRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Wakes the dispatchers for these deliveries (a resend, or after emitWithin's commit). */
+  /** Wakes the dispatchers for these committed deliveries, in one statement. */
   async notify(channel: string, ids: string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += NOTIFY_IDS_MAX) {
-      await this.ds.query('SELECT pg_notify($1, $2)', [
-        channel,
-        ids.slice(i, i + NOTIFY_IDS_MAX).join(','),
-      ]);
-    }
+    if (!ids.length) return;
+    const parts: string[] = [];
+    for (let i = 0; i < ids.length; i += NOTIFY_IDS_MAX)
+      parts.push(ids.slice(i, i + NOTIFY_IDS_MAX).join(','));
+    await this.ds.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) p', [channel, parts]);
   }
 
   /**

@@ -1,7 +1,7 @@
 // The one event bus for webhooks: producers call emit(organizationId, type, data). It stores one
-// delivery per active endpoint subscribed to the type (durable first) and, in the same statement,
-// wakes the worker's dispatchers with a PostgreSQL NOTIFY carrying the new ids; they claim due
-// deliveries in batches. A lost wake-up is recovered by the worker's scan (§1).
+// delivery per active endpoint subscribed to the type (durable first), then wakes the worker's
+// dispatchers with a PostgreSQL NOTIFY carrying the new ids; they claim due deliveries in
+// batches. A lost wake-up is recovered by the worker's scan (§1).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
@@ -25,6 +25,9 @@ export function webhookWakeChannel(bullPrefix: string): string {
 export class WebhookEvents {
   private readonly logger = new Logger(WebhookEvents.name);
   private readonly channel: string;
+  private wakeQueue: string[] = [];
+  private wakeWaiters: (() => void)[] = [];
+  private waking = false;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -37,12 +40,14 @@ export class WebhookEvents {
 
   /**
    * Raises an event: one delivery per active endpoint of the organization subscribed to `type`
-   * (an inactive endpoint gets none, now or after reactivation), stored and announced to the
-   * dispatchers in one statement. Returns the delivery ids. `data` must be JSON-serialisable and
+   * (an inactive endpoint gets none, now or after reactivation), stored in one statement, then
+   * announced to the dispatchers. Returns the delivery ids. `data` must be JSON-serialisable and
    * carry no secrets.
    */
   async emit(organizationId: string, type: WebhookEventType, data: unknown): Promise<string[]> {
-    return this.store(this.ds, organizationId, type, data);
+    const ids = await this.store(this.ds, organizationId, type, data, false);
+    await this.enqueue(ids);
+    return ids;
   }
 
   /**
@@ -56,7 +61,7 @@ export class WebhookEvents {
     type: WebhookEventType,
     data: unknown,
   ): Promise<string[]> {
-    return this.store(manager, organizationId, type, data);
+    return this.store(manager, organizationId, type, data, true);
   }
 
   /** One delivery to one endpoint (the test operation); none if the endpoint is inactive. */
@@ -66,25 +71,45 @@ export class WebhookEvents {
     type: WebhookEventType,
     data: unknown,
   ): Promise<string | null> {
-    const ids = await this.store(this.ds, organizationId, type, data, endpointId);
+    const ids = await this.store(this.ds, organizationId, type, data, false, endpointId);
+    await this.enqueue(ids);
     return ids[0] ?? null;
   }
 
   /**
-   * Wakes the dispatchers for committed deliveries (a resend). A failure here is logged, not
-   * thrown: the rows are durable and the worker's scan sends them.
+   * Wakes the dispatchers for committed deliveries. Calls made while a notification is being
+   * sent go together in the next one: PostgreSQL serialises the commits of notifying
+   * transactions, so one per emit would cap emits at one commit flush each. A failure is
+   * logged, not thrown: the rows are durable and the worker's scan sends them.
    */
-  async enqueue(deliveryIds: string[]): Promise<void> {
-    if (!deliveryIds.length) return;
-    try {
-      await this.deliveries.notify(this.channel, deliveryIds);
-    } catch (err) {
-      this.logger.warn({
-        msg: 'webhook dispatchers not woken; the worker scan will send the deliveries',
-        count: deliveryIds.length,
-        err: (err as Error).message,
-      });
+  enqueue(deliveryIds: string[]): Promise<void> {
+    if (!deliveryIds.length) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.wakeQueue.push(...deliveryIds);
+      this.wakeWaiters.push(resolve);
+      if (!this.waking) void this.flushWakes();
+    });
+  }
+
+  private async flushWakes(): Promise<void> {
+    this.waking = true;
+    while (this.wakeQueue.length) {
+      const ids = this.wakeQueue;
+      const waiters = this.wakeWaiters;
+      this.wakeQueue = [];
+      this.wakeWaiters = [];
+      try {
+        await this.deliveries.notify(this.channel, ids);
+      } catch (err) {
+        this.logger.warn({
+          msg: 'webhook dispatchers not woken; the worker scan will send the deliveries',
+          count: ids.length,
+          err: (err as Error).message,
+        });
+      }
+      for (const w of waiters) w();
     }
+    this.waking = false;
   }
 
   private async store(
@@ -92,6 +117,7 @@ export class WebhookEvents {
     organizationId: string,
     type: WebhookEventType,
     data: unknown,
+    notifyOnCommit: boolean,
     endpointId?: string,
   ): Promise<string[]> {
     if (!isWebhookEventType(type)) throw new Error(`Unknown webhook event type: ${type}`);
@@ -101,7 +127,7 @@ export class WebhookEvents {
       type,
       data,
       this.clock.now(),
-      this.channel,
+      notifyOnCommit ? this.channel : null,
       endpointId,
     );
   }
