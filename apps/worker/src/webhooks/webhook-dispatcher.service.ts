@@ -73,7 +73,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly woken = new Set<string>();
   /** Claimed by the pump and not finished (waiting for a slot, sending or recording). */
   private inPipe = 0;
-  /** Most claimed-ahead deliveries: twice the slots keeps them busy while claims run. */
+  /** Most claimed-ahead deliveries: four times the slots keeps them busy while claims and records run. */
   private readonly pipeSize: number;
   private pumping = false;
   private paused = false;
@@ -87,7 +87,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.slots = new Semaphore(config.webhookConcurrency);
-    this.pipeSize = 2 * config.webhookConcurrency;
+    this.pipeSize = 4 * config.webhookConcurrency;
   }
 
   /** Attempts made by this process (exposed for metrics). */
