@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { WebhookEvents } from '@app/domain';
+import { WebhookDeliveryRepository, WebhookEvents } from '@app/domain';
 import { createHmac } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { client, createKey, createSession, Session } from '../support/session';
@@ -399,12 +399,20 @@ describe('Webhook delivery (e2e)', () => {
       });
     });
 
-    it('recovers a stored delivery whose queue job was lost (scan after the grace period)', async () => {
+    it('recovers a stored delivery whose wake-up was lost (scan after the grace period)', async () => {
       const own = await createSession(api);
       const ep = await endpoint({ events: ['contact.created'] }, own);
-      const ids = await ds.transaction((em) =>
-        events.emitWithin(em, own.org.id, 'contact.created', { contactId: 'lost-job' }),
-      );
+      // Stored as emit() stores it, but announced on a channel no dispatcher listens to.
+      const ids = await api
+        .get(WebhookDeliveryRepository)
+        .insertForEvent(
+          ds,
+          own.org.id,
+          'contact.created',
+          { contactId: 'lost-wake-up' },
+          new Date(),
+          'webhooks_nobody_listens',
+        );
       expect(ids).toHaveLength(1);
       await sleep(SCAN_MS * 4);
       expect((await delivery(ids[0])).status).toBe('pending');
@@ -415,6 +423,20 @@ describe('Webhook delivery (e2e)', () => {
       const d = await settled(ids[0]);
       expect(d.status).toBe('delivered');
       expect(d.webhookEndpointId).toBe(ep.id);
+    });
+
+    it('wakes the dispatcher when a producer transaction commits, not before', async () => {
+      const own = await createSession(api);
+      await endpoint({ events: ['contact.created'] }, own);
+      let ids: string[] = [];
+      await ds.transaction(async (em) => {
+        ids = await events.emitWithin(em, own.org.id, 'contact.created', { contactId: 'tx' });
+        await sleep(SCAN_MS * 2);
+        expect(receiver.forDelivery(ids[0])).toHaveLength(0);
+      });
+      const committedAt = Date.now();
+      const [req] = await receivedFor(ids[0]);
+      expect(req.at - committedAt).toBeLessThan(2000);
     });
   });
 

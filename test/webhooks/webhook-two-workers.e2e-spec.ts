@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { WebhookEvents } from '@app/domain';
+import { WebhookDeliveryRepository, WebhookEvents } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from '../../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { createSession, Session } from '../support/session';
@@ -7,7 +7,7 @@ import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './web
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 
-/** Two worker instances (each its own Bull consumer and retry scan) on one queue and database. */
+/** Two worker instances (each its own wake-up listener and retry scan) on one database. */
 describe('Webhook dispatch with two workers (e2e)', () => {
   let api: INestApplication;
   let workers: INestApplication[];
@@ -158,22 +158,30 @@ describe('Webhook dispatch with two workers (e2e)', () => {
     expect(made.every((m) => m > 0)).toBe(true);
   });
 
-  it('deliveries whose jobs were lost are swept by both scans and still sent once each', async () => {
+  it('deliveries whose wake-ups were lost are swept by both scans and still sent once each', async () => {
     receiver.behaviour = () => ({ status: 200 });
     const { s, endpointId } = await setup();
     const before = attemptsBy();
-    const ids = await ds.transaction(async (em) => {
-      const out: string[] = [];
-      for (let i = 0; i < 200; i++) {
-        out.push(...(await events.emitWithin(em, s.org.id, 'contact.created', { lost: i })));
-      }
-      // Never enqueued, and old enough for the scans to treat them as lost.
-      await em.query(
-        `UPDATE webhook_deliveries SET updated_at = now() - interval '1 minute' WHERE id = ANY($1)`,
-        [out],
+    const repo = api.get(WebhookDeliveryRepository);
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      // Announced on a channel no dispatcher listens to.
+      ids.push(
+        ...(await repo.insertForEvent(
+          ds,
+          s.org.id,
+          'contact.created',
+          { lost: i },
+          new Date(),
+          'webhooks_nobody_listens',
+        )),
       );
-      return out;
-    });
+    }
+    // Old enough for the scans to treat them as lost.
+    await ds.query(
+      `UPDATE webhook_deliveries SET updated_at = now() - interval '1 minute' WHERE id = ANY($1)`,
+      [ids],
+    );
     await settle(endpointId, 200);
     const counts = seenCounts(ids);
     expect(counts.size).toBe(200);

@@ -1,6 +1,7 @@
-// One attempt of a delivery: claim the lease, sign and send the stored body, record the attempt
-// and the outcome of §10 in one statement. The Bull processor and the due-retry scan both call it.
-import { Inject, Injectable, Logger } from '@nestjs/common';
+// The dispatcher: woken with delivery ids (PostgreSQL NOTIFY from emit), it claims them in
+// batches (one statement each), signs and sends the stored bodies with bounded concurrency, and
+// records attempts and outcomes of §10 in group-committed statements. The due-retry scan uses it too.
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@app/domain';
 import {
   APP_CONFIG,
@@ -53,29 +54,31 @@ function once(fn: () => void): () => void {
 
 export type DispatchResult = 'not_claimed' | 'attempted' | 'lease_lost' | 'endpoint_inactive';
 
+/** Most deliveries one claim statement takes. */
+const CLAIM_BATCH = 200;
+
 @Injectable()
-export class WebhookDispatcher {
+export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private attempts = 0;
-  /** Claims of queued jobs running at the same time share one UPDATE. */
-  private readonly claims = new Batcher<string, ClaimedDelivery | null>(async (ids) => {
-    const claimed = await this.deliveries.claimByIds([...new Set(ids)], this.clock.now());
-    const byId = new Map(claimed.map((c) => [c.id, c]));
-    // Two jobs of one delivery in a batch: only the first gets the lease.
-    return ids.map((id) => {
-      const c = byId.get(id) ?? null;
-      byId.delete(id);
-      return c;
-    });
-  });
   /** Attempts finishing at the same time are recorded by one statement. */
   private readonly finishes = new Batcher<FinishedAttempt, boolean>(async (items) => {
     const kept = await this.deliveries.finishAttempts(items, this.clock.now());
     return items.map((i) => kept.has(i.claimed.id));
   });
 
-  /** Request slots (WEBHOOK_CONCURRENCY), shared by queued jobs and the retry scan. */
+  /** Request slots (WEBHOOK_CONCURRENCY), shared by woken deliveries and the retry scan. */
   private readonly slots: Semaphore;
+  /** Deliveries announced by a wake-up and not claimed yet, in arrival order. */
+  private readonly woken = new Set<string>();
+  /** Claimed by the pump and not finished (waiting for a slot, sending or recording). */
+  private inPipe = 0;
+  /** Most claimed-ahead deliveries: four times the slots keeps them busy while claims and records run. */
+  private readonly pipeSize: number;
+  private pumping = false;
+  private paused = false;
+  private pipeFreed?: () => void;
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepository,
@@ -84,6 +87,7 @@ export class WebhookDispatcher {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.slots = new Semaphore(config.webhookConcurrency);
+    this.pipeSize = 4 * config.webhookConcurrency;
   }
 
   /** Attempts made by this process (exposed for metrics). */
@@ -91,14 +95,102 @@ export class WebhookDispatcher {
     return this.attempts;
   }
 
+  /** Woken deliveries not claimed yet (exposed for metrics). */
+  get backlog(): number {
+    return this.woken.size;
+  }
+
   /**
-   * Attempts one delivery by id (a queued first attempt or a resend): claims its lease, then
-   * waits for a request slot. A lease that waited long for its slot is renewed before sending, so
-   * it cannot expire (and be taken by another worker) while the request runs.
+   * Deliveries were stored or resent: claim them (in batches, one statement each) and attempt
+   * them. An id another worker claims first, or that is not due, is skipped.
    */
-  async dispatchById(deliveryId: string): Promise<DispatchResult> {
-    const claimed = await this.claims.submit(deliveryId);
-    if (!claimed) return 'not_claimed';
+  wake(deliveryIds: Iterable<string>): void {
+    for (const id of deliveryIds) this.woken.add(id);
+    void this.pump();
+  }
+
+  /** Stops claiming woken deliveries (they accumulate) until `resume`; attempts under way go on. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    void this.pump();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.paused = true;
+    this.pipeFreed?.();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * One pump at a time: while woken ids wait, claim as many as the pipe has room for (at most
+   * CLAIM_BATCH) in one statement and start their attempts; with the pipe nearly full, wait for
+   * attempts to finish so claims stay batched and leases stay short.
+   */
+  private async pump(): Promise<void> {
+    if (this.pumping || this.paused) return;
+    this.pumping = true;
+    try {
+      while (this.woken.size && !this.paused) {
+        const room = this.pipeSize - this.inPipe;
+        if (room < Math.min(this.woken.size, this.config.webhookConcurrency / 2)) {
+          await new Promise<void>((resolve) => (this.pipeFreed = resolve));
+          continue;
+        }
+        const batch: string[] = [];
+        for (const id of this.woken) {
+          if (batch.length >= Math.min(room, CLAIM_BATCH)) break;
+          batch.push(id);
+          this.woken.delete(id);
+        }
+        let claimed: ClaimedDelivery[];
+        try {
+          claimed = await this.deliveries.claimByIds(batch, this.clock.now());
+        } catch (err) {
+          // The rows are durable: the scan sends them once they are stale.
+          this.logger.warn({
+            msg: 'webhook claim failed; the scan will send these deliveries',
+            count: batch.length,
+            err: (err as Error).message,
+          });
+          continue;
+        }
+        for (const c of claimed) this.start(c);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private start(claimed: ClaimedDelivery): void {
+    this.inPipe += 1;
+    const tracked: Promise<unknown> = this.dispatchClaimed(claimed)
+      .catch((err: Error) =>
+        this.logger.error({
+          msg: 'webhook attempt failed',
+          deliveryId: claimed.id,
+          err: err.message,
+        }),
+      )
+      .finally(() => {
+        this.inFlight.delete(tracked);
+        this.inPipe -= 1;
+        const freed = this.pipeFreed;
+        this.pipeFreed = undefined;
+        freed?.();
+      });
+    this.inFlight.add(tracked);
+  }
+
+  /**
+   * Attempts one claimed delivery once a request slot is free. A lease that waited long for its
+   * slot is renewed before sending, so it cannot expire (and be taken by another worker) while
+   * the request runs.
+   */
+  private async dispatchClaimed(claimed: ClaimedDelivery): Promise<DispatchResult> {
     if (!claimed.endpoint.isActive) return this.attempt(claimed, () => undefined);
     const claimedAt = performance.now();
     await this.slots.acquire();

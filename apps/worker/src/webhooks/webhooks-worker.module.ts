@@ -1,20 +1,15 @@
-// The webhook dispatcher of the worker: the Bull consumer of first attempts and resends, and the
-// due-retry scan, over the domain's WebhooksModule.
+// The webhook dispatcher of the worker: woken by PostgreSQL NOTIFY for first attempts and resends,
+// and the due-retry scan, over the domain's WebhooksModule.
 import { Module } from '@nestjs/common';
 import { WebhooksModule } from '@app/domain';
-import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { WebhookDispatcher } from './webhook-dispatcher.service';
 import { WebhookHttpClient } from './webhook-http.client';
 import { WebhookRetryScheduler } from './webhook-retry.scheduler';
+import { WebhookWakeListener } from './webhook-wake.listener';
 
 @Module({
   imports: [WebhooksModule],
-  providers: [
-    WebhookHttpClient,
-    WebhookDispatcher,
-    WebhookDeliveryProcessor,
-    WebhookRetryScheduler,
-  ],
+  providers: [WebhookHttpClient, WebhookDispatcher, WebhookWakeListener, WebhookRetryScheduler],
   exports: [WebhookDispatcher],
 })
 export class WebhooksWorkerModule {}

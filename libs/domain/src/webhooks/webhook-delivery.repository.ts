@@ -1,5 +1,5 @@
 // All SQL on webhook deliveries and attempts. Every read takes the organization id; the worker's
-// claim and finish statements take a delivery id and the lease it holds instead.
+// claim and finish statements take delivery ids and the leases they hold instead.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -69,8 +69,10 @@ interface ClaimRow {
 
 /** A worker that dies mid-attempt loses its lease this long after the endpoint's timeout. */
 export const LEASE_MARGIN_SECONDS = 30;
-/** A stored delivery whose first job never ran (Redis lost it) is swept after this long. */
+/** A stored delivery whose wake-up was lost (no dispatcher listening) is swept after this long. */
 export const STALE_AFTER_MS = 30_000;
+/** Delivery ids per notification: 150 × 37 bytes stays well under PostgreSQL's 8,000-byte payload. */
+export const NOTIFY_IDS_MAX = 150;
 
 const CLAIM_SET = `
   locked_by = gen_random_uuid(),
@@ -161,7 +163,11 @@ export class WebhookDeliveryRepository {
 
   /**
    * Stores one pending delivery per active endpoint of the organization subscribed to `type`
-   * (or only to `endpointId`, if it is active), in one statement.
+   * (or only to `endpointId`, if it is active), in one statement. With a `channel`, the same
+   * statement wakes the dispatchers (NOTIFY with the new ids), sent when the transaction commits
+   * and never for a rolled-back one: for a producer's own transaction. Without, call `notify`
+   * after the commit: PostgreSQL serialises the commits of notifying transactions, so concurrent
+   * emits share one notifying statement instead.
    */
   async insertForEvent(
     em: EntityManager | DataSource,
@@ -169,6 +175,7 @@ export class WebhookDeliveryRepository {
     type: string,
     data: unknown,
     at: Date,
+    channel: string | null,
     endpointId?: string,
   ): Promise<string[]> {
     const target = endpointId ? `e.id = $5 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
@@ -180,23 +187,45 @@ export class WebhookDeliveryRepository {
       at,
     ];
     if (endpointId) params.push(endpointId);
-    const rows: { id: string }[] = await em.query(
-      `INSERT INTO webhook_deliveries
-         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status, attempt_count,
-          created_at, updated_at)
+    const insert = `INSERT INTO webhook_deliveries
+         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
+          attempt_count, created_at, updated_at)
        SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
        FROM webhook_endpoints e
        WHERE e.organization_id = $1 AND ${target}
-       RETURNING id`,
+       RETURNING id`;
+    if (!channel) {
+      const rows: { id: string }[] = await em.query(insert, params);
+      return rows.map((r) => r.id);
+    }
+    params.push(channel);
+    const rows: { id: string }[] = await em.query(
+      `WITH ins AS (${insert}),
+       woken AS (
+         SELECT pg_notify($${params.length}, string_agg(id::text, ',')) FROM (
+           SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM ins
+         ) p GROUP BY part
+       )
+       SELECT id FROM ins, (SELECT count(*) FROM woken) w`,
       params,
     );
     return rows.map((r) => r.id);
   }
 
+  /** Wakes the dispatchers for these committed deliveries, in one statement. */
+  async notify(channel: string, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    const parts: string[] = [];
+    for (let i = 0; i < ids.length; i += NOTIFY_IDS_MAX)
+      parts.push(ids.slice(i, i + NOTIFY_IDS_MAX).join(','));
+    await this.ds.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) p', [channel, parts]);
+  }
+
   /**
-   * Takes the lease of each delivery nobody holds that is not waiting for a later retry, in one
-   * UPDATE: PostgreSQL re-checks the condition after a concurrent claim commits, so of two
-   * workers claiming the same row exactly one gets it. Returns the claimed ones.
+   * Takes the lease of each of these deliveries that is due (nobody holds it, no later retry
+   * set), in one statement: rows another worker is claiming right now are skipped
+   * (`FOR UPDATE SKIP LOCKED`), so of two workers claiming the same row exactly one gets it.
+   * Returns the claimed ones.
    */
   async claimByIds(ids: string[], now: Date): Promise<ClaimedDelivery[]> {
     if (!ids.length) return [];
@@ -204,12 +233,17 @@ export class WebhookDeliveryRepository {
       this.ds,
       // The ids come first, as a join: left to itself the planner may read the whole pending
       // index (dead entries included) and AND it with the primary key on every claim.
-      `WITH target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id)
+      `WITH target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id),
+       due AS (
+         SELECT d.id FROM target t JOIN webhook_deliveries d ON d.id = t.id
+         WHERE d.status = 'pending'
+           AND (d.locked_until IS NULL OR d.locked_until < $2)
+           AND (d.next_retry_at IS NULL OR d.next_retry_at <= $2)
+         FOR UPDATE OF d SKIP LOCKED
+       )
        UPDATE webhook_deliveries d SET ${CLAIM_SET}
-       FROM target t, webhook_endpoints e
-       WHERE d.id = t.id AND e.id = d.webhook_endpoint_id AND d.status = 'pending'
-         AND (d.locked_until IS NULL OR d.locked_until < $2)
-         AND (d.next_retry_at IS NULL OR d.next_retry_at <= $2)
+       FROM due, webhook_endpoints e
+       WHERE d.id = due.id AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
       [ids, now],
     );

@@ -1,47 +1,59 @@
 // The one event bus for webhooks: producers call emit(organizationId, type, data). It stores one
-// delivery per active endpoint subscribed to the type (durable first), then enqueues each first
-// attempt; a job lost in Redis is recovered by the worker's scan (§1).
-import { InjectQueue } from '@nestjs/bull';
-import { Injectable, Logger } from '@nestjs/common';
+// delivery per active endpoint subscribed to the type (durable first), then wakes the worker's
+// dispatchers with a PostgreSQL NOTIFY carrying the new ids; they claim due deliveries in
+// batches. A lost wake-up is recovered by the worker's scan (§1).
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bull';
+import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
-import { QUEUES } from '../queues/queue-names';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { isWebhookEventType, WebhookEventType } from './webhook-event-types';
 
-/** The job of the webhooks queue: a delivery id, nothing else. */
-export interface WebhookDeliveryJob {
-  deliveryId: string;
+/**
+ * The NOTIFY channel of the webhook dispatchers of one deployment (one Bull prefix), so that
+ * deployments or test runs sharing a database do not wake each other. Hashed: a channel name is
+ * an identifier of at most 63 bytes.
+ */
+export function webhookWakeChannel(bullPrefix: string): string {
+  return `webhooks_${createHash('sha256').update(bullPrefix).digest('hex').slice(0, 20)}`;
 }
 
 @Injectable()
 export class WebhookEvents {
   private readonly logger = new Logger(WebhookEvents.name);
+  private readonly channel: string;
+  private wakeQueue: string[] = [];
+  private wakeWaiters: (() => void)[] = [];
+  private waking = false;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    @InjectQueue(QUEUES.webhooks) private readonly queue: Queue<WebhookDeliveryJob>,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly clock: Clock,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.channel = webhookWakeChannel(config.bullPrefix);
+  }
 
   /**
    * Raises an event: one delivery per active endpoint of the organization subscribed to `type`
    * (an inactive endpoint gets none, now or after reactivation), stored in one statement, then
-   * queued. Returns the delivery ids. `data` must be JSON-serialisable and carry no secrets.
+   * announced to the dispatchers. Returns the delivery ids. `data` must be JSON-serialisable and
+   * carry no secrets.
    */
   async emit(organizationId: string, type: WebhookEventType, data: unknown): Promise<string[]> {
-    const ids = await this.store(this.ds, organizationId, type, data);
+    const ids = await this.store(this.ds, organizationId, type, data, false);
     await this.enqueue(ids);
     return ids;
   }
 
   /**
    * For a producer that raises the event inside its own transaction: stores the deliveries with
-   * `manager` and returns their ids. Call `enqueue(ids)` after the transaction commits; if that
-   * never happens the worker's scan still sends them, about 30 s later.
+   * `manager` and returns their ids. The dispatchers are woken when that transaction commits
+   * (NOTIFY is transactional); calling `enqueue(ids)` afterwards is harmless.
    */
   async emitWithin(
     manager: EntityManager,
@@ -49,7 +61,7 @@ export class WebhookEvents {
     type: WebhookEventType,
     data: unknown,
   ): Promise<string[]> {
-    return this.store(manager, organizationId, type, data);
+    return this.store(manager, organizationId, type, data, true);
   }
 
   /** One delivery to one endpoint (the test operation); none if the endpoint is inactive. */
@@ -59,29 +71,45 @@ export class WebhookEvents {
     type: WebhookEventType,
     data: unknown,
   ): Promise<string | null> {
-    const ids = await this.store(this.ds, organizationId, type, data, endpointId);
+    const ids = await this.store(this.ds, organizationId, type, data, false, endpointId);
     await this.enqueue(ids);
     return ids[0] ?? null;
   }
 
-  /** Queues an attempt of each delivery now. A failure here is logged, not thrown: the rows are durable. */
-  async enqueue(deliveryIds: string[]): Promise<void> {
-    if (!deliveryIds.length) return;
-    try {
-      // The job is only a pointer to the delivery row, which keeps the history: drop it when done.
-      await this.queue.addBulk(
-        deliveryIds.map((deliveryId) => ({
-          data: { deliveryId },
-          opts: { removeOnComplete: true, removeOnFail: 1000 },
-        })),
-      );
-    } catch (err) {
-      this.logger.warn({
-        msg: 'webhook jobs not queued; the worker scan will send them',
-        count: deliveryIds.length,
-        err: (err as Error).message,
-      });
+  /**
+   * Wakes the dispatchers for committed deliveries. Calls made while a notification is being
+   * sent go together in the next one: PostgreSQL serialises the commits of notifying
+   * transactions, so one per emit would cap emits at one commit flush each. A failure is
+   * logged, not thrown: the rows are durable and the worker's scan sends them.
+   */
+  enqueue(deliveryIds: string[]): Promise<void> {
+    if (!deliveryIds.length) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.wakeQueue.push(...deliveryIds);
+      this.wakeWaiters.push(resolve);
+      if (!this.waking) void this.flushWakes();
+    });
+  }
+
+  private async flushWakes(): Promise<void> {
+    this.waking = true;
+    while (this.wakeQueue.length) {
+      const ids = this.wakeQueue;
+      const waiters = this.wakeWaiters;
+      this.wakeQueue = [];
+      this.wakeWaiters = [];
+      try {
+        await this.deliveries.notify(this.channel, ids);
+      } catch (err) {
+        this.logger.warn({
+          msg: 'webhook dispatchers not woken; the worker scan will send the deliveries',
+          count: ids.length,
+          err: (err as Error).message,
+        });
+      }
+      for (const w of waiters) w();
     }
+    this.waking = false;
   }
 
   private async store(
@@ -89,6 +117,7 @@ export class WebhookEvents {
     organizationId: string,
     type: WebhookEventType,
     data: unknown,
+    notifyOnCommit: boolean,
     endpointId?: string,
   ): Promise<string[]> {
     if (!isWebhookEventType(type)) throw new Error(`Unknown webhook event type: ${type}`);
@@ -98,6 +127,7 @@ export class WebhookEvents {
       type,
       data,
       this.clock.now(),
+      notifyOnCommit ? this.channel : null,
       endpointId,
     );
   }
