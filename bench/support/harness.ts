@@ -45,7 +45,9 @@ export async function startApp(
   ready: () => Promise<boolean>,
 ): Promise<ChildProcess> {
   const main = resolve(ROOT, `dist/bench/apps/${app}/src/main.js`);
-  const child = spawn(process.execPath, ['-r', ALIAS, main], {
+  // BENCH_NODE_ARGS adds flags to the app processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...extra, '-r', ALIAS, main], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
