@@ -6,6 +6,7 @@ import {
   CampaignsModule,
   ContactsModule,
   DatabaseModule,
+  ImportsModule,
   LimitsModule,
   QueuesModule,
   RedisModule,
@@ -19,6 +20,7 @@ import { ContactListsController } from './contacts/contact-lists.controller';
 import { ContactTagsController } from './contacts/contact-tags.controller';
 import { ContactsController } from './contacts/contacts.controller';
 import { HealthController } from './health/health.controller';
+import { ContactImportsController } from './imports/contact-imports.controller';
 import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GlobalExceptionFilter } from './http/exception.filter';
@@ -39,6 +41,7 @@ import { OrganizationController } from './tenancy/organization.controller';
     CampaignsModule,
     ReportsModule,
     ContactsModule,
+    ImportsModule,
   ],
   controllers: [
     HealthController,
@@ -52,6 +55,7 @@ import { OrganizationController } from './tenancy/organization.controller';
     ContactChannelsController,
     ContactTagsController,
     ContactListsController,
+    ContactImportsController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },

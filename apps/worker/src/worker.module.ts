@@ -3,11 +3,14 @@ import { Module } from '@nestjs/common';
 import {
   AppConfigModule,
   DatabaseModule,
+  ImportsModule,
   LimitsModule,
   QueuesModule,
   RedisModule,
 } from '@app/domain';
 import { WorkerHealthController } from './health.controller';
+import { ImportsProcessor } from './imports/imports.processor';
+import { ImportsSweeper } from './imports/imports.sweeper';
 
 @Module({
   imports: [
@@ -16,7 +19,9 @@ import { WorkerHealthController } from './health.controller';
     RedisModule,
     QueuesModule,
     LimitsModule,
+    ImportsModule,
   ],
   controllers: [WorkerHealthController],
+  providers: [ImportsProcessor, ImportsSweeper],
 })
 export class WorkerModule {}

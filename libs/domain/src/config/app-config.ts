@@ -38,6 +38,8 @@ export interface AppConfig {
   bullPrefix: string;
   /** Trust X-Forwarded-For from one proxy hop when computing the client IP. */
   trustProxy: boolean;
+  /** Contact imports (§7): rows per committed batch, worker lease and sweeper period. */
+  imports: { batchSize: number; leaseSeconds: number; sweepSeconds: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -145,6 +147,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),
     bullPrefix: env.BULL_PREFIX || 'mp',
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    imports: {
+      batchSize: int(env, 'IMPORT_BATCH_SIZE', 2000, 1, 50_000),
+      leaseSeconds: int(env, 'IMPORT_LEASE_SECONDS', 30, 1, 3600),
+      sweepSeconds: int(env, 'IMPORT_SWEEP_SECONDS', 10, 1, 3600),
+    },
   };
 }
 

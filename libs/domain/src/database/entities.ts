@@ -13,6 +13,7 @@ import { ContactList } from '../contacts/contact-list.entity';
 import { ContactListMembership } from '../contacts/contact-list-membership.entity';
 import { ContactListTag, ContactTag, ContactTagAssignment } from '../contacts/contact-tag.entity';
 import { Contact } from '../contacts/contact.entity';
+import { ContactImport } from '../imports/contact-import.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
 import { Organization } from '../tenancy/organization.entity';
 import { AccessToken, Membership, User } from '../tenancy/user.entity';
@@ -38,4 +39,5 @@ export const ENTITIES = [
   ContactTagAssignment,
   ContactListTag,
   ContactListMembership,
+  ContactImport,
 ];
