@@ -208,11 +208,13 @@ export class ImportWriter {
       );
     await this.insertChannels(em, orgId, targets);
     if (ctx.listId) {
+      // New contacts are this transaction's own; existing ones were locked by findExisting.
       await this.lists.subscribeIn(
         em,
         orgId,
         [ctx.listId],
         targets.map((t) => t.contactId),
+        { contactsLocked: true },
       );
     }
     await this.assignTags(em, orgId, targets, ctx.tags);
