@@ -1,7 +1,7 @@
 // Test-only preload: `node -r ./test/imports/ts-register.js apps/worker/src/main.ts` runs an app
 // straight from its TypeScript sources (transpiled per file, as ts-jest does, cached on disk), so
 // an e2e test can spawn a real worker process without a build step.
-const crypto = require('node:crypto');
+const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const Module = require('node:module');
 const os = require('node:os');
@@ -30,7 +30,7 @@ fs.mkdirSync(cacheDir, { recursive: true });
 
 require.extensions['.ts'] = function (module, filename) {
   const source = fs.readFileSync(filename, 'utf8');
-  const key = crypto
+  const key = createHash('sha1')
     .createHash('sha1')
     .update(ts.version)
     .update(filename)
