@@ -31,7 +31,6 @@ fs.mkdirSync(cacheDir, { recursive: true });
 require.extensions['.ts'] = function (module, filename) {
   const source = fs.readFileSync(filename, 'utf8');
   const key = createHash('sha1')
-    .createHash('sha1')
     .update(ts.version)
     .update(filename)
     .update(source)
