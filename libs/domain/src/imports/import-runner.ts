@@ -34,6 +34,16 @@ const MAX_ATTEMPTS = 5;
 const TARGET_COMMIT_MS = 400;
 const MIN_BATCH = 50;
 
+/**
+ * A line of the errors file: the row's cells cut or padded to the header's width, so `row` and
+ * `error` always sit under their own header (the error names the real column count).
+ */
+function errorLine(record: string[], width: number, rowNo: number, error: string): string {
+  const cells = record.slice(0, width);
+  while (cells.length < width) cells.push('');
+  return csvLine([...cells, String(rowNo), error]);
+}
+
 /** The errors file of one run: appended before each batch commits, cut back to the commit. */
 class ErrorsFile {
   private constructor(
@@ -247,7 +257,7 @@ export class ImportRunner {
           if (!check.ok) {
             invalid++;
             if (!firstProblem) firstProblem = `row ${rows}: ${check.error}`;
-            pendingLines.push(csvLine([...rec.record, String(rows), check.error]));
+            pendingLines.push(errorLine(rec.record, mapping.headerCount, rows, check.error));
             if (pendingLines.length >= 1000) {
               await errors!.append(pendingLines);
               pendingLines = [];
@@ -402,7 +412,7 @@ export class ImportRunner {
     for (const r of rows) {
       const check = checkRow(r.record, mapping);
       if (check.ok) valid.push(prepareRow(r.rowNo, check.values));
-      else errorLines.push(csvLine([...r.record, String(r.rowNo), check.error]));
+      else errorLines.push(errorLine(r.record, mapping.headerCount, r.rowNo, check.error));
     }
     return {
       firstRow: rows[0].rowNo,
