@@ -1,4 +1,4 @@
-// npm run bench -- import [--rows 1000000] [--partial true|false] [--keep]
+// npm run bench -- import [--rows 1000000] [--partial true|false] [--list NAME] [--keep]
 //
 // Generates a CSV (email, first and last name, phone, two custom fields, tags), then in the same
 // run measures
@@ -6,22 +6,32 @@
 //   ours:     the import of the same file into one organization through a spawned, compiled worker
 //             (uploaded, started and followed by `admin import-file --via-worker`), wall time from
 //             start to completed, rows/s, and the worker's peak RSS (VmHWM of /proc/<pid>/status).
-// The import writes contacts with encrypted, blind-indexed emails and phone numbers, a list
-// membership and two tags per row, with every index and trigger of the contacts schema live.
-import { ChildProcess } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// The import writes contacts with encrypted, blind-indexed emails and phone numbers and two tags
+// per row (plus a list membership with --list), with every index and trigger of the contacts
+// schema live.
+import { ChildProcess, spawn } from 'node:child_process';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
+import { admin, benchDatabase, benchEnv, fmt, httpReady, ROOT, stop } from './support/harness';
 
 const { values: args } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000' },
     partial: { type: 'string', default: 'true' },
     keep: { type: 'boolean', default: false },
+    /** Also subscribe every contact to this list (one membership per row). */
+    list: { type: 'string' },
   },
 });
 const ROWS = Number(args.rows);
@@ -99,6 +109,8 @@ async function main() {
     DATA_DIR: join(dir, 'data'),
     WORKER_HEALTH_PORT: String(HEALTH_PORT),
     RUN_MIGRATIONS: 'false',
+    // The worker logs where its time went when the import ends ("import run finished").
+    LOG_LEVEL: 'info',
   });
   admin(env, ['migrate']);
   const org = admin(env, ['create-org', '--name', 'Import bench']) as {
@@ -117,9 +129,19 @@ async function main() {
   const [{ n: copied }] = (await pg.query(`SELECT count(*)::int AS n FROM bench_copy`)).rows;
   await pg.query(`DROP TABLE bench_copy`);
 
-  const worker = await startApp('worker', env, () =>
-    httpReady(`http://127.0.0.1:${HEALTH_PORT}/health`),
+  // The worker, compiled, in its own process; its JSON log goes to a file so the run's timing
+  // line ("import run finished": batches, prepare / commit / wait and SQL time per step) can be shown.
+  const workerLog = join(dir, 'worker.log');
+  const worker = spawn(
+    process.execPath,
+    ['-r', join(ROOT, 'scripts/alias.js'), join(ROOT, 'dist/bench/apps/worker/src/main.js')],
+    { env, stdio: ['ignore', openSync(workerLog, 'w'), 'inherit'] },
   );
+  for (let i = 0; ; i++) {
+    if (await httpReady(`http://127.0.0.1:${HEALTH_PORT}/health`).catch(() => false)) break;
+    if (worker.exitCode !== null || i > 150) throw new Error('the worker did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
   const load = loadavg()[0];
   const cliArgs = [
     'import-file',
@@ -130,12 +152,9 @@ async function main() {
     '--map',
     'email=email,first_name=firstName,last_name=lastName,phone=phoneNumber,' +
       'plan=customFields.plan,score=customFields.score,tags=tags',
-    '--list',
-    'Bench import',
-    '--tags',
-    'imported',
     '--via-worker',
   ];
+  if (args.list) cliArgs.push('--list', args.list);
   if (args.partial === 'true') cliArgs.push('--partial');
   let rss = 0;
   let result: { import: Record<string, unknown> };
@@ -146,6 +165,19 @@ async function main() {
     await stop(worker);
   }
   const imp = result.import;
+  const finished = readFileSync(workerLog, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('import run finished'))
+    .pop();
+  const timing = finished
+    ? JSON.stringify(
+        Object.fromEntries(
+          Object.entries(JSON.parse(finished) as Record<string, unknown>).filter(([k]) =>
+            ['batches', 'prepareMs', 'commitMs', 'waitMs', 'sqlMs'].includes(k),
+          ),
+        ),
+      )
+    : 'n/a';
   const seconds =
     (Date.parse(imp.completedAt as string) - Date.parse(imp.startedAt as string)) / 1000;
   const [{ n: contacts }] = (
@@ -162,6 +194,7 @@ async function main() {
       `ours              import (${imp.status}, partial uploads ${args.partial}): ${fmt(seconds, 1)} s, ${fmt(ROWS / seconds)} rows/s; ${fmt(contacts)} contacts, new ${fmt(imp.newCount as number)}, errors ${fmt(imp.errorCount as number)}`,
       `ratio             ${fmt(seconds / copySeconds, 1)}x the COPY's time`,
       `worker peak RSS   ${fmt(rss / 1024 / 1024)} MB (VmHWM)`,
+      `worker timing     ${timing}`,
     ].join('\n') + '\n',
   );
   if (!args.keep) rmSync(dir, { recursive: true, force: true });

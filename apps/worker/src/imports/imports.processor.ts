@@ -1,16 +1,21 @@
 // Bull processor of QUEUES.imports: the job carries the import id only; the runner does the rest.
 import { Process, Processor } from '@nestjs/bull';
-import { Logger } from '@nestjs/common';
+import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { ImportJob, ImportRunner, QUEUES } from '@app/domain';
 import type { Job } from 'bull';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Processor(QUEUES.imports)
-export class ImportsProcessor {
+export class ImportsProcessor implements OnModuleDestroy {
   private readonly logger = new Logger(ImportsProcessor.name);
 
   constructor(private readonly runner: ImportRunner) {}
+
+  /** Runs before Bull closes its queues (which waits for the active job): stop at a batch edge. */
+  onModuleDestroy(): void {
+    this.runner.requestStop();
+  }
 
   // One import at a time per worker: a run keeps a core busy; more workers, more imports.
   @Process({ concurrency: 1 })

@@ -129,6 +129,18 @@ function addChannels(t: Target, row: PreparedRow): void {
 
 @Injectable()
 export class ImportWriter {
+  /** Milliseconds spent per step since the last reset (the runner logs them with each run). */
+  timings: Record<string, number> = {};
+
+  private async timed<T>(step: string, work: Promise<T>): Promise<T> {
+    const began = Date.now();
+    try {
+      return await work;
+    } finally {
+      this.timings[step] = (this.timings[step] ?? 0) + Date.now() - began;
+    }
+  }
+
   constructor(
     private readonly lists: ContactListsService,
     private readonly tagsService: ContactTagsService,
@@ -141,7 +153,7 @@ export class ImportWriter {
   ): Promise<BatchResult> {
     const orgId = ctx.organizationId;
     const update = ctx.duplicateHandling === 'update';
-    const existing = await this.findExisting(em, orgId, rows, update);
+    const existing = await this.timed('lookup', this.findExisting(em, orgId, rows, update));
 
     const targets: Target[] = [];
     const byHash = new Map<string, Target>();
@@ -200,24 +212,23 @@ export class ImportWriter {
 
     const created = targets.filter((t) => t.isNew);
     await this.insertContacts(em, orgId, created);
-    if (update)
-      await this.updateContacts(
-        em,
-        orgId,
-        targets.filter((t) => !t.isNew && t.values),
-      );
-    await this.insertChannels(em, orgId, targets);
+    const changed = targets.filter((t) => !t.isNew && t.values);
+    if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
+    await this.timed('channels', this.insertChannels(em, orgId, targets));
     if (ctx.listId) {
       // New contacts are this transaction's own; existing ones were locked by findExisting.
-      await this.lists.subscribeIn(
-        em,
-        orgId,
-        [ctx.listId],
-        targets.map((t) => t.contactId),
-        { contactsLocked: true },
+      await this.timed(
+        'memberships',
+        this.lists.subscribeIn(
+          em,
+          orgId,
+          [ctx.listId],
+          targets.map((t) => t.contactId),
+          { contactsLocked: true },
+        ),
       );
     }
-    await this.assignTags(em, orgId, targets, ctx.tags);
+    await this.timed('tags', this.assignTags(em, orgId, targets, ctx.tags));
     return { newCount, duplicateCount };
   }
 
@@ -283,40 +294,46 @@ export class ImportWriter {
     // channel_mask is written here, with the bits of the records this batch inserts next: the
     // channel tables' triggers then find every bit already set and leave the new rows alone,
     // instead of rewriting each one once per channel.
-    await em.query(
-      `INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
+    await this.timed(
+      'contacts',
+      em.query(
+        `INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
                              language, status, custom_fields, notes, channel_mask)
        SELECT u.id, $1, u.first, u.last, u.display, u.tz, u.lang, u.status, u.custom::jsonb,
               u.notes, u.mask
          FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
                      $8::text[], $9::text[], $10::text[], $11::smallint[])
               AS u(id, first, last, display, tz, lang, status, custom, notes, mask)`,
-      [
-        orgId,
-        cols.id,
-        cols.first,
-        cols.last,
-        cols.display,
-        cols.tz,
-        cols.lang,
-        cols.status,
-        cols.custom,
-        cols.notes,
-        cols.mask,
-      ],
+        [
+          orgId,
+          cols.id,
+          cols.first,
+          cols.last,
+          cols.display,
+          cols.tz,
+          cols.lang,
+          cols.status,
+          cols.custom,
+          cols.notes,
+          cols.mask,
+        ],
+      ),
     );
     const withEmail = created.filter((t) => t.emailEnc);
     if (withEmail.length) {
-      await em.query(
-        `INSERT INTO contact_emails (organization_id, contact_id, email, email_hash, status, is_primary)
+      await this.timed(
+        'emails',
+        em.query(
+          `INSERT INTO contact_emails (organization_id, contact_id, email, email_hash, status, is_primary)
          SELECT $1, u.c, u.e, u.h, 'unverified', true
            FROM unnest($2::uuid[], $3::text[], $4::text[]) AS u(c, e, h)`,
-        [
-          orgId,
-          withEmail.map((t) => t.contactId),
-          withEmail.map((t) => t.emailEnc),
-          withEmail.map((t) => t.emailHash),
-        ],
+          [
+            orgId,
+            withEmail.map((t) => t.contactId),
+            withEmail.map((t) => t.emailEnc),
+            withEmail.map((t) => t.emailHash),
+          ],
+        ),
       );
     }
   }
