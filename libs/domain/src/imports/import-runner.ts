@@ -585,7 +585,8 @@ export class ImportRunner {
   }
 
   private async fail(imp: ContactImport, lease: string, reason: string): Promise<void> {
-    this.logger.warn({ msg: 'import failed', importId: imp.id, reason });
+    // Only the reason's kind: parser messages can quote a cell, and cells are personal data.
+    this.logger.warn({ msg: 'import failed', importId: imp.id, reason: reason.split(':')[0] });
     await this.ds.query(
       `UPDATE contact_imports
           SET status = 'failed', error_reason = $3, completed_at = now(), lease_token = NULL,

@@ -193,7 +193,8 @@ export class ImportsService {
       );
     }
     const jobId = `${id}:${Date.now()}`;
-    await this.ds.transaction(async (em) => {
+    // The answer is the import as committed (`queued`), even if a worker takes it at once.
+    const queued = await this.ds.transaction(async (em) => {
       const imp = await em
         .getRepository(ContactImport)
         .findOne({ where: { id, organizationId: orgId }, lock: { mode: 'pessimistic_write' } });
@@ -218,9 +219,10 @@ export class ImportsService {
           enqueuedAt: () => 'now()',
         },
       );
+      return em.getRepository(ContactImport).findOneByOrFail({ id });
     });
     await this.enqueue(id, jobId);
-    return this.get(orgId, id);
+    return queued;
   }
 
   /**
