@@ -2,7 +2,11 @@
 // cancel of a queued import, deletion rules, listing, scopes, malformed uploads (acceptance 4,
 // the parts decided at upload or start) and tenancy (acceptance 5).
 import { INestApplication } from '@nestjs/common';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
 import { existsSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import { ImportsService, QUEUES } from '@app/domain';
 import { join } from 'node:path';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
@@ -331,6 +335,39 @@ describe('Contact imports API', () => {
       const up = await upload(s, CSV);
       const res = await s.http.get(`${IMPORTS}/${up.import.id}/errors`);
       expect(res.status).toBe(404);
+    });
+  });
+
+  describe('sweeper', () => {
+    it('re-enqueues a queued import whose job was lost, and leaves a waiting one alone', async () => {
+      const queue = app.get<Queue>(getQueueToken(QUEUES.imports));
+      const ds = app.get(DataSource);
+      const up = await upload(s, CSV);
+      await start(s, up.import.id, {
+        fieldMappings: [{ csvHeader: 'Email', serviceField: 'email' }],
+      });
+      const jobOf = async () =>
+        (
+          (await ds.query(`SELECT job_id FROM contact_imports WHERE id = $1`, [up.import.id])) as {
+            job_id: string;
+          }[]
+        )[0].job_id;
+      const first = await jobOf();
+      expect(await queue.getJob(first)).not.toBeNull();
+      // Old enough to be looked at, but its job still waits: nothing is added.
+      const age = `UPDATE contact_imports SET enqueued_at = now() - interval '1 hour' WHERE id = $1`;
+      await ds.query(age, [up.import.id]);
+      expect(await app.get(ImportsService).sweep()).not.toContain(up.import.id);
+      expect(await jobOf()).toBe(first);
+      // Redis lost the job: the next sweep enqueues a new one.
+      await (await queue.getJob(first))!.remove();
+      await ds.query(age, [up.import.id]);
+      expect(await app.get(ImportsService).sweep()).toContain(up.import.id);
+      const second = await jobOf();
+      expect(second).not.toBe(first);
+      const job = await queue.getJob(second);
+      expect(job?.data).toEqual({ importId: up.import.id });
+      await s.http.post(`${IMPORTS}/${up.import.id}/cancel`);
     });
   });
 
