@@ -173,7 +173,7 @@ async function main() {
     ? JSON.stringify(
         Object.fromEntries(
           Object.entries(JSON.parse(finished) as Record<string, unknown>).filter(([k]) =>
-            ['batches', 'prepareMs', 'commitMs', 'waitMs', 'sqlMs'].includes(k),
+            ['batches', 'prepareMs', 'commitMs', 'waitMs', 'filterMs', 'sqlMs'].includes(k),
           ),
         ),
       )

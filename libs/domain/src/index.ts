@@ -63,3 +63,4 @@ export * from './imports/import-storage';
 export * from './imports/import-writer';
 export * from './imports/imports.module';
 export * from './imports/imports.service';
+export * from './imports/email-hash-filter';

@@ -14,6 +14,7 @@ import { deriveDisplayName, displayNameColumn } from '../contacts/contact.entity
 import type { ParsedPhone } from '../contacts/contact-rules';
 import { fieldCipher } from '../crypto/field-encryption';
 import type { DuplicateHandling } from './contact-import.entity';
+import type { EmailHashFilter } from './email-hash-filter';
 import type { ImportRowValues } from './import-fields';
 
 /** A phone number ready to store: encrypted value, blind index, country. */
@@ -146,14 +147,22 @@ export class ImportWriter {
     private readonly tagsService: ContactTagsService,
   ) {}
 
+  /**
+   * @param filter the organization's known email hashes: only rows it may contain are looked up
+   *   in the database (null: look every row up).
+   */
   async writeBatch(
     em: EntityManager,
     ctx: BatchContext,
     rows: PreparedRow[],
+    filter: EmailHashFilter | null = null,
   ): Promise<BatchResult> {
     const orgId = ctx.organizationId;
     const update = ctx.duplicateHandling === 'update';
-    const existing = await this.timed('lookup', this.findExisting(em, orgId, rows, update));
+    const candidates = filter
+      ? rows.filter((r) => r.emailCandidates.some((h) => filter.mightContain(h)))
+      : rows;
+    const existing = await this.timed('lookup', this.findExisting(em, orgId, candidates, update));
 
     const targets: Target[] = [];
     const byHash = new Map<string, Target>();
