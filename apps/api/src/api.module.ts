@@ -6,6 +6,7 @@ import {
   CampaignsModule,
   ContactsModule,
   DatabaseModule,
+  ImportsModule,
   LimitsModule,
   QueuesModule,
   RedisModule,
@@ -21,6 +22,7 @@ import { ContactListsController } from './contacts/contact-lists.controller';
 import { ContactTagsController } from './contacts/contact-tags.controller';
 import { ContactsController } from './contacts/contacts.controller';
 import { HealthController } from './health/health.controller';
+import { ContactImportsController } from './imports/contact-imports.controller';
 import { AuthGuard } from './http/auth.guard';
 import { EnvelopeInterceptor } from './http/envelope.interceptor';
 import { GlobalExceptionFilter } from './http/exception.filter';
@@ -48,6 +50,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     ContactsModule,
     WebhooksModule,
     MessagingHttpModule,
+    ImportsModule,
   ],
   controllers: [
     HealthController,
@@ -64,6 +67,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     ContactListsController,
     WebhookEndpointsController,
     WebhookDeliveriesController,
+    ContactImportsController,
   ],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },

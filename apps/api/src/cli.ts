@@ -8,13 +8,16 @@ import {
   ApiKeyService,
   AppConfigModule,
   ConfigError,
+  ContactsModule,
   DatabaseModule,
   DomainError,
+  ImportsModule,
   JsonLogger,
   loadConfig,
   OrganizationService,
   PLANS,
   Plan,
+  QueuesModule,
   RedisModule,
   ROLES,
   rotateContactEncryption,
@@ -24,6 +27,7 @@ import {
   UserService,
   ValidationFailedError,
 } from '@app/domain';
+import { IMPORT_FILE_OPTIONS, importFileCommand } from './imports/import-file.command';
 
 @Module({
   imports: [
@@ -31,6 +35,9 @@ import {
     DatabaseModule.forRoot({ migrate: false }),
     RedisModule,
     TenancyModule,
+    QueuesModule,
+    ContactsModule,
+    ImportsModule,
   ],
 })
 class CliModule {}
@@ -79,6 +86,7 @@ export const COMMANDS = [
   'revoke-key',
   'set-limits',
   'rotate-keys',
+  'import-file',
 ] as const;
 
 const OPTIONS = {
@@ -98,6 +106,7 @@ const OPTIONS = {
   id: { type: 'string' },
   'batch-size': { type: 'string' },
   json: { type: 'boolean' },
+  ...IMPORT_FILE_OPTIONS,
 } as const;
 
 export async function runAdmin(argv: string[]): Promise<Record<string, unknown>> {
@@ -181,6 +190,8 @@ export async function runAdmin(argv: string[]): Promise<Record<string, unknown>>
         });
         return { rotation: result };
       }
+      case 'import-file':
+        return await importFileCommand(app, flags, (name) => need(flags, name));
       case 'set-limits': {
         const org = await orgs.setLimits(need(flags, 'org'), {
           perSecond: optInt(flags, 'per-second'),

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import {
   AppConfigModule,
   DatabaseModule,
+  ImportsModule,
   LimitsModule,
   QueuesModule,
   RedisModule,
@@ -11,6 +12,8 @@ import { CampaignsWorkerModule } from './campaigns/campaigns-worker.module';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WorkerMessagingModule } from './messaging/worker-messaging.module';
+import { ImportsProcessor } from './imports/imports.processor';
+import { ImportsSweeper } from './imports/imports.sweeper';
 
 @Module({
   imports: [
@@ -22,7 +25,9 @@ import { WorkerMessagingModule } from './messaging/worker-messaging.module';
     WebhooksWorkerModule,
     WorkerMessagingModule,
     CampaignsWorkerModule,
+    ImportsModule,
   ],
   controllers: [WorkerHealthController],
+  providers: [ImportsProcessor, ImportsSweeper],
 })
 export class WorkerModule {}

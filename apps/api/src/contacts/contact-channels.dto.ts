@@ -17,6 +17,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import {
+  CONTACT_LIMITS,
   EMAIL_STATUSES,
   IMESSAGE_STATUSES,
   PUSH_PLATFORMS,
@@ -63,7 +64,7 @@ export class CreateEmailDto extends PrimaryFlag {
   @IsDefined()
   @Trim()
   @IsEmail()
-  @MaxLength(320)
+  @MaxLength(CONTACT_LIMITS.email)
   email: string;
 
   @OptionalValue()
@@ -85,8 +86,8 @@ export class UpdateEmailDto extends PrimaryFlag {
 export class CreateSmsDto extends PrimaryFlag {
   @IsDefined()
   @IsString(PHONE)
-  @MinLength(8)
-  @MaxLength(32)
+  @MinLength(CONTACT_LIMITS.phoneMin)
+  @MaxLength(CONTACT_LIMITS.phoneMax)
   phoneNumber: string;
 
   /** Two-letter country code; derived from the calling code when omitted. */
@@ -108,8 +109,8 @@ export class UpdateSmsDto extends PrimaryFlag {
 export class CreateWhatsappDto extends PrimaryFlag {
   @IsDefined()
   @IsString(PHONE)
-  @MinLength(8)
-  @MaxLength(32)
+  @MinLength(CONTACT_LIMITS.phoneMin)
+  @MaxLength(CONTACT_LIMITS.phoneMax)
   phoneNumber: string;
 
   @OptionalValue()
@@ -148,8 +149,8 @@ export class UpdateWhatsappDto extends PrimaryFlag {
 export class CreateTelegramDto extends PrimaryFlag {
   @IsDefined()
   @IsString(PHONE)
-  @MinLength(8)
-  @MaxLength(32)
+  @MinLength(CONTACT_LIMITS.phoneMin)
+  @MaxLength(CONTACT_LIMITS.phoneMax)
   phoneNumber: string;
 
   @OptionalValue()
@@ -160,7 +161,7 @@ export class CreateTelegramDto extends PrimaryFlag {
   @IsOptional()
   @IsString()
   @MinLength(1)
-  @MaxLength(64)
+  @MaxLength(CONTACT_LIMITS.telegramUsername)
   username?: string | null;
 
   @OptionalValue()
@@ -188,13 +189,13 @@ export class CreateImessageDto extends PrimaryFlag {
   @IsDefined()
   @Trim()
   @IsEmail()
-  @MaxLength(320)
+  @MaxLength(CONTACT_LIMITS.email)
   appleId: string;
 
   @IsOptional()
   @IsString(PHONE)
-  @MinLength(8)
-  @MaxLength(32)
+  @MinLength(CONTACT_LIMITS.phoneMin)
+  @MaxLength(CONTACT_LIMITS.phoneMax)
   phoneNumber?: string | null;
 
   @OptionalValue()

@@ -20,6 +20,7 @@ import {
 } from 'class-validator';
 import {
   CONTACT_CHANNELS,
+  CONTACT_LIMITS,
   CONTACT_SORT_FIELDS,
   CONTACT_STATUSES,
   CONTACTS_MAX_LIMIT,
@@ -80,17 +81,17 @@ export class ListContactsQueryDto {
 export class UpdateContactDto {
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(CONTACT_LIMITS.name)
   firstName?: string | null;
 
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(CONTACT_LIMITS.name)
   lastName?: string | null;
 
   @IsOptional()
   @IsString()
-  @MaxLength(400)
+  @MaxLength(CONTACT_LIMITS.displayName)
   displayName?: string | null;
 
   /** IANA zone name, e.g. Europe/Paris. */
@@ -101,7 +102,7 @@ export class UpdateContactDto {
   /** Language code, e.g. en or pt-BR. */
   @IsOptional()
   @IsLocale()
-  @MaxLength(35)
+  @MaxLength(CONTACT_LIMITS.language)
   language?: string | null;
 
   @IsOptional()
@@ -114,7 +115,7 @@ export class UpdateContactDto {
 
   @IsOptional()
   @IsString()
-  @MaxLength(10_000)
+  @MaxLength(CONTACT_LIMITS.notes)
   notes?: string | null;
 
   @IsOptional()
@@ -127,10 +128,10 @@ export class CreateContactDto extends UpdateContactDto {
   /** Tag names; tags that do not exist yet are created. */
   @OptionalValue()
   @IsArray()
-  @ArrayMaxSize(100)
+  @ArrayMaxSize(CONTACT_LIMITS.tagsPerContact)
   @IsString({ each: true })
   @MinLength(1, { each: true })
-  @MaxLength(100, { each: true })
+  @MaxLength(CONTACT_LIMITS.tagName, { each: true })
   tags?: string[];
 
   @OptionalValue()

@@ -65,6 +65,8 @@ export interface AppConfig {
   messageRetentionIntervalMs: number;
   /** How often the worker looks for due campaign recipients (held ones, lost kicks). */
   campaignPollIntervalMs: number;
+  /** Contact imports (§7): rows per committed batch, worker lease and sweeper period. */
+  imports: { batchSize: number; leaseSeconds: number; sweepSeconds: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -219,6 +221,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       2_592_000_000,
     ),
     campaignPollIntervalMs: int(env, 'CAMPAIGN_POLL_INTERVAL_MS', 10_000, 50, 86_400_000),
+    imports: {
+      batchSize: int(env, 'IMPORT_BATCH_SIZE', 2000, 1, 50_000),
+      leaseSeconds: int(env, 'IMPORT_LEASE_SECONDS', 30, 1, 3600),
+      sweepSeconds: int(env, 'IMPORT_SWEEP_SECONDS', 10, 1, 3600),
+    },
   };
 }
 

@@ -168,15 +168,19 @@ export class ContactListsService {
     orgId: string,
     listIds: string[],
     contactIds: string[],
+    /** The caller already holds the contacts (created or locked in this transaction): an import. */
+    opts: { contactsLocked?: boolean } = {},
   ): Promise<number> {
     contactIds = [...new Set(contactIds)];
     if (!contactIds.length || !listIds.length) return 0;
-    const found: { id: string }[] = await em.query(
-      `SELECT id FROM contacts WHERE organization_id = $1 AND id = ANY($2::uuid[])
-        ORDER BY id FOR KEY SHARE`,
-      [orgId, contactIds],
-    );
-    if (found.length !== contactIds.length) throw new NotFoundError('Contact');
+    if (!opts.contactsLocked) {
+      const found: { id: string }[] = await em.query(
+        `SELECT id FROM contacts WHERE organization_id = $1 AND id = ANY($2::uuid[])
+          ORDER BY id FOR KEY SHARE`,
+        [orgId, contactIds],
+      );
+      if (found.length !== contactIds.length) throw new NotFoundError('Contact');
+    }
     await this.lockLists(em, orgId, listIds);
     let changed = 0;
     for (const listId of [...listIds].sort()) {

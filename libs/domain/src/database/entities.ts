@@ -14,6 +14,7 @@ import { ContactListMembership } from '../contacts/contact-list-membership.entit
 import { ContactListTag, ContactTag, ContactTagAssignment } from '../contacts/contact-tag.entity';
 import { Contact } from '../contacts/contact.entity';
 import { ContactSegment } from '../segments/contact-segment.entity';
+import { ContactImport } from '../imports/contact-import.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
 import { Organization } from '../tenancy/organization.entity';
 import { AccessToken, Membership, User } from '../tenancy/user.entity';
@@ -46,4 +47,5 @@ export const ENTITIES = [
   WebhookEndpoint,
   WebhookDelivery,
   WebhookAttempt,
+  ContactImport,
 ];

@@ -5,6 +5,7 @@ import { ContactsIndexes1763700000200 } from './1763700000200-contacts-indexes';
 import { Segments1763700000300 } from './1763700000300-segments';
 import { SegmentsIndexes1763700000301 } from './1763700000301-segments-indexes';
 import { Messaging1763700000400 } from './1763700000400-messaging';
+import { ContactImports1763700000500 } from './1763700000500-contact-imports';
 import { Webhooks1763700000600 } from './1763700000600-webhooks';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
 import { CampaignFanout1763700000710 } from './1763700000710-campaign-fanout';
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   Segments1763700000300,
   SegmentsIndexes1763700000301,
   Messaging1763700000400,
+  ContactImports1763700000500,
   Webhooks1763700000600,
   Campaigns1763700000700,
   CampaignFanout1763700000710,

@@ -1,0 +1,108 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { ImportsService, toImportResponse } from '@app/domain';
+import type { Response } from 'express';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { RawResponse } from '../http/envelope.interceptor';
+import { uuidParam } from '../http/params';
+import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { StartImportDto } from './contact-imports.dto';
+import { CsvUploadInterceptor } from './csv-upload.interceptor';
+
+@ApiTags('contact-imports')
+@Controller('api/v1/user/contact-imports')
+export class ContactImportsController {
+  constructor(private readonly imports: ImportsService) {}
+
+  /** Uploads a CSV (multipart field `file`, up to 200 MB): an `uploaded` draft and a preview. */
+  @Post()
+  @RequireScopes('contacts:write')
+  @UseInterceptors(CsvUploadInterceptor)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
+  })
+  @ResponseMessage('File uploaded successfully')
+  async upload(@OrgId() orgId: string, @UploadedFile() file: Express.Multer.File) {
+    const out = await this.imports.createFromUpload(orgId, {
+      path: file.path,
+      originalName: file.originalname,
+    });
+    return { import: toImportResponse(out.import), preview: out.preview };
+  }
+
+  /** Imports newest first; uploaded drafts are not listed. */
+  @Get()
+  @RequireScopes('contacts:read')
+  @ResponseMessage('Imports fetched successfully')
+  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+    const page = await this.imports.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
+    return page.map(toImportResponse);
+  }
+
+  @Get(':id')
+  @RequireScopes('contacts:read')
+  @ResponseMessage('Import fetched successfully')
+  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return { import: toImportResponse(await this.imports.get(orgId, id)) };
+  }
+
+  /** Starts processing with the chosen mappings: 202, status `queued`. */
+  @Post(':id/start')
+  @HttpCode(202)
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Import queued')
+  async start(
+    @OrgId() orgId: string,
+    @Param('id', uuidParam) id: string,
+    @Body() dto: StartImportDto,
+  ) {
+    return { import: toImportResponse(await this.imports.start(orgId, id, dto)) };
+  }
+
+  /** Stops a queued or processing import at its next batch; committed batches stay. */
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Import cancelled')
+  async cancel(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return { import: toImportResponse(await this.imports.cancel(orgId, id)) };
+  }
+
+  /** The invalid rows: original columns plus `row` and `error` (text/csv). */
+  @Get(':id/errors')
+  @RequireScopes('contacts:read')
+  async errors(@OrgId() orgId: string, @Param('id', uuidParam) id: string, @Res() res: Response) {
+    const file = await this.imports.errorsFile(orgId, id);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Length', String(file.bytes));
+    res.setHeader(
+      'Content-Disposition',
+      `attachment; filename="import-errors.csv"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
+    );
+    file.stream.pipe(res);
+    return new RawResponse();
+  }
+
+  /** Deletes a draft or finished import and its files. */
+  @Delete(':id')
+  @RequireScopes('contacts:write')
+  @ResponseMessage('Import deleted successfully')
+  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    await this.imports.delete(orgId, id);
+    return null;
+  }
+}

@@ -1,0 +1,209 @@
+// npm run bench -- import [--rows 1000000] [--partial true|false] [--list NAME] [--keep]
+//
+// Generates a CSV (email, first and last name, phone, two custom fields, tags), then in the same
+// run measures
+//   baseline: a plain COPY of the file into an unindexed table (client-side COPY FROM STDIN);
+//   ours:     the import of the same file into one organization through a spawned, compiled worker
+//             (uploaded, started and followed by `admin import-file --via-worker`), wall time from
+//             start to completed, rows/s, and the worker's peak RSS (VmHWM of /proc/<pid>/status).
+// The import writes contacts with encrypted, blind-indexed emails and phone numbers and two tags
+// per row (plus a list membership with --list), with every index and trigger of the contacts
+// schema live.
+import { ChildProcess, spawn } from 'node:child_process';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { admin, benchDatabase, benchEnv, fmt, httpReady, ROOT, stop } from './support/harness';
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    partial: { type: 'string', default: 'true' },
+    keep: { type: 'boolean', default: false },
+    /** Also subscribe every contact to this list (one membership per row). */
+    list: { type: 'string' },
+  },
+});
+const ROWS = Number(args.rows);
+const HEALTH_PORT = 3917;
+const TAGS = ['vip', 'newsletter', 'trial', 'customer', 'lead', 'partner'];
+
+async function generate(path: string): Promise<number> {
+  const out = createWriteStream(path);
+  out.write('email,first_name,last_name,phone,plan,score,tags\n');
+  let chunk = '';
+  for (let i = 1; i <= ROWS; i++) {
+    const phone = `+1415${String(1_000_000 + ((i * 7919) % 9_000_000)).padStart(7, '0')}`;
+    chunk +=
+      `user${i}@example.com,First${i % 5000},Last${(i * 31) % 7000},${phone},` +
+      `plan${i % 4},${i % 1000},${TAGS[i % TAGS.length]};${TAGS[(i + 3) % TAGS.length]}\n`;
+    if (chunk.length > 1 << 20) {
+      if (!out.write(chunk)) await once(out, 'drain');
+      chunk = '';
+    }
+  }
+  out.end(chunk);
+  await once(out, 'finish');
+  return ROWS;
+}
+
+/** COPY ... FROM STDIN fed from a file stream (pg has no COPY helper of its own). */
+function copyFrom(client: Client, sql: string, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const submittable = {
+      submit(connection: { query(text: string): void }) {
+        connection.query(sql);
+      },
+      handleCopyInResponse(connection: {
+        sendCopyFromChunk(b: Buffer): void;
+        endCopyFrom(): void;
+        stream: NodeJS.WritableStream & { writableNeedDrain: boolean };
+      }) {
+        const file = createReadStream(path, { highWaterMark: 1 << 20 });
+        file.on('data', (b) => {
+          connection.sendCopyFromChunk(b as Buffer);
+          if (connection.stream.writableNeedDrain) {
+            file.pause();
+            connection.stream.once('drain', () => file.resume());
+          }
+        });
+        file.on('end', () => connection.endCopyFrom());
+        file.on('error', reject);
+      },
+      handleCommandComplete() {},
+      handleReadyForQuery() {
+        resolve();
+      },
+      handleError(err: Error) {
+        reject(err);
+      },
+    };
+    void client.query(submittable as never);
+  });
+}
+
+function peakRss(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'mp-bench-import-'));
+  const csv = join(dir, 'contacts.csv');
+  process.stderr.write(`generating ${fmt(ROWS)} rows...\n`);
+  await generate(csv);
+
+  const url = await benchDatabase('mp_bench_imports');
+  const env = benchEnv(url, {
+    DATA_DIR: join(dir, 'data'),
+    WORKER_HEALTH_PORT: String(HEALTH_PORT),
+    RUN_MIGRATIONS: 'false',
+    // The worker logs where its time went when the import ends ("import run finished").
+    LOG_LEVEL: 'info',
+  });
+  admin(env, ['migrate']);
+  const org = admin(env, ['create-org', '--name', 'Import bench']) as {
+    organization: { id: string };
+  };
+
+  // Baseline: the same bytes into an unindexed table.
+  const pg = new Client({ connectionString: url });
+  await pg.connect();
+  await pg.query(
+    `CREATE TABLE bench_copy (email text, first_name text, last_name text, phone text, plan text, score text, tags text)`,
+  );
+  const c0 = process.hrtime.bigint();
+  await copyFrom(pg, `COPY bench_copy FROM STDIN WITH (FORMAT csv, HEADER true)`, csv);
+  const copySeconds = Number(process.hrtime.bigint() - c0) / 1e9;
+  const [{ n: copied }] = (await pg.query(`SELECT count(*)::int AS n FROM bench_copy`)).rows;
+  await pg.query(`DROP TABLE bench_copy`);
+
+  // The worker, compiled, in its own process; its JSON log goes to a file so the run's timing
+  // line ("import run finished": batches, prepare / commit / wait and SQL time per step) can be shown.
+  const workerLog = join(dir, 'worker.log');
+  const worker = spawn(
+    process.execPath,
+    ['-r', join(ROOT, 'scripts/alias.js'), join(ROOT, 'dist/bench/apps/worker/src/main.js')],
+    { env, stdio: ['ignore', openSync(workerLog, 'w'), 'inherit'] },
+  );
+  for (let i = 0; ; i++) {
+    if (await httpReady(`http://127.0.0.1:${HEALTH_PORT}/health`).catch(() => false)) break;
+    if (worker.exitCode !== null || i > 150) throw new Error('the worker did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const load = loadavg()[0];
+  const cliArgs = [
+    'import-file',
+    '--org',
+    org.organization.id,
+    '--file',
+    csv,
+    '--map',
+    'email=email,first_name=firstName,last_name=lastName,phone=phoneNumber,' +
+      'plan=customFields.plan,score=customFields.score,tags=tags',
+    '--via-worker',
+  ];
+  if (args.list) cliArgs.push('--list', args.list);
+  if (args.partial === 'true') cliArgs.push('--partial');
+  let rss = 0;
+  let result: { import: Record<string, unknown> };
+  try {
+    result = admin(env, cliArgs) as { import: Record<string, unknown> };
+  } finally {
+    rss = peakRss(worker);
+    await stop(worker);
+  }
+  const imp = result.import;
+  const finished = readFileSync(workerLog, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('import run finished'))
+    .pop();
+  const timing = finished
+    ? JSON.stringify(
+        Object.fromEntries(
+          Object.entries(JSON.parse(finished) as Record<string, unknown>).filter(([k]) =>
+            ['batches', 'prepareMs', 'commitMs', 'waitMs', 'filterMs', 'sqlMs'].includes(k),
+          ),
+        ),
+      )
+    : 'n/a';
+  const seconds =
+    (Date.parse(imp.completedAt as string) - Date.parse(imp.startedAt as string)) / 1000;
+  const [{ n: contacts }] = (
+    await pg.query(`SELECT count(*)::int AS n FROM contacts WHERE organization_id = $1`, [
+      org.organization.id,
+    ])
+  ).rows;
+  await pg.end();
+
+  process.stdout.write(
+    [
+      `rows              ${fmt(ROWS)} (${fmt(readFileSync(csv).length / 1e6, 1)} MB CSV), load average ${load.toFixed(1)} at start`,
+      `baseline          COPY into an unindexed table: ${fmt(copySeconds, 2)} s, ${fmt(copied / copySeconds)} rows/s`,
+      `ours              import (${imp.status}, partial uploads ${args.partial}): ${fmt(seconds, 1)} s, ${fmt(ROWS / seconds)} rows/s; ${fmt(contacts)} contacts, new ${fmt(imp.newCount as number)}, errors ${fmt(imp.errorCount as number)}`,
+      `ratio             ${fmt(seconds / copySeconds, 1)}x the COPY's time`,
+      `worker peak RSS   ${fmt(rss / 1024 / 1024)} MB (VmHWM)`,
+      `worker timing     ${timing}`,
+    ].join('\n') + '\n',
+  );
+  if (!args.keep) rmSync(dir, { recursive: true, force: true });
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { csvCell, csvLine, detectDelimiter, readCsv } from './csv-file';
+
+async function all(path: string, delimiter: ',' | ';', from = 0) {
+  const out: { record: string[]; endByte: number }[] = [];
+  for await (const r of readCsv(path, delimiter, from))
+    out.push({ record: r.record, endByte: r.endByte });
+  return out;
+}
+
+describe('csv-file', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'csv-file-spec-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    ['a,b,c\n1;2', ','],
+    ['a;b;c\n1,2', ';'],
+    ['"x,y";b;c', ';'],
+    ['"a;b",c', ','],
+    ['single', ','],
+  ])('detects the delimiter of %j as %j', (text, want) => {
+    expect(detectDelimiter(text)).toBe(want);
+  });
+
+  it('reads BOM, CRLF, quoted newlines and blank lines; endByte lets a reader resume', async () => {
+    const path = join(dir, 'a.csv');
+    writeFileSync(path, '\uFEFFname;note\r\nAnn;"two\nlines"\r\n\r\nBob;"say ""hi"""\r\nCy;x');
+    const records = await all(path, ';');
+    expect(records.map((r) => r.record)).toEqual([
+      ['name', 'note'],
+      ['Ann', 'two\nlines'],
+      ['Bob', 'say "hi"'],
+      ['Cy', 'x'],
+    ]);
+    // Resuming after "Ann" yields exactly the records after it.
+    const resumed = await all(path, ';', records[1].endByte);
+    expect(resumed.map((r) => r.record)).toEqual([
+      ['Bob', 'say "hi"'],
+      ['Cy', 'x'],
+    ]);
+    expect(resumed.map((r) => r.endByte)).toEqual(records.slice(2).map((r) => r.endByte));
+  });
+
+  it('surfaces an unclosed quote as an error', async () => {
+    const path = join(dir, 'b.csv');
+    writeFileSync(path, 'a,b\n1,"open\n2,3\n');
+    await expect(all(path, ',')).rejects.toThrow(/Quote Not Closed/);
+  });
+
+  it.each([
+    ['plain', 'plain'],
+    ['=SUM(A1)', `'=SUM(A1)`],
+    ['+33612345678', `'+33612345678`],
+    ['-1', `'-1`],
+    ['@cmd', `'@cmd`],
+    ['a,b', '"a,b"'],
+    ['say "hi"', '"say ""hi"""'],
+    ['=1,2', `"'=1,2"`],
+    ['two\nlines', '"two\nlines"'],
+  ])('writes the cell %j as %j', (value, want) => {
+    expect(csvCell(value)).toBe(want);
+  });
+
+  it('ends lines with CRLF', () => {
+    expect(csvLine(['a', 'b'])).toBe('a,b\r\n');
+  });
+});

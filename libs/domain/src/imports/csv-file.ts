@@ -1,0 +1,148 @@
+// Reading uploaded CSV files (§7: UTF-8 with or without BOM, `,` or `;`, quoted fields with
+// embedded newlines) with csv-parse's streaming parser, and writing the errors file. Nothing here
+// holds a whole file in memory: the preview reads the first records only, the worker streams.
+import { parse, Parser } from 'csv-parse';
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { ValidationFailedError } from '../errors/domain-errors';
+
+export type Delimiter = ',' | ';';
+
+/** A record's fields plus the byte offset just after it (from the start of the file). */
+export interface CsvRecord {
+  record: string[];
+  /** Byte offset where the next record starts. */
+  endByte: number;
+  /** Line of the file the record ends on (1-based), for messages. */
+  line: number;
+}
+
+export const MAX_COLUMNS = 500;
+/** A record longer than this is a broken file (an unclosed quote swallowing the rest), not data. */
+export const MAX_RECORD_BYTES = 1_000_000;
+const SNIFF_BYTES = 64 * 1024;
+
+/** `;` when the first line (outside quotes) has more semicolons than commas, else `,`. */
+export function detectDelimiter(text: string): Delimiter {
+  let commas = 0;
+  let semicolons = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    else if (!quoted && ch === ',') commas++;
+    else if (!quoted && ch === ';') semicolons++;
+  }
+  return semicolons > commas ? ';' : ',';
+}
+
+function parserOptions(delimiter: Delimiter, atStart: boolean) {
+  return {
+    delimiter,
+    bom: atStart,
+    info: true as const,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_BYTES,
+  };
+}
+
+/** The reason a parser error gives, as one readable sentence. */
+export function describeCsvError(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err);
+  return `The file is not valid CSV: ${message}`;
+}
+
+/**
+ * Streams the records of a file from `fromByte` (0: the start, BOM skipped). With `baseLine`
+ * the line numbers continue from an earlier position.
+ */
+export async function* readCsv(
+  path: string,
+  delimiter: Delimiter,
+  fromByte = 0,
+): AsyncGenerator<CsvRecord> {
+  const parser: Parser = createReadStream(path, {
+    start: fromByte,
+    highWaterMark: 256 * 1024,
+  }).pipe(parse(parserOptions(delimiter, fromByte === 0)));
+  try {
+    for await (const out of parser as AsyncIterable<{
+      record: string[];
+      info: { bytes: number; lines: number };
+    }>) {
+      yield { record: out.record, endByte: fromByte + out.info.bytes, line: out.info.lines };
+    }
+  } finally {
+    parser.destroy();
+  }
+}
+
+export interface CsvPreview {
+  delimiter: Delimiter;
+  headers: string[];
+  /** The first data rows (at most `rows`). */
+  rows: string[][];
+}
+
+function badFile(message: string): ValidationFailedError {
+  return new ValidationFailedError([{ field: 'file', rule: 'type', message }], message);
+}
+
+/**
+ * Checks an uploaded file is a CSV this service can import and returns its header and first rows.
+ * Every refusal is a 422 on `file` with a message a person can act on.
+ */
+export async function inspectCsv(path: string, rows = 5): Promise<CsvPreview> {
+  const { size } = await stat(path);
+  if (size === 0) throw badFile('The file is empty (0 bytes)');
+  const fh = await open(path, 'r');
+  let head: Buffer;
+  try {
+    const buf = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    head = buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+  if (head.includes(0)) throw badFile('The file is not a CSV text file: it contains binary data');
+  try {
+    // stream: the sniffed block may end inside a multi-byte character.
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: size > head.length });
+  } catch {
+    throw badFile('The file is not UTF-8 text');
+  }
+  const delimiter = detectDelimiter(head.toString('utf8').replace(/^\uFEFF/, ''));
+  const records: string[][] = [];
+  try {
+    for await (const { record } of readCsv(path, delimiter)) {
+      records.push(record);
+      if (records.length > rows) break;
+    }
+  } catch (err) {
+    throw badFile(describeCsvError(err));
+  }
+  const headers = (records[0] ?? []).map((h) => h.trim());
+  if (!headers.some(Boolean)) throw badFile('The file has no header row');
+  if (headers.length > MAX_COLUMNS)
+    throw badFile(`The file has ${headers.length} columns; at most ${MAX_COLUMNS} are supported`);
+  const dup = headers.find((h, i) => h && headers.indexOf(h) !== i);
+  if (dup !== undefined) throw badFile(`The header row names the column "${dup}" twice`);
+  if (records.length < 2) throw badFile('The file has a header row but no data rows');
+  return { delimiter, headers, rows: records.slice(1, rows + 1) };
+}
+
+// Spreadsheet formula injection (CWE-1236): a cell a spreadsheet would evaluate is made text.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One CSV field: formula-looking cells prefixed with `'`, quoted when needed. */
+export function csvCell(value: string): string {
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[",\r\n;]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** One CSV line (comma-separated, CRLF-terminated as RFC 4180 says). */
+export function csvLine(cells: string[]): string {
+  return cells.map(csvCell).join(',') + '\r\n';
+}

@@ -1,0 +1,276 @@
+// The contact fields a CSV column can be mapped to (§7), the checks on a mapping, the mapping the
+// preview suggests from header names, and the per-row validation built on the contact rules.
+import {
+  checkEmail,
+  checkLanguage,
+  checkName,
+  checkNotes,
+  checkPhone,
+  checkStatus,
+  checkTagNames,
+  checkTelegramUsername,
+  checkTimezone,
+  ParsedPhone,
+} from '../contacts/contact-rules';
+import type { ContactStatus } from '../contacts/contact.entity';
+import { FieldError, ValidationFailedError } from '../errors/domain-errors';
+import type { FieldMapping } from './contact-import.entity';
+
+export const SERVICE_FIELDS = [
+  'firstName',
+  'lastName',
+  'email',
+  'phoneNumber',
+  'whatsappNumber',
+  'telegramUsername',
+  'timezone',
+  'language',
+  'status',
+  'notes',
+  'tags',
+  'ignore',
+] as const;
+export type ServiceField = (typeof SERVICE_FIELDS)[number];
+
+export const CUSTOM_FIELD_PREFIX = 'customFields.';
+const CUSTOM_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/** Fields that may be mapped from several columns (their cells are combined). */
+const REPEATABLE = new Set(['ignore', 'tags']);
+
+/** A mapping compiled against the file's header: column index → target. */
+export interface CompiledMapping {
+  columns: { index: number; field: ServiceField | 'custom'; key?: string }[];
+  headerCount: number;
+}
+
+/**
+ * Checks a start request's mappings against the file's headers; every problem is a 422 naming
+ * its path (`fieldMappings.2.serviceField`).
+ */
+export function compileMappings(mappings: FieldMapping[], headers: string[]): CompiledMapping {
+  const errors: FieldError[] = [];
+  const seen = new Map<string, number>();
+  const columns: CompiledMapping['columns'] = [];
+  mappings.forEach((m, i) => {
+    const path = `fieldMappings.${i}`;
+    const index = headers.indexOf(m.csvHeader);
+    if (index < 0) {
+      errors.push({
+        field: `${path}.csvHeader`,
+        rule: 'enum',
+        message: `${path}.csvHeader "${m.csvHeader}" is not a column of the file`,
+      });
+    }
+    let field: ServiceField | 'custom' | undefined;
+    let key: string | undefined;
+    if (m.serviceField.startsWith(CUSTOM_FIELD_PREFIX)) {
+      key = m.serviceField.slice(CUSTOM_FIELD_PREFIX.length);
+      if (CUSTOM_KEY.test(key)) field = 'custom';
+    } else if ((SERVICE_FIELDS as readonly string[]).includes(m.serviceField)) {
+      field = m.serviceField as ServiceField;
+    }
+    if (!field) {
+      errors.push({
+        field: `${path}.serviceField`,
+        rule: 'enum',
+        message: `${path}.serviceField must be one of ${SERVICE_FIELDS.join(', ')} or customFields.<key> (letters, digits, _ and -, up to 64)`,
+      });
+      return;
+    }
+    if (!REPEATABLE.has(m.serviceField)) {
+      const first = seen.get(m.serviceField);
+      if (first !== undefined) {
+        errors.push({
+          field: `${path}.serviceField`,
+          rule: 'unique',
+          message: `${path}.serviceField ${m.serviceField} is already mapped by fieldMappings.${first}`,
+        });
+        return;
+      }
+      seen.set(m.serviceField, i);
+    }
+    const mappedTwice = columns.find((c) => c.index === index);
+    if (index >= 0 && mappedTwice) {
+      errors.push({
+        field: `${path}.csvHeader`,
+        rule: 'unique',
+        message: `${path}.csvHeader "${m.csvHeader}" is mapped more than once`,
+      });
+      return;
+    }
+    if (index >= 0 && field !== 'ignore') columns.push({ index, field, key });
+  });
+  if (!errors.length && !columns.length) {
+    errors.push({
+      field: 'fieldMappings',
+      rule: 'required',
+      message: 'fieldMappings must map at least one column to a contact field',
+    });
+  }
+  if (errors.length) throw new ValidationFailedError(errors);
+  return { columns, headerCount: headers.length };
+}
+
+const SUGGESTIONS: [RegExp, ServiceField][] = [
+  [/^(e?mail|emailaddress|mailaddress|courriel)$/, 'email'],
+  [/^(first|firstname|givenname|forename|prenom)$/, 'firstName'],
+  [/^(last|lastname|surname|familyname|nom)$/, 'lastName'],
+  [/^(phone|phonenumber|mobile|mobilenumber|cell|cellphone|sms|tel|telephone)$/, 'phoneNumber'],
+  [/^(whatsapp|whatsappnumber)$/, 'whatsappNumber'],
+  [/^(telegram|telegramusername|telegramhandle)$/, 'telegramUsername'],
+  [/^(timezone|tz|zone)$/, 'timezone'],
+  [/^(language|lang|locale)$/, 'language'],
+  [/^(status|contactstatus)$/, 'status'],
+  [/^(notes?|comments?)$/, 'notes'],
+  [/^(tags?|labels?)$/, 'tags'],
+];
+
+/** customFields key from a header: camelCase of its letters and digits. */
+function customKey(header: string): string | null {
+  const words = header
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean);
+  if (!words.length) return null;
+  const key = words
+    .map((w, i) =>
+      i === 0 ? w.charAt(0).toLowerCase() + w.slice(1) : w.charAt(0).toUpperCase() + w.slice(1),
+    )
+    .join('')
+    .slice(0, 64);
+  return key;
+}
+
+/** The preview's guess: known names to contact fields, anything else to a custom field. */
+export function suggestMappings(headers: string[]): FieldMapping[] {
+  const used = new Set<string>();
+  return headers.map((csvHeader) => {
+    const norm = csvHeader.toLowerCase().replace(/[^a-z0-9]/g, '');
+    const hit = SUGGESTIONS.find(([re]) => re.test(norm))?.[1];
+    let serviceField: string = 'ignore';
+    if (hit && !used.has(hit)) serviceField = hit;
+    else if (!hit) {
+      const key = customKey(csvHeader);
+      if (key) serviceField = CUSTOM_FIELD_PREFIX + key;
+    }
+    if (serviceField !== 'ignore' && used.has(serviceField)) serviceField = 'ignore';
+    used.add(serviceField);
+    return { csvHeader, serviceField };
+  });
+}
+
+/** A row's contact values after validation; empty cells are null. */
+export interface ImportRowValues {
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  timezone: string | null;
+  language: string | null;
+  status: ContactStatus | null;
+  notes: string | null;
+  phone: ParsedPhone | null;
+  whatsapp: ParsedPhone | null;
+  telegramUsername: string | null;
+  tags: string[];
+  customFields: Record<string, string> | null;
+}
+
+export type RowCheck = { ok: true; values: ImportRowValues } | { ok: false; error: string };
+
+/**
+ * Validates one record with the contact rules (the same checks as the contacts API). Errors are
+ * joined into one readable message naming each field.
+ */
+export function checkRow(record: string[], mapping: CompiledMapping): RowCheck {
+  if (record.length !== mapping.headerCount) {
+    return {
+      ok: false,
+      error: `row has ${record.length} columns, the header has ${mapping.headerCount}`,
+    };
+  }
+  const v: ImportRowValues = {
+    email: null,
+    firstName: null,
+    lastName: null,
+    timezone: null,
+    language: null,
+    status: null,
+    notes: null,
+    phone: null,
+    whatsapp: null,
+    telegramUsername: null,
+    tags: [],
+    customFields: null,
+  };
+  let problems: string[] | null = null;
+  let filled = false;
+  for (const col of mapping.columns) {
+    const cell = record[col.index];
+    if (cell === undefined || cell.trim() === '') continue;
+    filled = true;
+    let r: { ok: true; value: unknown } | { ok: false; message: string };
+    switch (col.field) {
+      case 'email':
+        r = checkEmail(cell);
+        if (r.ok) v.email = r.value as string;
+        break;
+      case 'firstName':
+        r = checkName(cell, 'firstName');
+        if (r.ok) v.firstName = r.value as string;
+        break;
+      case 'lastName':
+        r = checkName(cell, 'lastName');
+        if (r.ok) v.lastName = r.value as string;
+        break;
+      case 'phoneNumber':
+        r = checkPhone(cell, 'phoneNumber');
+        if (r.ok) v.phone = r.value as ParsedPhone;
+        break;
+      case 'whatsappNumber':
+        r = checkPhone(cell, 'whatsappNumber');
+        if (r.ok) v.whatsapp = r.value as ParsedPhone;
+        break;
+      case 'telegramUsername':
+        r = checkTelegramUsername(cell);
+        if (r.ok) v.telegramUsername = r.value as string;
+        break;
+      case 'timezone':
+        r = checkTimezone(cell);
+        if (r.ok) v.timezone = r.value as string;
+        break;
+      case 'language':
+        r = checkLanguage(cell);
+        if (r.ok) v.language = r.value as string;
+        break;
+      case 'status':
+        r = checkStatus(cell);
+        if (r.ok) v.status = r.value as ContactStatus;
+        break;
+      case 'notes':
+        r = checkNotes(cell);
+        if (r.ok) v.notes = r.value as string;
+        break;
+      case 'tags':
+        r = checkTagNames([...v.tags, ...cell.split(';')]);
+        if (r.ok) v.tags = r.value as string[];
+        break;
+      case 'custom':
+        r = { ok: true, value: cell.trim() };
+        (v.customFields ??= {})[col.key!] = cell.trim();
+        break;
+      default:
+        r = { ok: true, value: null };
+    }
+    if (!r.ok) (problems ??= []).push(r.message);
+  }
+  if (!filled) return { ok: false, error: 'row has no value in any mapped column' };
+  if (v.telegramUsername && !v.phone && !v.whatsapp && !problems) {
+    problems = [
+      'telegramUsername needs a phoneNumber or whatsappNumber in the same row (a Telegram account is stored with its phone number)',
+    ];
+  }
+  if (problems) return { ok: false, error: problems.join('; ') };
+  return { ok: true, values: v };
+}

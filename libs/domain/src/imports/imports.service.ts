@@ -1,0 +1,347 @@
+// Contact imports as the API and the CLI see them (§7): upload with preview, start, cancel,
+// listing, reads, the errors file, deletion, and the sweeper that re-enqueues committed work
+// whose job was lost. The processing itself is ImportRunner's (worker).
+import { InjectQueue } from '@nestjs/bull';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Queue } from 'bull';
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, rename, rm, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { DataSource, In, Not } from 'typeorm';
+import { Page, PageRequest, pageOffset } from '../common/pagination';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { uniqueTagNames } from '../contacts/contact-tags.service';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import { QUEUES } from '../queues/queue-names';
+import {
+  ContactImport,
+  DuplicateHandling,
+  FieldMapping,
+  FINISHED_IMPORT_STATUSES,
+  ImportJob,
+  ImportStatus,
+} from './contact-import.entity';
+import { inspectCsv } from './csv-file';
+import { compileMappings, suggestMappings } from './import-fields';
+import { IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
+
+export interface UploadedFile {
+  /** Where the upload was streamed to (inside the organization's incoming folder). */
+  path: string;
+  /** The client's file name. */
+  originalName: string;
+}
+
+export interface ImportPreview {
+  headers: string[];
+  rows: string[][];
+  suggestedMappings: FieldMapping[];
+}
+
+export interface StartImportInput {
+  fieldMappings: FieldMapping[];
+  duplicateHandling?: DuplicateHandling;
+  allowPartialUpload?: boolean;
+  listName?: string | null;
+  tags?: string[];
+  consentConfirmed: boolean;
+}
+
+export interface ErrorsFile {
+  stream: Readable;
+  fileName: string;
+  bytes: number;
+}
+
+/** A client's file name, kept for display only: no path, no control characters, bounded. */
+function displayFileName(name: string): string {
+  const clean = basename(name.replace(/\\/g, '/'))
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
+  return (clean || 'import.csv').slice(0, 255);
+}
+
+@Injectable()
+export class ImportsService {
+  private readonly logger = new Logger(ImportsService.name);
+  private readonly leaseSeconds: number;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    @InjectQueue(QUEUES.imports) private readonly queue: Queue<ImportJob>,
+    private readonly storage: ImportStorage,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.leaseSeconds = config.imports.leaseSeconds;
+  }
+
+  private repo() {
+    return this.ds.getRepository(ContactImport);
+  }
+
+  /** Folder uploads are streamed into (multer's destination). */
+  incomingDir(orgId: string): Promise<string> {
+    return this.storage.incomingDir(orgId);
+  }
+
+  /**
+   * Turns an uploaded file into an `uploaded` import: checks it is a CSV this service can read
+   * (422 on `file` otherwise, and the file is removed) and returns the preview.
+   */
+  async createFromUpload(
+    orgId: string,
+    file: UploadedFile,
+  ): Promise<{ import: ContactImport; preview: ImportPreview }> {
+    const id = randomUUID();
+    const relative = this.storage.sourcePath(orgId, id);
+    const source = this.storage.absolute(relative);
+    try {
+      await this.storage.ensureImportDir(orgId, id);
+      await rename(file.path, source);
+      const { size } = await stat(source);
+      if (size > IMPORT_MAX_BYTES)
+        throw ValidationFailedError.field('file', 'max', 'The file is larger than 200 MB');
+      const preview = await inspectCsv(source);
+      const saved = await this.repo().save(
+        this.repo().create({
+          id,
+          organizationId: orgId,
+          fileName: displayFileName(file.originalName),
+          filePath: relative,
+          fileSize: size,
+          delimiter: preview.delimiter,
+          headers: preview.headers,
+          status: 'uploaded',
+          totalRows: 0,
+          processedRows: 0,
+          successCount: 0,
+          errorCount: 0,
+          newCount: 0,
+          duplicateCount: 0,
+          duplicateHandling: 'skip',
+          allowPartialUpload: false,
+          listName: null,
+          listId: null,
+          tags: [],
+          consentConfirmed: false,
+          fieldMappings: [],
+          errorsFilePath: null,
+          errorsFileBytes: 0,
+          errorReason: null,
+          scanned: false,
+          checkpointRow: 0,
+          checkpointByte: 0,
+          attempts: 0,
+        }),
+      );
+      return {
+        import: saved,
+        preview: {
+          headers: preview.headers,
+          rows: preview.rows,
+          suggestedMappings: suggestMappings(preview.headers),
+        },
+      };
+    } catch (err) {
+      await rm(file.path, { force: true });
+      await this.storage.removeImport(orgId, id);
+      throw err;
+    }
+  }
+
+  /** The CLI's upload: copies a local file in, then the same path as an HTTP upload. */
+  async createFromLocalFile(orgId: string, path: string) {
+    const temp = join(await this.storage.incomingDir(orgId), `${randomUUID()}.part`);
+    try {
+      await copyFile(path, temp);
+    } catch {
+      await rm(temp, { force: true });
+      throw ValidationFailedError.field('file', 'required', `Cannot read the file ${path}`);
+    }
+    return this.createFromUpload(orgId, { path: temp, originalName: basename(path) });
+  }
+
+  async get(orgId: string, id: string): Promise<ContactImport> {
+    const found = await this.repo().findOneBy({ id, organizationId: orgId });
+    if (!found) throw new NotFoundError('Import');
+    return found;
+  }
+
+  /** Newest first; uploaded drafts are not listed (spec). */
+  async list(orgId: string, page: PageRequest): Promise<Page<ContactImport>> {
+    const [items, total] = await this.repo().findAndCount({
+      where: { organizationId: orgId, status: Not('uploaded') },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: pageOffset(page),
+      take: page.limit,
+    });
+    return new Page(items, total, page);
+  }
+
+  /** uploaded → queued with the chosen settings; the row is committed before the job is queued. */
+  async start(orgId: string, id: string, input: StartImportInput): Promise<ContactImport> {
+    if (input.consentConfirmed !== true) {
+      throw ValidationFailedError.field(
+        'consentConfirmed',
+        'required',
+        'consentConfirmed must be true: confirm the contacts in this file agreed to be contacted',
+      );
+    }
+    const jobId = `${id}:${Date.now()}`;
+    // The answer is the import as committed (`queued`), even if a worker takes it at once.
+    const queued = await this.ds.transaction(async (em) => {
+      const imp = await em
+        .getRepository(ContactImport)
+        .findOne({ where: { id, organizationId: orgId }, lock: { mode: 'pessimistic_write' } });
+      if (!imp) throw new NotFoundError('Import');
+      if (imp.status !== 'uploaded')
+        throw new ConflictError(`The import has already been started (status ${imp.status})`);
+      compileMappings(input.fieldMappings, imp.headers);
+      await em.getRepository(ContactImport).update(
+        { id },
+        {
+          status: 'queued',
+          fieldMappings: input.fieldMappings.map((m) => ({
+            csvHeader: m.csvHeader,
+            serviceField: m.serviceField,
+          })),
+          duplicateHandling: input.duplicateHandling ?? 'skip',
+          allowPartialUpload: input.allowPartialUpload ?? false,
+          listName: input.listName?.trim() || null,
+          tags: uniqueTagNames(input.tags ?? []),
+          consentConfirmed: true,
+          jobId,
+          enqueuedAt: () => 'now()',
+        },
+      );
+      return em.getRepository(ContactImport).findOneByOrFail({ id });
+    });
+    await this.enqueue(id, jobId);
+    return queued;
+  }
+
+  /**
+   * queued or processing → cancelled. The worker notices at its next batch (its transaction sees
+   * the status under the row lock) and commits nothing more; batches already committed stay.
+   */
+  async cancel(orgId: string, id: string): Promise<ContactImport> {
+    const res = await this.ds.query(
+      `UPDATE contact_imports
+          SET status = 'cancelled', cancel_requested_at = now(), completed_at = now(),
+              lease_token = NULL, updated_at = now()
+        WHERE id = $1 AND organization_id = $2 AND status IN ('queued', 'processing')
+        RETURNING id`,
+      [id, orgId],
+    );
+    const rows = (res as [unknown[], number])[0];
+    if (!rows.length) {
+      const imp = await this.get(orgId, id);
+      throw new ConflictError(
+        `Only a queued or processing import can be cancelled (status ${imp.status})`,
+      );
+    }
+    return this.get(orgId, id);
+  }
+
+  /** Removes a draft or a finished import and its files; a running one must be cancelled first. */
+  async delete(orgId: string, id: string): Promise<void> {
+    const deletable: ImportStatus[] = ['uploaded', ...FINISHED_IMPORT_STATUSES];
+    const res = await this.repo().delete({
+      id,
+      organizationId: orgId,
+      status: In(deletable),
+    });
+    if (!res.affected) {
+      const imp = await this.get(orgId, id);
+      throw new ConflictError(`A ${imp.status} import cannot be deleted; cancel it first`);
+    }
+    await this.storage.removeImport(orgId, id);
+  }
+
+  /** The committed part of the errors file (a running import's file grows batch by batch). */
+  async errorsFile(orgId: string, id: string): Promise<ErrorsFile> {
+    const imp = await this.get(orgId, id);
+    if (!imp.errorsFilePath || imp.errorsFileBytes <= 0) throw new NotFoundError('Errors file');
+    const path = this.storage.absolute(imp.errorsFilePath);
+    try {
+      await stat(path);
+    } catch {
+      throw new NotFoundError('Errors file');
+    }
+    const base = imp.fileName.replace(/\.csv$/i, '');
+    return {
+      stream: createReadStream(path, { start: 0, end: imp.errorsFileBytes - 1 }),
+      fileName: `${base}-errors.csv`,
+      bytes: imp.errorsFileBytes,
+    };
+  }
+
+  private async enqueue(importId: string, jobId: string): Promise<void> {
+    try {
+      await this.queue.add(
+        { importId },
+        { jobId, attempts: 1, removeOnComplete: true, removeOnFail: 100 },
+      );
+    } catch (err) {
+      // Durable first: the row is committed; the sweeper enqueues it again.
+      this.logger.warn({ msg: 'import enqueue failed', importId, err: (err as Error).message });
+    }
+  }
+
+  /**
+   * Re-enqueues imports a worker should be running but is not: queued ones whose job is gone
+   * (Redis flushed) and processing ones whose worker stopped heart-beating (killed). Safe to run
+   * from every worker at once: the conditional update lets one of them enqueue, and a second job
+   * for the same import only finds the lease held.
+   */
+  async sweep(): Promise<string[]> {
+    const stale: { id: string; status: ImportStatus; job_id: string | null }[] =
+      await this.ds.query(
+        `SELECT id, status, job_id FROM contact_imports
+          WHERE status IN ('queued', 'processing')
+            AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1))
+            AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))
+          ORDER BY created_at LIMIT 100`,
+        [this.leaseSeconds],
+      );
+    const enqueued: string[] = [];
+    for (const row of stale) {
+      if (row.status === 'queued' && row.job_id && (await this.jobPending(row.job_id))) {
+        // Waiting behind other imports, not lost.
+        await this.ds.query(`UPDATE contact_imports SET enqueued_at = now() WHERE id = $1`, [
+          row.id,
+        ]);
+        continue;
+      }
+      const jobId = `${row.id}:${Date.now()}`;
+      const res = await this.ds.query(
+        `UPDATE contact_imports SET job_id = $2, enqueued_at = now()
+          WHERE id = $1 AND status IN ('queued', 'processing')
+            AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $3))
+          RETURNING id`,
+        [row.id, jobId, this.leaseSeconds],
+      );
+      if (!(res as [unknown[], number])[0].length) continue;
+      this.logger.log({ msg: 'import re-enqueued', importId: row.id, status: row.status });
+      await this.enqueue(row.id, jobId);
+      enqueued.push(row.id);
+    }
+    return enqueued;
+  }
+
+  private async jobPending(jobId: string): Promise<boolean> {
+    try {
+      const job = await this.queue.getJob(jobId);
+      if (!job) return false;
+      const state = await job.getState();
+      return state === 'waiting' || state === 'delayed' || state === 'paused';
+    } catch {
+      return false;
+    }
+  }
+}
