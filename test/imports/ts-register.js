@@ -30,11 +30,7 @@ fs.mkdirSync(cacheDir, { recursive: true });
 
 require.extensions['.ts'] = function (module, filename) {
   const source = fs.readFileSync(filename, 'utf8');
-  const key = createHash('sha1')
-    .update(ts.version)
-    .update(filename)
-    .update(source)
-    .digest('hex');
+  const key = createHash('sha1').update(ts.version).update(filename).update(source).digest('hex');
   const cached = path.join(cacheDir, `${key}.js`);
   let output;
   try {

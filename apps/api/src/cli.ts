@@ -13,6 +13,7 @@ import {
   DomainError,
   ImportsModule,
   JsonLogger,
+  LimitsModule,
   loadConfig,
   OrganizationService,
   PLANS,
@@ -34,6 +35,7 @@ import { IMPORT_FILE_OPTIONS, importFileCommand } from './imports/import-file.co
     AppConfigModule,
     DatabaseModule.forRoot({ migrate: false }),
     RedisModule,
+    LimitsModule,
     TenancyModule,
     QueuesModule,
     ContactsModule,
@@ -128,6 +130,8 @@ export async function runAdmin(argv: string[]): Promise<Record<string, unknown>>
   const config = loadConfig();
   const app = await NestFactory.createApplicationContext(CliModule, {
     logger: new JsonLogger('admin', config.logLevel === 'debug' ? 'debug' : 'warn'),
+    // A boot failure is thrown to the caller (and reported as JSON), never a bare process.exit.
+    abortOnError: false,
   });
   try {
     const orgs = app.get(OrganizationService);
