@@ -51,7 +51,8 @@ export function summariseRecipients(
   const open = states.filter((s) => OPEN.includes(s.status));
   if (open.length) {
     const next = Math.min(...open.map((s) => (s.nextAttemptAt ?? now).getTime()));
-    const attempted = states.some((s) => s.retryCount > 0);
+    // Attempted once already: its first attempt time is set even before any retry is counted.
+    const attempted = states.some((s) => s.retryCount > 0 || s.firstAttemptAt !== null);
     return {
       status: attempted ? 'deferred' : 'queued',
       nextAttemptAt: new Date(next),

@@ -33,7 +33,9 @@ describe('summariseRecipients', () => {
       now,
     );
     expect(open).toEqual({ status: 'deferred', nextAttemptAt: later, completedAt: null });
-    expect(summariseRecipients([r('pending', { retryCount: 0 })], now).status).toBe('queued');
+    expect(
+      summariseRecipients([r('pending', { retryCount: 0, firstAttemptAt: null })], now).status,
+    ).toBe('queued');
   });
 });
 
