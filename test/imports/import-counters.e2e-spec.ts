@@ -10,6 +10,7 @@ import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import {
   downloadErrors,
+  dropOrganization,
   ImportBody,
   line,
   start,
@@ -149,6 +150,7 @@ describe('Contact import: counters, memberships, tags and the errors file', () =
 
   afterAll(async () => {
     await worker.close();
+    await dropOrganization(ds, s.org.id);
     await app.close();
   });
 

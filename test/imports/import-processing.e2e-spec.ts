@@ -13,6 +13,7 @@ import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import {
   downloadErrors,
+  dropOrganization,
   getImport,
   IMPORTS,
   line,
@@ -35,8 +36,10 @@ describe('Contact import processing', () => {
     worker = await startInProcessWorker();
     ds = app.get(DataSource);
   });
+  const orgs: string[] = [];
   afterAll(async () => {
     await worker.close();
+    for (const id of orgs) await dropOrganization(ds, id);
     await app.close();
   });
 
@@ -293,6 +296,7 @@ describe('Contact import processing', () => {
 
   it('cancel stops a processing import at its next batch; committed batches stay', async () => {
     const s = await createSession(app);
+    orgs.push(s.org.id);
     let csv = line(['email']);
     for (let i = 1; i <= 30_000; i++) csv += line([`c${i}@cancel.test`]);
     const up = await upload(s, csv);

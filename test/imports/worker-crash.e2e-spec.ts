@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
-import { getImport, start, upload, waitForImport } from './imports-support';
+import { dropOrganization, getImport, start, upload, waitForImport } from './imports-support';
 
 const ROWS = 200_000;
 const ROOT = resolve(__dirname, '../..');
@@ -56,6 +56,7 @@ describe('Contact import: a worker killed mid-import', () => {
   afterAll(async () => {
     for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
     await Promise.all(workers.map(exited));
+    await dropOrganization(ds, s.org.id);
     await app.close();
   });
 

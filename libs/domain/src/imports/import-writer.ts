@@ -4,7 +4,6 @@
 // list memberships through ContactListsService (subscriberCount moves in the same transaction) and
 // tag assignments. No per-row statement, no per-row event (§7: an import publishes none).
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
@@ -15,6 +14,7 @@ import type { ParsedPhone } from '../contacts/contact-rules';
 import { fieldCipher } from '../crypto/field-encryption';
 import type { DuplicateHandling } from './contact-import.entity';
 import type { EmailHashFilter } from './email-hash-filter';
+import { uuidv7 } from './time-ordered-id';
 import type { ImportRowValues } from './import-fields';
 
 /** A phone number ready to store: encrypted value, blind index, country. */
@@ -202,7 +202,7 @@ export class ImportWriter {
       } else {
         newCount++;
         target = {
-          contactId: randomUUID(),
+          contactId: uuidv7(),
           isNew: true,
           values: { ...row.values },
           emailEnc: row.emailEnc,
@@ -333,14 +333,15 @@ export class ImportWriter {
       await this.timed(
         'emails',
         em.query(
-          `INSERT INTO contact_emails (organization_id, contact_id, email, email_hash, status, is_primary)
-         SELECT $1, u.c, u.e, u.h, 'unverified', true
-           FROM unnest($2::uuid[], $3::text[], $4::text[]) AS u(c, e, h)`,
+          `INSERT INTO contact_emails (id, organization_id, contact_id, email, email_hash, status, is_primary)
+         SELECT u.id, $1, u.c, u.e, u.h, 'unverified', true
+           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS u(c, e, h, id)`,
           [
             orgId,
             withEmail.map((t) => t.contactId),
             withEmail.map((t) => t.emailEnc),
             withEmail.map((t) => t.emailHash),
+            withEmail.map(() => uuidv7()),
           ],
         ),
       );
@@ -422,15 +423,15 @@ export class ImportWriter {
         }
         if (!c.length) continue;
         await em.query(
-          `INSERT INTO ${spec.table} (organization_id, contact_id, phone_number, phone_hash,
+          `INSERT INTO ${spec.table} (id, organization_id, contact_id, phone_number, phone_hash,
                                       country_code, is_primary${spec.extraCols})
-           SELECT $1, u.c, u.p, u.h, u.cc,
+           SELECT u.id, $1, u.c, u.p, u.h, u.cc,
                   ${isNew ? 'u.pr' : `u.pr AND NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c)`}
                   ${spec.extraVals}
-             FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[])
-                  AS u(c, p, h, cc, pr)
+             FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::uuid[])
+                  AS u(c, p, h, cc, pr, id)
             ${isNew ? '' : `WHERE NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c AND x.phone_hash = u.h)`}`,
-          [orgId, c, p, h, cc, primary],
+          [orgId, c, p, h, cc, primary, c.map(() => uuidv7())],
         );
       }
     }
@@ -456,14 +457,14 @@ export class ImportWriter {
       }
       if (!c.length) continue;
       await em.query(
-        `INSERT INTO contact_telegram (organization_id, contact_id, phone_number, phone_hash,
+        `INSERT INTO contact_telegram (id, organization_id, contact_id, phone_number, phone_hash,
                                        country_code, username, status, is_primary)
-         SELECT $1, u.c, u.p, u.h, u.cc, u.un, 'active',
+         SELECT u.id, $1, u.c, u.p, u.h, u.cc, u.un, 'active',
                 ${isNew ? 'u.pr' : 'u.pr AND NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c)'}
-           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[])
-                AS u(c, p, h, cc, un, pr)
+           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[])
+                AS u(c, p, h, cc, un, pr, id)
           ${isNew ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c AND x.phone_hash = u.h)'}`,
-        [orgId, c, p, h, cc, u, primary],
+        [orgId, c, p, h, cc, u, primary, c.map(() => uuidv7())],
       );
     }
   }
