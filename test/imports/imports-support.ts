@@ -115,7 +115,12 @@ export async function startInProcessWorker(): Promise<TestingModule> {
  * contacts takes them away again.
  */
 export async function dropOrganization(ds: DataSource, organizationId: string): Promise<void> {
-  await ds.query(`DELETE FROM organizations WHERE id = $1`, [organizationId]);
+  // Contacts first, while the organization exists: their triggers keep the organization's
+  // counter rows, which the organization's own cascade then removes.
+  await ds.transaction(async (em) => {
+    await em.query(`DELETE FROM contacts WHERE organization_id = $1`, [organizationId]);
+    await em.query(`DELETE FROM organizations WHERE id = $1`, [organizationId]);
+  });
 }
 
 /** Downloads the errors file and parses it (header row included). */
