@@ -25,6 +25,11 @@ describe('POST /api/v1/send → delivery', () => {
     sink = await startSmtpSink();
     sendingEnv({ SMTP_OUTBOUND_URL: sink.url, DELIVERY_RETRY_BASE_MS: '300' });
     app = await createTestApp();
+    // The worker claims whatever is due in the shared database; other files' undelivered messages
+    // (their sinks are gone) would queue ahead of this file's. Start from a quiet database.
+    await app
+      .get(DataSource)
+      .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
     worker = await startWorker();
     s = await createSession(app, { plan: 'pro' });
   });

@@ -22,6 +22,13 @@ describe('Webhook dispatch with two workers (e2e)', () => {
       webhookConcurrency: 20,
     });
     api = await createApiApp(config);
+    // Workers take whatever is due in the shared database: other files' leftovers would count as
+    // this file's attempts. Start from a quiet database (they are not this file's to deliver).
+    await api
+      .get(DataSource)
+      .query(
+        `UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL WHERE status = 'pending'`,
+      );
     workers = [await createWorker(config), await createWorker(config)];
     receiver = await new Receiver().start();
     ds = api.get(DataSource);
