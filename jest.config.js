@@ -13,6 +13,7 @@ const base = {
 
 module.exports = {
   testTimeout: 60000,
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
