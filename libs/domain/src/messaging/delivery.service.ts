@@ -47,12 +47,15 @@ function mailbox(m: Mailbox) {
 export function summariseRecipients(
   states: RecipientState[],
   now: Date,
+  /** Attempts were recorded in this run: the message is no longer merely queued. */
+  attemptedThisRun = false,
 ): { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null } {
   const open = states.filter((s) => OPEN.includes(s.status));
   if (open.length) {
     const next = Math.min(...open.map((s) => (s.nextAttemptAt ?? now).getTime()));
     // Attempted once already: its first attempt time is set even before any retry is counted.
-    const attempted = states.some((s) => s.retryCount > 0 || s.firstAttemptAt !== null);
+    const attempted =
+      attemptedThisRun || states.some((s) => s.retryCount > 0 || s.firstAttemptAt !== null);
     return {
       status: attempted ? 'deferred' : 'queued',
       nextAttemptAt: new Date(next),
@@ -260,7 +263,7 @@ export class DeliveryService {
 
     const byIdx = new Map(changed.map((c) => [c.idx, c]));
     const states = message.recipients.map((r) => byIdx.get(r.idx) ?? r);
-    const outcome = summariseRecipients(states, now);
+    const outcome = summariseRecipients(states, now, attempts.length > 0);
     const seq = await this.messages.recordRun(
       message,
       attempts,
