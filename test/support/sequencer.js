@@ -1,6 +1,5 @@
-// Runs the delivery e2e file first, before other files' in-process workers have come and gone:
-// every worker claims due messages across the shared test database, and a file that ran earlier
-// can leave one behind (an open issue, see README). The rest keeps jest's own order.
+// Runs the delivery e2e file first, while the shared test database holds no other file's due
+// messages (every worker claims due work across organizations). The rest keeps jest's own order.
 const Sequencer = require('@jest/test-sequencer').default;
 
 const FIRST = ['test/sending/send-delivery.e2e-spec.ts'];
