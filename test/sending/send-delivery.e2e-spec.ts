@@ -145,8 +145,10 @@ describe('POST /api/v1/send → delivery', () => {
     const res = await s.http
       .post('/api/v1/send', basicEmail({ to: 'patient@example.test' }))
       .expect(202);
-    const deferred = await waitForMessage(s.http, res.body.data.jobId, (m) =>
-      m.deliveryAttempts.some((a) => a.status === 'deferred'),
+    const deferred = await waitForMessage(
+      s.http,
+      res.body.data.jobId,
+      (m) => m.deliveryAttempts.some((a) => a.status === 'deferred') && m.status !== 'queued',
     );
     expect(deferred.status).toBe('deferred');
     expect(deferred.deliveryAttempts[0]).toMatchObject({
