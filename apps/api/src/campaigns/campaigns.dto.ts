@@ -1,8 +1,8 @@
+import { PageQueryDto } from '../tenancy/api-keys.dto';
 import { Transform, Type } from 'class-transformer';
 import {
   IsDate,
   IsIn,
-  IsInt,
   IsNumber,
   IsOptional,
   IsString,
@@ -105,20 +105,7 @@ export class UpdateCampaignDto {
   segmentId?: string;
 }
 
-export class CampaignListQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  page?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
+export class CampaignListQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(CAMPAIGN_STATUSES)
   status?: (typeof CAMPAIGN_STATUSES)[number];

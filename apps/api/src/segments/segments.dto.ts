@@ -1,17 +1,14 @@
-import { Type } from 'class-transformer';
+import { PageQueryDto } from '../tenancy/api-keys.dto';
 import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
   IsIn,
-  IsInt,
   IsObject,
   IsOptional,
   IsString,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateIf,
 } from 'class-validator';
@@ -81,20 +78,8 @@ export class PreviewSegmentDto {
   rules: Record<string, unknown>;
 }
 
-export class SegmentPageQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  page?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-}
+/** Page and limit of the segment listings: the shared page query. */
+export class SegmentPageQueryDto extends PageQueryDto {}
 
 export class SegmentListQueryDto extends SegmentPageQueryDto {
   /** `true` counts the members of dynamic segments (static ones always carry their count). */
