@@ -10,8 +10,15 @@ const NAMED = /^\s*(?:"((?:[^"\\\r\n]|\\.)*)"|([^<>"\r\n]*?))\s*<([^<>\s]+)>\s*$
 const CONTROL = /[\r\n\0]/;
 const MAX_MAILBOX_LENGTH = 998;
 
+/** An unpaired UTF-16 surrogate: not a character, and validator's isEmail throws on it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 export function isValidEmail(email: string): boolean {
-  return email.length <= 254 && isEmail(email, { allow_utf8_local_part: true, require_tld: true });
+  return (
+    email.length <= 254 &&
+    !LONE_SURROGATE.test(email) &&
+    isEmail(email, { allow_utf8_local_part: true, require_tld: true })
+  );
 }
 
 /**
