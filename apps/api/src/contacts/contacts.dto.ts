@@ -24,6 +24,7 @@ import {
   CONTACT_SORT_FIELDS,
   CONTACT_STATUSES,
   CONTACTS_MAX_LIMIT,
+  MAX_PAGE,
   SORT_ORDERS,
 } from '@app/domain';
 import type { ContactChannel, ContactSortField, ContactStatus, SortOrder } from '@app/domain';
@@ -44,6 +45,7 @@ export class ListContactsQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page?: number;
 
   @IsOptional()

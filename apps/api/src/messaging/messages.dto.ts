@@ -1,7 +1,7 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsDate, IsEmail, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
+import { MAX_PAGE, MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
 import type { MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
 
 export class ListMessagesQueryDto {
@@ -9,6 +9,7 @@ export class ListMessagesQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page?: number;
 
   @IsOptional()

@@ -13,7 +13,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { ApiKey, SCOPES } from '@app/domain';
+import { ApiKey, MAX_PAGE, SCOPES } from '@app/domain';
 
 export class CreateApiKeyDto {
   @IsString()
@@ -87,6 +87,7 @@ export class PageQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page?: number;
 
   @IsOptional()

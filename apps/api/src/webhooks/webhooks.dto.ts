@@ -18,6 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import {
+  MAX_PAGE,
   parseWebhookUrl,
   WEBHOOK_DEFAULTS,
   WEBHOOK_DELIVERY_STATUSES,
@@ -138,6 +139,7 @@ export class EndpointListQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_PAGE)
   page?: number;
 
   @IsOptional()

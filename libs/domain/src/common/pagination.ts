@@ -12,6 +12,12 @@ export interface PageMeta {
   previousPageUrl: string | null;
 }
 
+/**
+ * Highest page number a list accepts: beyond it the offset stops being an integer PostgreSQL can
+ * take (page 1e308 made `OFFSET Infinity`, a 500). Ten million pages of 100 rows is 10^9 rows.
+ */
+export const MAX_PAGE = 10_000_000;
+
 export interface PageRequest {
   page: number;
   limit: number;
