@@ -122,6 +122,9 @@ describe('Conversions API (§11)', () => {
   it.each([
     ['a negative revenue', { revenue: -1 }, 'revenue', 'min'],
     ['more than 2 decimals', { revenue: 1.234 }, 'revenue', 'type'],
+    // Numbers JavaScript prints in exponent form made class-validator's decimal check throw (500).
+    ['a revenue of 1e-7', { revenue: 1e-7 }, 'revenue', 'type'],
+    ['the smallest double', { revenue: 5e-324 }, 'revenue', 'type'],
     ['revenue as a string', { revenue: '10' }, 'revenue', 'type'],
     ['a missing revenue', { revenue: undefined }, 'revenue', 'required'],
     ['a missing orderId', { orderId: undefined }, 'orderId', 'required'],
@@ -140,6 +143,16 @@ describe('Conversions API (§11)', () => {
       expect.arrayContaining([expect.objectContaining({ field, rule })]),
     );
     expect(res.body.errors.every((e: { field: string }) => e.field === field)).toBe(true);
+  });
+
+  it('accepts two decimals and large amounts', async () => {
+    for (const [orderId, revenue] of [
+      ['ord-cents', 19.99],
+      ['ord-large', 123456789.01],
+    ] as const) {
+      const res = await s.http.post(BASE, { campaignId, orderId, revenue }).expect(201);
+      expect(res.body.data.revenue).toBe(revenue);
+    }
   });
 
   it('accepts a revenue of 0', async () => {

@@ -43,3 +43,21 @@ export const IsCurrencyCode = (opts?: ValidationOptions) =>
     },
     opts,
   );
+
+/**
+ * A finite number with at most two decimals. Rule `type`. Replaces class-validator's
+ * `IsNumber({maxDecimalPlaces})`, which throws (a 500) on numbers JavaScript prints in exponent
+ * form, such as 1e-7 or 5e-324.
+ */
+export const IsMoneyAmount = (opts?: ValidationOptions) =>
+  ValidateBy(
+    {
+      name: 'isNumber',
+      validator: {
+        validate: (v: unknown) =>
+          typeof v === 'number' && Number.isFinite(v) && Number(v.toFixed(2)) === v,
+        defaultMessage: () => '$property must be a number with at most 2 decimal places',
+      },
+    },
+    opts,
+  );

@@ -3,7 +3,6 @@ import { Transform, Type } from 'class-transformer';
 import {
   IsDate,
   IsIn,
-  IsNumber,
   IsOptional,
   IsString,
   IsUUID,
@@ -14,7 +13,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { Campaign, CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
-import { IsCurrencyCode, IsMailbox, IsSingleLine } from './campaign-validators';
+import { IsCurrencyCode, IsMailbox, IsMoneyAmount, IsSingleLine } from './campaign-validators';
 
 export class CreateCampaignDto {
   @IsString()
@@ -150,7 +149,7 @@ export class RecordConversionDto {
   orderId: string;
 
   /** Amount in the currency's major unit, at most 2 decimals. */
-  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 })
+  @IsMoneyAmount()
   @Min(0)
   @Max(999_999_999_999.99)
   revenue: number;
