@@ -1,5 +1,6 @@
 // One validation pipe: whitelisting, transformation, and 422 bodies naming each field and rule (§4).
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { FieldError, ValidationFailedError } from '@app/domain';
 
 const RULES: Record<string, string> = {
@@ -18,6 +19,8 @@ const RULES: Record<string, string> = {
   minLength: 'minLength',
   maxLength: 'maxLength',
   isUrl: 'url',
+  // ValidateNested on a value that is not an object or array: a wrong type.
+  nestedValidation: 'type',
   whitelistValidation: 'unknown',
 };
 
@@ -62,3 +65,9 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
   });
 }
+
+/**
+ * An optional field that cannot be cleared: absent skips its rules, null fails them (reported as
+ * `required`). class-validator's IsOptional lets null through, which reached NOT NULL columns.
+ */
+export const IsOmittable = () => ValidateIf((_: object, v: unknown) => v !== undefined);

@@ -14,6 +14,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { ApiKey, MAX_PAGE, SCOPES } from '@app/domain';
+import { IsOmittable } from '../http/validation';
 
 export class CreateApiKeyDto {
   @IsString()
@@ -50,19 +51,19 @@ export class CreateApiKeyDto {
 }
 
 export class UpdateApiKeyDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   name?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMinSize(1)
   @IsIn(SCOPES, { each: true })
   scopes?: string[];
 
-  @IsOptional()
+  @IsOmittable()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
