@@ -3,6 +3,7 @@ import { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppConfig } from '@app/domain';
 import { installBodyParsers } from './http/body-parsers';
+import { installClientErrorHandler } from './http/client-errors';
 import { installOpenApi } from './http/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
 
@@ -12,6 +13,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.disable('x-powered-by');
   // API answers are per-credential and dynamic: hashing every body for an ETag costs CPU for nothing.
   express.set('etag', false);
+  installClientErrorHandler(express.getHttpServer());
   app.use(requestContextMiddleware);
   installBodyParsers(app);
   installOpenApi(app);
