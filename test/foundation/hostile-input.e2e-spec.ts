@@ -1,0 +1,185 @@
+// Hostile input the resilience fuzzer found answered with a 500 or without the error envelope (§4):
+// deeply nested JSON, NUL characters and unpaired surrogates, page numbers past any offset, a
+// nested DTO given a scalar, null for a field that cannot be cleared, and requests Node's HTTP
+// parser refuses before any route runs.
+import { INestApplication } from '@nestjs/common';
+import { AddressInfo, connect } from 'node:net';
+import request from 'supertest';
+import { createTestApp } from '../support/app';
+import { createKey, createSession, Session } from '../support/session';
+
+describe('Hostile input', () => {
+  let app: INestApplication;
+  let s: Session;
+  let server: ReturnType<INestApplication['getHttpServer']>;
+
+  beforeAll(async () => {
+    app = await createTestApp();
+    s = await createSession(app);
+    server = app.getHttpServer();
+  });
+  afterAll(() => app.close());
+
+  const raw = (method: 'post' | 'patch', path: string, body: string) =>
+    request(server)
+      [method](path)
+      .set('X-API-Key', s.apiKey)
+      .set('Content-Type', 'application/json')
+      .send(body);
+
+  const expect422 = (res: request.Response, field: string, rule: string) => {
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ success: false, code: 'E_VALIDATION_ERROR' });
+    expect(res.body.errors).toEqual([expect.objectContaining({ field, rule })]);
+  };
+
+  it('refuses JSON nested deeper than 64 levels with 422, not a stack overflow', async () => {
+    for (const levels of [65, 10_000, 100_000]) {
+      const arrays = `${'['.repeat(levels)}${']'.repeat(levels)}`;
+      expect422(await raw('post', '/api/v1/user/contact-tags', arrays), 'body', 'type');
+      const objects = `{"name":"x","n":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
+      expect422(await raw('post', '/api/v1/user/contacts', objects), 'body', 'type');
+    }
+    // Nesting a real body needs (a custom field object a few levels deep) still passes.
+    const ok = await s.http
+      .post('/api/v1/user/contacts', { firstName: 'Deep', customFields: { a: { b: { c: [1] } } } })
+      .expect(201);
+    expect(ok.body.data.customFields).toEqual({ a: { b: { c: [1] } } });
+  });
+
+  it('refuses NUL characters in body values, body keys and the query string, naming the field', async () => {
+    expect422(
+      await s.http.post('/api/v1/user/contacts', { firstName: 'a\u0000b' }),
+      'firstName',
+      'type',
+    );
+    expect422(
+      await s.http.post('/api/v1/user/contacts', { customFields: { plan: ['ok', 'x\u0000'] } }),
+      'customFields.plan.1',
+      'type',
+    );
+    expect422(
+      await raw('post', '/api/v1/user/contacts', '{"customFields":{"k\\u0000":1}}'),
+      'body',
+      'type',
+    );
+    expect422(await s.http.get('/api/v1/user/contacts?search=%00'), 'search', 'type');
+  });
+
+  it('refuses unpaired surrogates, which made the email validator throw', async () => {
+    const contact = await s.http.post('/api/v1/user/contacts', { firstName: 'S' }).expect(201);
+    expect422(
+      await raw(
+        'post',
+        `/api/v1/user/contacts/${contact.body.data.id}/emails`,
+        '{"email":"a\\ud800@example.com"}',
+      ),
+      'email',
+      'type',
+    );
+    expect422(
+      await raw(
+        'post',
+        '/api/v1/send',
+        '{"from":"a@example.com","to":"b@example.com","cc":"\\ud800","subject":"s","text":"t"}',
+      ),
+      'cc',
+      'type',
+    );
+    // A surrogate pair is a character like any other.
+    await raw('post', '/api/v1/user/contacts', '{"firstName":"\\ud83d\\ude00"}').expect(201);
+  });
+
+  it('refuses page numbers past any offset with 422 rule max', async () => {
+    for (const path of [
+      '/api/v1/user/contacts',
+      '/api/v1/user/webhook-endpoints',
+      '/api/v1/user/contact-tags',
+      '/api/v1/user/messages',
+    ]) {
+      expect422(await s.http.get(`${path}?page=1.7976931348623157e308`), 'page', 'max');
+      expect422(await s.http.get(`${path}?page=100000000000000000000`), 'page', 'max');
+      await s.http.get(`${path}?page=10000000`).expect(200);
+    }
+  });
+
+  it('names a nested object given a scalar with rule type', async () => {
+    const res = await s.http.post('/api/v1/send', {
+      from: 'a@example.com',
+      to: 'b@example.com',
+      subject: 's',
+      text: 't',
+      attachments: 'not a list',
+      track: 'yes',
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: 'attachments', rule: 'type' }),
+        expect.objectContaining({ field: 'track', rule: 'type' }),
+      ]),
+    );
+  });
+
+  it('refuses null for key fields that cannot be cleared, leaving the key unchanged', async () => {
+    const { key } = await createKey(app, s.org.id, { name: 'kept', perMinute: 77 });
+    for (const field of ['name', 'scopes', 'rateLimitPerMinute']) {
+      expect422(
+        await s.http.patch(`/api/v1/user/api-keys/${key.id}`, { [field]: null }),
+        field,
+        'required',
+      );
+    }
+    const after = await s.http.get(`/api/v1/user/api-keys/${key.id}`).expect(200);
+    expect(after.body.data).toMatchObject({ name: 'kept', rateLimitPerMinute: 77 });
+    // The nullable ones still clear.
+    await s.http.patch(`/api/v1/user/api-keys/${key.id}`, { rateLimitPerDay: null }).expect(200);
+  });
+
+  describe('requests the HTTP parser refuses', () => {
+    let port: number;
+    beforeAll(async () => {
+      await app.listen(0, '127.0.0.1');
+      port = (server.address() as AddressInfo).port;
+    });
+
+    const exchange = (bytes: Buffer) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        const chunks: Buffer[] = [];
+        socket.on('data', (c) => chunks.push(c));
+        socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', reject);
+        socket.end(bytes);
+      });
+
+    const envelope = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+    it('answers bytes that are not HTTP with a 400 error envelope', async () => {
+      const answer = await exchange(
+        Buffer.concat([
+          Buffer.from('GET /api/v1/user/contacts/'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+        ]),
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer).toMatch(/Content-Type: application\/json/i);
+      expect(envelope(answer)).toEqual({
+        success: false,
+        message: 'Malformed HTTP request',
+        code: 'E_BAD_REQUEST',
+      });
+    });
+
+    it('answers headers over the size limit with a 431 error envelope', async () => {
+      const answer = await exchange(
+        Buffer.from(
+          `GET /api/v1/user/contacts?q=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        ),
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+      expect(envelope(answer)).toMatchObject({ success: false, code: 'E_HEADERS_TOO_LARGE' });
+    });
+  });
+});
