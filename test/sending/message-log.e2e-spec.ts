@@ -15,7 +15,7 @@ describe('Message log', () => {
   let worker: TestingModule;
   let s: Session;
   let ds: DataSource;
-  const CAMPAIGN = '6f1c2a6e-9a43-4d44-8f0e-5d1e1c9b7a10';
+  let CAMPAIGN: string;
 
   beforeAll(async () => {
     sink = await startSmtpSink();
@@ -24,6 +24,18 @@ describe('Message log', () => {
     worker = await startWorker();
     s = await createSession(app, { plan: 'pro' });
     ds = app.get(DataSource);
+    // A send may name only a campaign of its own organization.
+    const list = await s.http.post('/api/v1/user/contact-lists', { name: 'Log list' }).expect(201);
+    const campaign = await s.http
+      .post('/api/v1/user/campaigns', {
+        name: 'Log campaign',
+        subject: 'S',
+        from: 'sender@example.test',
+        text: 'x',
+        listId: list.body.data.id,
+      })
+      .expect(201);
+    CAMPAIGN = campaign.body.data.id;
   });
   afterAll(async () => {
     await worker.close();

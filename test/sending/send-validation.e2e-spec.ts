@@ -115,6 +115,44 @@ describe('POST /api/v1/send payload', () => {
     expect(body.errors).toEqual([expect.objectContaining({ field: 'priority', rule: 'unknown' })]);
   });
 
+  it("answers 404 for a campaign or contact that is not the organization's own", async () => {
+    const other = await createSession(app);
+    const list = await other.http.post('/api/v1/user/contact-lists', { name: 'L' }).expect(201);
+    const theirCampaign = await other.http
+      .post('/api/v1/user/campaigns', {
+        name: 'Theirs',
+        subject: 'S',
+        from: 'them@sender.test',
+        text: 'x',
+        listId: list.body.data.id,
+      })
+      .expect(201);
+    const theirContact = await other.http
+      .post('/api/v1/user/contacts', { firstName: 'Theirs' })
+      .expect(201);
+    const ours = await s.http.post('/api/v1/user/contacts', { firstName: 'Ours' }).expect(201);
+    const ds = app.get(DataSource);
+    const count = async () =>
+      Number(
+        (
+          await ds.query(`SELECT count(*) AS n FROM messages WHERE organization_id = $1`, [
+            s.org.id,
+          ])
+        )[0].n,
+      );
+    const before = await count();
+
+    let body = await refused(basicEmail({ campaignId: theirCampaign.body.data.id }), 404);
+    expect(body).toMatchObject({ code: 'E_ROW_NOT_FOUND', message: 'Campaign not found' });
+    body = await refused(basicEmail({ contactId: theirContact.body.data.id }), 404);
+    expect(body).toMatchObject({ code: 'E_ROW_NOT_FOUND', message: 'Contact not found' });
+    await refused(basicEmail({ campaignId: '6f1c2a6e-9a43-4d44-8f0e-5d1e1c9b7a10' }), 404);
+    expect(await count()).toBe(before);
+
+    await s.http.post('/api/v1/send', basicEmail({ contactId: ours.body.data.id })).expect(202);
+    await dropMessagesOf(app, [other.org.id]);
+  });
+
   it('commits the message before queueing a job that carries only its id', async () => {
     const res = await s.http
       .post(

@@ -149,6 +149,27 @@ export const DELIVERY_LEASE_MS = 5 * 60_000;
 export class MessageRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
+  /**
+   * Which of a message's references is not a row of the organization: 'campaign', 'contact', or
+   * null when both are (or are absent). One round trip.
+   */
+  async foreignReference(
+    organizationId: string,
+    refs: { campaignId: string | null; contactId: string | null },
+  ): Promise<'campaign' | 'contact' | null> {
+    if (!refs.campaignId && !refs.contactId) return null;
+    const [row]: { campaign: boolean; contact: boolean }[] = await this.ds.query(
+      `SELECT ($2::uuid IS NULL OR EXISTS (
+                 SELECT 1 FROM campaigns WHERE id = $2 AND organization_id = $1)) AS campaign,
+              ($3::uuid IS NULL OR EXISTS (
+                 SELECT 1 FROM contacts WHERE id = $3 AND organization_id = $1)) AS contact`,
+      [organizationId, refs.campaignId, refs.contactId],
+    );
+    if (!row.campaign) return 'campaign';
+    if (!row.contact) return 'contact';
+    return null;
+  }
+
   /** Commits the message and its recipients in one statement (atomic); returns messages.id. */
   /**
    * Commits a new message with its recipients. Concurrent inserts share one transaction (group

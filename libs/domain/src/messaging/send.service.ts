@@ -1,10 +1,11 @@
-// The email send API (§8): validates the payload, checks the subscription and the organization
-// sending limits, commits the message to PostgreSQL, then queues its delivery (durable first).
+// The email send API (§8): validates the payload and the campaign and contact it names, checks the
+// subscription and the organization sending limits, commits the message to PostgreSQL, then queues its delivery (durable first).
 import { Injectable, Logger } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
 import { Clock } from '../common/clock';
 import {
   DomainError,
+  NotFoundError,
   ServiceUnavailableError,
   SubscriptionRequiredError,
 } from '../errors/domain-errors';
@@ -43,6 +44,13 @@ export class SendService {
     source: MessageSource = 'api',
   ): Promise<SendResult> {
     const prepared = prepareOutgoingMessage(input);
+    // A campaign or contact named by a client must be the organization's own (another
+    // organization's reads as missing). Fan-out names its own rows and skips the round trip.
+    if (source !== 'campaign') {
+      const foreign = await this.messages.foreignReference(organizationId, prepared);
+      if (foreign === 'campaign') throw new NotFoundError('Campaign');
+      if (foreign === 'contact') throw new NotFoundError('Contact');
+    }
     await this.admit(organizationId, { requests: 1, recipients: prepared.recipients.length });
     return this.commit(organizationId, source, prepared);
   }
