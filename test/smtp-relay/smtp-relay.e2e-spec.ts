@@ -4,10 +4,11 @@ import { INestApplication } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import Redis from 'ioredis';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { Clock, JsonLogger, OrganizationService } from '@app/domain';
+import { Clock, JsonLogger, OrganizationService, setLogSink } from '@app/domain';
 import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
 import {
   insecureAuthRefused,
@@ -20,6 +21,14 @@ import { basicEmail, sendingEnv, startWorker, waitForMessage } from '../sending/
 import { startSmtpSink, SmtpSink } from '../sending/support/smtp-sink';
 
 type SmtpFailure = Error & { responseCode?: number; response?: string };
+
+async function waitForLog(lines: string[], msg: string): Promise<void> {
+  const until = Date.now() + 5000;
+  while (!lines.some((l) => l.includes(msg))) {
+    if (Date.now() > until) throw new Error(`no log line "${msg}" in ${lines.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
 
 describe('SMTP relay', () => {
   let sink: SmtpSink;
@@ -140,6 +149,40 @@ describe('SMTP relay', () => {
         tls: { ca: [cert], servername: 'localhost' },
       });
       const info = await t.sendMail(mail());
+      expect(info.response).toMatch(/^250 OK job_/);
+    });
+
+    it('logs a client that sends garbage instead of a TLS handshake as a warning and keeps serving', async () => {
+      const lines: string[] = [];
+      setLogSink((line) => lines.push(line));
+      try {
+        const socket = connect(port, '127.0.0.1');
+        let said = '';
+        socket.setEncoding('utf8');
+        const closed = new Promise((resolve) => socket.on('close', resolve));
+        const heard = (pattern: RegExp) =>
+          new Promise<void>((resolve) => {
+            const check = () => (pattern.test(said) ? resolve() : socket.once('data', onData));
+            const onData = (d: string) => {
+              said += d;
+              check();
+            };
+            check();
+          });
+        await heard(/^220 /m);
+        socket.write('EHLO garbage.test\r\n');
+        await heard(/^250 /m);
+        said = '';
+        socket.write('STARTTLS\r\n');
+        await heard(/^220 /m);
+        socket.write(Buffer.alloc(512, 0x41));
+        await closed;
+        await waitForLog(lines, 'smtp client connection error');
+      } finally {
+        setLogSink((line) => process.stdout.write(line + '\n'));
+      }
+      expect(lines.filter((l) => JSON.parse(l).level === 'error')).toEqual([]);
+      const info = await transport(s.apiKey).sendMail(mail());
       expect(info.response).toMatch(/^250 OK job_/);
     });
 

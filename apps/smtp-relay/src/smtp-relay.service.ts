@@ -122,9 +122,16 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
           (err: Error) => cb(err),
         ),
     });
-    this.server.on('error', (err) =>
-      this.logger.error({ msg: 'smtp server error', err: err.message }),
-    );
+    this.server.on('error', (err: Error & { remoteAddress?: string; code?: string }) => {
+      // smtp-server re-emits a client connection's errors (a TLS handshake of garbage, a reset in
+      // mid-transaction) with the client's address: the client's fault, a warning. Errors of the
+      // server itself (listening) stay errors.
+      if (err.remoteAddress !== undefined) {
+        this.logger.warn({ msg: 'smtp client connection error', code: err.code, err: err.message });
+      } else {
+        this.logger.error({ msg: 'smtp server error', err: err.message });
+      }
+    });
     await new Promise<void>((resolve) => this.server!.listen(this.config.smtpPort, resolve));
     this.logger.log({ msg: 'smtp relay listening', port: this.port, starttls: Boolean(tls) });
   }
