@@ -20,12 +20,10 @@ describe('Hostile input', () => {
   });
   afterAll(() => app.close());
 
-  const raw = (method: 'post' | 'patch', path: string, body: string) =>
-    request(server)
-      [method](path)
-      .set('X-API-Key', s.apiKey)
-      .set('Content-Type', 'application/json')
-      .send(body);
+  const raw = (method: 'post' | 'patch', path: string, body: string) => {
+    const req = method === 'post' ? request(server).post(path) : request(server).patch(path);
+    return req.set('X-API-Key', s.apiKey).set('Content-Type', 'application/json').send(body);
+  };
 
   const expect422 = (res: request.Response, field: string, rule: string) => {
     expect(res.status).toBe(422);
