@@ -1,0 +1,171 @@
+// Development driver for the hostile-input sections: builds a ResilienceContext against the local
+// PostgreSQL (its own database) and one Redis db, with the built api, worker and relay as child
+// processes, an SMTP sink and a webhook receiver. The resilience harness replaces it in the suite.
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client, Pool } from 'pg';
+import { startSmtpSink } from '../sending/support/smtp-sink';
+import type { OrgFixture, ResilienceContext } from './support/context';
+
+const root = path.resolve(__dirname, '../..');
+const dist = (app: string) => path.join(root, `dist/apps/${app}/apps/${app}/src/main.js`);
+
+export interface DevOptions {
+  database?: string;
+  redisDb?: number;
+  apiPort?: number;
+  relayPort?: number;
+  workerHealthPort?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export interface DevContext {
+  ctx: ResilienceContext;
+  stop(): Promise<void>;
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!found.rowCount) await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not come up within ${timeoutMs} ms`);
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+export async function startDevContext(opts: DevOptions = {}): Promise<DevContext> {
+  const database = opts.database ?? 'mp_fuzz_dev';
+  const adminUrl =
+    process.env.DEV_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  await ensureDatabase(adminUrl, database);
+  const dbUrl = new URL(adminUrl);
+  dbUrl.pathname = `/${database}`;
+
+  const sink = await startSmtpSink();
+  let received = 0;
+  const receiver: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const receiverPort = (receiver.address() as AddressInfo).port;
+
+  const apiPort = opts.apiPort ?? 3310;
+  const relayPort = opts.relayPort ?? 2610;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'development',
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_URL: `redis://127.0.0.1:6379/${opts.redisDb ?? 3}`,
+    BULL_PREFIX: `mp-${database}`,
+    ENCRYPTION_KEY: 'dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy1vayE=',
+    PORT: String(apiPort),
+    SMTP_PORT: String(relayPort),
+    WORKER_HEALTH_PORT: String(opts.workerHealthPort ?? 3311),
+    SMTP_OUTBOUND_URL: `smtp://127.0.0.1:${sink.port}`,
+    SEND_IP_ALLOWLIST: '127.0.0.1,::1',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+    DATA_DIR: path.join(tmpdir(), `mp-${database}`),
+    LOG_LEVEL: opts.logLevel ?? 'warn',
+    RUN_MIGRATIONS: 'false',
+  };
+
+  await promisify(execFile)(process.execPath, [path.join(root, 'scripts/migrate.js')], { env });
+
+  const logs: string[] = [];
+  const children: ChildProcess[] = [];
+  for (const app of ['api', 'worker', 'smtp-relay']) {
+    const child = spawn(process.execPath, [dist(app)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const stream of [child.stdout!, child.stderr!]) {
+      let rest = '';
+      stream.on('data', (chunk: Buffer) => {
+        const lines = (rest + chunk.toString('utf8')).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) if (line) logs.push(line);
+      });
+    }
+    child.on('exit', (code, signal) => logs.push(`[dev-context] ${app} exited ${code} ${signal}`));
+    children.push(child);
+  }
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  await waitFor(async () => (await fetch(`${apiUrl}/health/live`)).ok, 'api');
+  await waitFor(() => portOpen(relayPort), 'relay');
+
+  const db = new Pool({ connectionString: dbUrl.toString(), max: 4 });
+
+  const ctx: ResilienceContext = {
+    apiUrl,
+    relay: { host: '127.0.0.1', port: relayPort },
+    sink: {
+      port: sink.port,
+      received: () => sink.messages.length,
+      messages: () =>
+        sink.messages.map((m) => ({ messageId: m.parsed.messageId, to: m.to, raw: m.raw })),
+    },
+    receiver: { url: `http://127.0.0.1:${receiverPort}/hook`, received: () => received },
+    db,
+    async createOrg(name: string): Promise<OrgFixture> {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [path.join(root, 'scripts/admin.js'), 'create-org', '--name', name, '--with-key', '--json'],
+        { env },
+      );
+      const out = JSON.parse(stdout) as {
+        organization: { id: string; name: string };
+        apiKey: { key: string };
+      };
+      return { id: out.organization.id, name: out.organization.name, apiKey: out.apiKey.key };
+    },
+    logs: () => logs,
+  };
+
+  return {
+    ctx,
+    async stop() {
+      await Promise.all(
+        children.map(
+          (c) =>
+            new Promise<void>((resolve) => {
+              if (c.exitCode !== null || c.signalCode !== null) return resolve();
+              c.once('exit', () => resolve());
+              c.kill('SIGTERM');
+            }),
+        ),
+      );
+      await db.end();
+      await sink.close();
+      await new Promise<void>((r) => receiver.close(() => r()));
+    },
+  };
+}
