@@ -1,5 +1,5 @@
 import { PageQueryDto } from '../tenancy/api-keys.dto';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsDate,
   IsIn,
@@ -14,6 +14,7 @@ import {
 } from 'class-validator';
 import { Campaign, CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
 import { IsCurrencyCode, IsMailbox, IsMoneyAmount, IsSingleLine } from './campaign-validators';
+import { ToDate } from '../http/validation';
 
 export class CreateCampaignDto {
   @IsString()
@@ -169,7 +170,7 @@ export class RecordConversionDto {
 
   /** Default: when the request is received. */
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   occurredAt?: Date;
 }

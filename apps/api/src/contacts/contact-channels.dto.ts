@@ -1,7 +1,7 @@
 // Bodies of the channel-record routes. Create bodies carry the (encrypted) value; update bodies
 // deliberately do not, so a PATCH carrying it is refused by the whitelist with rule `unknown`.
 import { applyDecorators } from '@nestjs/common';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsDefined,
   IsBoolean,
@@ -35,6 +35,7 @@ import type {
   TelegramStatus,
   WhatsappStatus,
 } from '@app/domain';
+import { ToDate } from '../http/validation';
 
 /** Surrounding whitespace is not part of the value. */
 export const Trim = () =>
@@ -72,7 +73,7 @@ export class CreateEmailDto extends PrimaryFlag {
   status?: EmailStatus;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   verifiedAt?: Date | null;
 }
@@ -126,7 +127,7 @@ export class CreateWhatsappDto extends PrimaryFlag {
   isBusinessAccount?: boolean;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   lastSeenAt?: Date | null;
 }
@@ -141,7 +142,7 @@ export class UpdateWhatsappDto extends PrimaryFlag {
   isBusinessAccount?: boolean;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   lastSeenAt?: Date | null;
 }
@@ -169,7 +170,7 @@ export class CreateTelegramDto extends PrimaryFlag {
   status?: TelegramStatus;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   lastActiveAt?: Date | null;
 }
@@ -180,7 +181,7 @@ export class UpdateTelegramDto extends PrimaryFlag {
   status?: TelegramStatus;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   lastActiveAt?: Date | null;
 }
@@ -234,12 +235,12 @@ export class CreatePushDto extends PrimaryFlag {
   deviceInfo?: Record<string, unknown> | null;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   lastUsedAt?: Date | null;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   expiresAt?: Date | null;
 }
@@ -259,12 +260,12 @@ export class UpdatePushDto extends PrimaryFlag {
   deviceInfo?: Record<string, unknown> | null;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   lastUsedAt?: Date | null;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   expiresAt?: Date | null;
 }

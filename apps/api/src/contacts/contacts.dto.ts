@@ -38,6 +38,7 @@ import {
   OptionalValue,
   Trim,
 } from './contact-channels.dto';
+import { ToDate } from '../http/validation';
 
 /** GET /contacts query (§5), in the spec's order. */
 export class ListContactsQueryDto {
@@ -121,7 +122,7 @@ export class UpdateContactDto {
   notes?: string | null;
 
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   lastActivityAt?: Date | null;
 }

@@ -1,5 +1,6 @@
 // One validation pipe: whitelisting, transformation, and 422 bodies naming each field and rule (§4).
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
 import { ValidateIf } from 'class-validator';
 import { FieldError, ValidationFailedError } from '@app/domain';
 
@@ -71,3 +72,13 @@ export function createValidationPipe(): ValidationPipe {
  * `required`). class-validator's IsOptional lets null through, which reached NOT NULL columns.
  */
 export const IsOmittable = () => ValidateIf((_: object, v: unknown) => v !== undefined);
+
+/**
+ * A date field's conversion: an ISO string or an epoch number becomes a Date, anything else is left
+ * for IsDate to refuse. Replaces class-transformer's `Type(() => Date)`, whose `new Date(value)`
+ * threw on an object without a callable toString (a 500) and read `true` as 1970-01-01T00:00:00.001Z.
+ */
+export const ToDate = () =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' || typeof value === 'number' ? new Date(value) : value,
+  );

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsDate, IsEmail, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
 import { MAX_PAGE, MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
 import type { MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
+import { ToDate } from '../http/validation';
 
 export class ListMessagesQueryDto {
   @IsOptional()
@@ -35,13 +36,13 @@ export class ListMessagesQueryDto {
 
   /** Created at or after (ISO 8601). */
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   from?: Date;
 
   /** Created at or before (ISO 8601). */
   @IsOptional()
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   to?: Date;
 }

@@ -14,7 +14,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { ApiKey, MAX_PAGE, SCOPES } from '@app/domain';
-import { IsOmittable } from '../http/validation';
+import { IsOmittable, ToDate } from '../http/validation';
 
 export class CreateApiKeyDto {
   @IsString()
@@ -45,7 +45,7 @@ export class CreateApiKeyDto {
 
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   expiresAt?: Date | null;
 }
@@ -78,7 +78,7 @@ export class UpdateApiKeyDto {
 
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
-  @Type(() => Date)
+  @ToDate()
   @IsDate()
   expiresAt?: Date | null;
 }
