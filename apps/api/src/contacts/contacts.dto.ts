@@ -140,6 +140,8 @@ export class CreateContactDto extends UpdateContactDto {
   @OptionalValue()
   @IsArray()
   @ArrayMaxSize(50)
+  // Without it an item that is itself an array passes ValidateNested and reaches the service.
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CreateEmailDto)
   emails?: CreateEmailDto[];
@@ -147,6 +149,7 @@ export class CreateContactDto extends UpdateContactDto {
   @OptionalValue()
   @IsArray()
   @ArrayMaxSize(50)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CreateSmsDto)
   smsNumbers?: CreateSmsDto[];
@@ -154,6 +157,7 @@ export class CreateContactDto extends UpdateContactDto {
   @OptionalValue()
   @IsArray()
   @ArrayMaxSize(50)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CreateWhatsappDto)
   whatsappAccounts?: CreateWhatsappDto[];
@@ -161,6 +165,7 @@ export class CreateContactDto extends UpdateContactDto {
   @OptionalValue()
   @IsArray()
   @ArrayMaxSize(50)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CreateTelegramDto)
   telegramAccounts?: CreateTelegramDto[];
@@ -168,6 +173,7 @@ export class CreateContactDto extends UpdateContactDto {
   @OptionalValue()
   @IsArray()
   @ArrayMaxSize(50)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CreateImessageDto)
   imessageAccounts?: CreateImessageDto[];
@@ -175,6 +181,7 @@ export class CreateContactDto extends UpdateContactDto {
   @OptionalValue()
   @IsArray()
   @ArrayMaxSize(50)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CreatePushDto)
   pushNotifications?: CreatePushDto[];

@@ -6,6 +6,7 @@ import {
   IsBoolean,
   IsDefined,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   MaxLength,
@@ -39,6 +40,8 @@ export class StartImportDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_COLUMNS)
+  // Without it an item that is itself an array passes ValidateNested and reaches the service.
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => FieldMappingDto)
   fieldMappings: FieldMappingDto[];

@@ -107,6 +107,8 @@ export class SendEmailDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(20)
+  // Without it an item that is itself an array passes ValidateNested and reaches the service.
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => AttachmentDto)
   attachments?: AttachmentDto[];
@@ -127,6 +129,7 @@ export class SendEmailDto {
   contactId?: string;
 
   @IsOptional()
+  @IsObject()
   @ValidateNested()
   @Type(() => TrackDto)
   track?: TrackDto;

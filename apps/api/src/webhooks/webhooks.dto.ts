@@ -7,6 +7,7 @@ import {
   IsDefined,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
@@ -81,6 +82,8 @@ export class CreateWebhookEndpointDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(WEBHOOK_DEFAULTS.customHeadersLimit)
+  // Without it an item that is itself an array passes ValidateNested and reaches the service.
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CustomHeaderDto)
   customHeaders?: CustomHeaderDto[];
@@ -123,6 +126,7 @@ export class UpdateWebhookEndpointDto {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(WEBHOOK_DEFAULTS.customHeadersLimit)
+  @IsObject({ each: true })
   @ValidateNested({ each: true })
   @Type(() => CustomHeaderDto)
   customHeaders?: CustomHeaderDto[];
