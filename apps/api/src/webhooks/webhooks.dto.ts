@@ -27,6 +27,7 @@ import {
   WEBHOOK_MESSAGES,
   WebhookDeliveryStatus,
 } from '@app/domain';
+import { IsOmittable } from '../http/validation';
 
 /** An absolute http(s) URL (rule `url`); private targets are checked by the service. */
 const IsWebhookUrl = () =>
@@ -97,7 +98,7 @@ export class CreateWebhookEndpointDto {
 }
 
 export class UpdateWebhookEndpointDto {
-  @IsOptional()
+  @IsOmittable()
   @IsWebhookUrl()
   url?: string;
 
@@ -107,23 +108,23 @@ export class UpdateWebhookEndpointDto {
   @MaxLength(500)
   description?: string | null;
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray({ message: WEBHOOK_MESSAGES.noEvents })
   @ArrayNotEmpty({ message: WEBHOOK_MESSAGES.noEvents })
   @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: 'Unknown event type' })
   events?: string[];
 
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   isActive?: boolean;
 
-  @IsOptional()
+  @IsOmittable()
   @IsInt()
   @Min(1)
   @Max(WEBHOOK_DEFAULTS.maxRetriesLimit)
   maxRetries?: number;
 
-  @IsOptional()
+  @IsOmittable()
   @IsArray()
   @ArrayMaxSize(WEBHOOK_DEFAULTS.customHeadersLimit)
   @IsObject({ each: true })
@@ -131,7 +132,7 @@ export class UpdateWebhookEndpointDto {
   @Type(() => CustomHeaderDto)
   customHeaders?: CustomHeaderDto[];
 
-  @IsOptional()
+  @IsOmittable()
   @IsInt()
   @Min(1)
   @Max(WEBHOOK_DEFAULTS.timeoutSecondsLimit)
