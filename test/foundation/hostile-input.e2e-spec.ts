@@ -1,7 +1,7 @@
 // Hostile input the resilience fuzzer found answered with a 500 or without the error envelope (§4):
 // deeply nested JSON, NUL characters and unpaired surrogates, page numbers past any offset, a
-// nested DTO given a scalar, null for a field that cannot be cleared, and requests Node's HTTP
-// parser refuses before any route runs.
+// nested DTO given a scalar or a list of arrays, dates given objects, null for a field that cannot
+// be cleared, and requests Node's HTTP parser refuses before any route runs.
 import { INestApplication } from '@nestjs/common';
 import { AddressInfo, connect } from 'node:net';
 import request from 'supertest';
@@ -132,6 +132,106 @@ describe('Hostile input', () => {
     expect(after.body.data).toMatchObject({ name: 'kept', rateLimitPerMinute: 77 });
     // The nullable ones still clear.
     await s.http.patch(`/api/v1/user/api-keys/${key.id}`, { rateLimitPerDay: null }).expect(200);
+  });
+
+  it('refuses a date given an object or a boolean (new Date() threw on one, read the other as 1970)', async () => {
+    expect422(
+      await s.http.post('/api/v1/user/api-keys', {
+        name: 'k',
+        scopes: ['contacts:read'],
+        expiresAt: { toString: [] },
+      }),
+      'expiresAt',
+      'type',
+    );
+    expect422(
+      await s.http.post('/api/v1/user/api-keys', {
+        name: 'k',
+        scopes: ['contacts:read'],
+        expiresAt: true,
+      }),
+      'expiresAt',
+      'type',
+    );
+    const contact = await s.http.post('/api/v1/user/contacts', { firstName: 'D' }).expect(201);
+    expect422(
+      await s.http.post(`/api/v1/user/contacts/${contact.body.data.id}/telegram`, {
+        phoneNumber: '+33612345678',
+        lastActiveAt: { valueOf: 1, toString: null },
+      }),
+      'lastActiveAt',
+      'type',
+    );
+    const ok = await s.http
+      .post('/api/v1/user/api-keys', {
+        name: 'k',
+        scopes: ['contacts:read'],
+        expiresAt: '2100-01-01T00:00:00Z',
+      })
+      .expect(201);
+    expect(ok.body.data.expiresAt).toBe('2100-01-01T00:00:00.000Z');
+  });
+
+  it('refuses a list of nested objects holding arrays (they passed validation and crashed services)', async () => {
+    const endpoint = await s.http
+      .post('/api/v1/user/webhook-endpoints', {
+        url: 'https://example.com/hook',
+        events: ['contact.created'],
+      })
+      .expect(201);
+    expect422(
+      await s.http.post('/api/v1/user/webhook-endpoints', {
+        url: 'https://example.com/hook',
+        events: ['contact.created'],
+        customHeaders: [[[]]],
+      }),
+      'customHeaders',
+      'type',
+    );
+    expect422(
+      await s.http.patch(`/api/v1/user/webhook-endpoints/${endpoint.body.data.id}`, {
+        customHeaders: [[]],
+      }),
+      'customHeaders',
+      'type',
+    );
+    expect422(await s.http.post('/api/v1/user/contacts', { emails: [[]] }), 'emails', 'type');
+    const upload = await request(server)
+      .post('/api/v1/user/contact-imports')
+      .set('X-API-Key', s.apiKey)
+      .attach('file', Buffer.from('email\na@example.com\n'), 'c.csv')
+      .expect(201);
+    expect422(
+      await s.http.post(`/api/v1/user/contact-imports/${upload.body.data.import.id}/start`, {
+        fieldMappings: [[[]]],
+        consentConfirmed: true,
+      }),
+      'fieldMappings',
+      'type',
+    );
+  });
+
+  it('refuses null for webhook endpoint fields that cannot be cleared, leaving it unchanged', async () => {
+    const endpoint = await s.http
+      .post('/api/v1/user/webhook-endpoints', {
+        url: 'https://example.com/kept',
+        events: ['contact.created'],
+      })
+      .expect(201);
+    const path = `/api/v1/user/webhook-endpoints/${endpoint.body.data.id}`;
+    for (const field of [
+      'url',
+      'events',
+      'isActive',
+      'maxRetries',
+      'customHeaders',
+      'timeoutSeconds',
+    ]) {
+      expect422(await s.http.patch(path, { [field]: null }), field, 'required');
+    }
+    const after = await s.http.get(path).expect(200);
+    expect(after.body.data).toMatchObject({ url: 'https://example.com/kept', isActive: true });
+    await s.http.patch(path, { description: null }).expect(200);
   });
 
   describe('requests the HTTP parser refuses', () => {
