@@ -164,7 +164,7 @@ describe('Segment rules: hostile values and field names', () => {
           operator: 'and; drop table contacts',
           conditions: [
             { field: 'firstName', operator: "equals' OR '1'='1", value: 'x' },
-            { field: 'notes', operator: 'contains', value: 'a\u0000b' },
+            { field: 'notes', operator: 'contains', value: 'ab' },
           ],
         },
       })
@@ -172,6 +172,20 @@ describe('Segment rules: hostile values and field names', () => {
     expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([
       'rules.operator',
       'rules.conditions.0.operator',
+    ]);
+    // A NUL anywhere in a body is refused before validation (PostgreSQL cannot store it), named.
+    const nul = await s.http
+      .post(`${SEGMENTS}/preview`, {
+        rules: {
+          operator: 'and',
+          conditions: [
+            { field: 'firstName', operator: 'equals', value: 'x' },
+            { field: 'notes', operator: 'contains', value: 'a\u0000b' },
+          ],
+        },
+      })
+      .expect(422);
+    expect(nul.body.errors.map((e: { field: string }) => e.field)).toEqual([
       'rules.conditions.1.value',
     ]);
   });
