@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { connect, isIPv4, Socket } from 'node:net';
 import type { Reporter, ResilienceContext } from './support/context';
+import { logProblems } from './support/logs';
 
 interface Reply {
   code: number;
@@ -683,18 +684,8 @@ export async function runSmtpFuzz(ctx: ResilienceContext, reporter: Reporter): P
 
   // ---- logs -----------------------------------------------------------------------------------
   await new Promise((r) => setTimeout(r, 1000));
-  const logProblems = ctx
-    .logs()
-    .slice(logStart)
-    .filter((line) => {
-      try {
-        const e = JSON.parse(line) as { level?: string };
-        return e.level === 'error' || e.level === 'fatal';
-      } catch {
-        return /uncaught|unhandled|^\s+at |Error:|exited/i.test(line);
-      }
-    });
-  for (const line of logProblems.slice(0, 20)) fail('log', line.slice(0, 400));
+  const problems = logProblems(ctx.logs().slice(logStart));
+  for (const line of problems.slice(0, 20)) fail('log', line.slice(0, 400));
 
   const codes = [...out.codes.entries()]
     .sort((a, b) => a[0] - b[0])
