@@ -253,6 +253,13 @@ async function seed(app: INestApplication, db: Client): Promise<Seeded> {
       WHERE s.tag_id = t.id`,
     [org.id],
   );
+  await db.query(
+    `UPDATE contacts c SET tag_ids = s.ids
+       FROM (SELECT contact_id, array_agg(tag_id ORDER BY tag_id) AS ids
+               FROM contact_tag_assignments WHERE organization_id = $1 GROUP BY 1) s
+      WHERE c.id = s.contact_id`,
+    [org.id],
+  );
   log(`tags done in ${((Date.now() - started) / 1000).toFixed(1)} s; VACUUM ANALYZE...`);
   await db.query(`VACUUM ANALYZE`);
   await db.query(
@@ -292,7 +299,7 @@ async function direct(
 ): Promise<Figures> {
   const q = normaliseContactListQuery(input);
   const { count, page } = repo.listQueries(orgId, q);
-  const [pageSql, pageParams] = page.getQueryAndParameters();
+  const { sql: pageSql, params: pageParams } = page;
   const once = async () => {
     const rows = await pool.query(pageSql, pageParams);
     if (!rows.rows.length && q.page > 1) await pool.query(count.sql, count.params);
