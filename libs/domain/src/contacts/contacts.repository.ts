@@ -48,7 +48,16 @@ const SORT_COLUMNS: Record<ContactSortField, { column: string; nullable: boolean
 const PHONE_TABLES = ['contact_sms', 'contact_whatsapp', 'contact_telegram'];
 
 /** Column types whose node-postgres value the TypeORM driver returns unchanged. */
-const AS_RETURNED = new Set(['uuid', 'text', 'varchar', 'character varying', 'smallint', 'integer', 'int', 'jsonb']);
+const AS_RETURNED = new Set([
+  'uuid',
+  'text',
+  'varchar',
+  'character varying',
+  'smallint',
+  'integer',
+  'int',
+  'jsonb',
+]);
 
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);

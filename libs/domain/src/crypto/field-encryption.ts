@@ -61,7 +61,9 @@ export class FieldCipher {
     if (buf.length < 28) throw new Error('Unrecognised encrypted value');
     const decipher = createDecipheriv('aes-256-gcm', k.key, buf.subarray(0, 12));
     decipher.setAuthTag(buf.subarray(buf.length - 16));
-    return decipher.update(buf.subarray(12, buf.length - 16), undefined, 'utf8') + decipher.final('utf8');
+    return (
+      decipher.update(buf.subarray(12, buf.length - 16), undefined, 'utf8') + decipher.final('utf8')
+    );
   }
 
   /** True when the value was written under an older key and should be re-encrypted. */
