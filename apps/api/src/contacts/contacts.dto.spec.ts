@@ -25,7 +25,7 @@ async function outcome(p: ValidationPipe, value: unknown): Promise<unknown> {
 }
 
 describe('GET /contacts query fast path', () => {
-  const accepted = [
+  const accepted: Record<string, unknown>[] = [
     {},
     { limit: '100' },
     { page: '3', limit: '1' },
@@ -34,7 +34,7 @@ describe('GET /contacts query fast path', () => {
     { status: 'active', channel: 'sms', sortBy: 'lastName' },
     { sortBy: 'lastActivityAt', sortOrder: 'asc', page: '999999999' },
   ];
-  const rejectedOrGeneral = [
+  const rejectedOrGeneral: Record<string, unknown>[] = [
     { limit: '0' },
     { limit: '101' },
     { limit: '007' },
