@@ -37,7 +37,6 @@ import {
   OptionalValue,
   Trim,
 } from './contact-channels.dto';
-import { registerFastPath } from '../http/validation';
 
 /** GET /contacts query (§5), in the spec's order. */
 export class ListContactsQueryDto {
@@ -78,44 +77,6 @@ export class ListContactsQueryDto {
   @IsIn(SORT_ORDERS)
   sortOrder?: SortOrder;
 }
-
-const LIST_QUERY_ENUMS: Record<string, readonly string[]> = {
-  status: CONTACT_STATUSES,
-  channel: CONTACT_CHANNELS,
-  sortBy: CONTACT_SORT_FIELDS,
-  sortOrder: SORT_ORDERS,
-};
-const POSITIVE_INT = /^[1-9][0-9]{0,8}$/;
-
-/**
- * The common, valid GET /contacts query without class-transformer and class-validator: only
- * single string values it can accept for certain (anything else, e.g. `limit=007` or a repeated
- * key, takes the general path and its exact 422s). Gives what the general path gives.
- */
-export function fastListContactsQuery(value: unknown): ListContactsQueryDto | undefined {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const out = new ListContactsQueryDto();
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v !== 'string') return undefined;
-    if (key === 'page' || key === 'limit') {
-      if (!POSITIVE_INT.test(v)) return undefined;
-      const n = Number(v);
-      if (key === 'limit' && n > CONTACTS_MAX_LIMIT) return undefined;
-      out[key] = n;
-    } else if (key === 'search') {
-      const search = v.trim();
-      if (search.length < 1 || search.length > 320) return undefined;
-      out.search = search;
-    } else if (Object.hasOwn(LIST_QUERY_ENUMS, key)) {
-      if (!LIST_QUERY_ENUMS[key].includes(v)) return undefined;
-      (out as unknown as Record<string, string>)[key] = v;
-    } else {
-      return undefined;
-    }
-  }
-  return out;
-}
-registerFastPath(ListContactsQueryDto, fastListContactsQuery);
 
 export class UpdateContactDto {
   @IsOptional()

@@ -1,5 +1,5 @@
 // One validation pipe: whitelisting, transformation, and 422 bodies naming each field and rule (§4).
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidationError, ValidationPipe } from '@nestjs/common';
 import { FieldError, ValidationFailedError } from '@app/domain';
 
 const RULES: Record<string, string> = {
@@ -51,35 +51,8 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
-/**
- * A fast path for a DTO: returns the DTO instance exactly as class-transformer and class-validator
- * would for input it fully recognises as valid, or undefined for anything else (which then takes
- * the general path, so every rejection and its 422 body stay those of class-validator).
- */
-export type FastPath = (value: unknown) => object | undefined;
-
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-const FAST_PATHS = new Map<Function, FastPath>();
-
-/** Registers a fast path for a DTO class (list queries read on every request). */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export function registerFastPath(metatype: Function, fast: FastPath): void {
-  FAST_PATHS.set(metatype, fast);
-}
-
-class AppValidationPipe extends ValidationPipe {
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const fast = metadata.metatype && FAST_PATHS.get(metadata.metatype);
-    if (fast) {
-      const out = fast(value);
-      if (out) return out;
-    }
-    return super.transform(value, metadata);
-  }
-}
-
 export function createValidationPipe(): ValidationPipe {
-  return new AppValidationPipe({
+  return new ValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -2,7 +2,6 @@ import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
-import { POOL_TYPES } from './timestamps';
 
 export function dataSourceOptions(
   url: string,
@@ -19,7 +18,7 @@ export function dataSourceOptions(
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 5000, types: POOL_TYPES },
+    extra: { max: poolSize, connectionTimeoutMillis: 5000 },
     ...extra,
   } as DataSourceOptions;
 }
