@@ -265,6 +265,9 @@ describe(SendingLimiter.name, () => {
       perMonth: 68,
     });
     await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    // Rewritten whole in the current layout, with its TTL.
+    expect(await app.get<Redis>(REDIS).strlen(`sl:{org:${orgId}}`)).toBe(144);
+    expect(await app.get<Redis>(REDIS).pttl(`sl:{org:${orgId}}`)).toBeGreaterThan(0);
     clock.t = now + 1000; // the step before has left perSecond, this one still counts
     expect(await remainingOf(orgId)).toEqual({
       perSecond: 2,
@@ -273,6 +276,28 @@ describe(SendingLimiter.name, () => {
       perDay: 30,
       perMonth: 67,
     });
+  });
+
+  it('keeps the limit key alive for the month of its last write (TTL renewed once a day)', async () => {
+    const orgId = await org({});
+    const redis = app.get<Redis>(REDIS);
+    const key = `sl:{org:${orgId}}`;
+    clock.set('2031-03-15T10:20:30.000Z');
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    expect(await redis.pttl(key)).toBeGreaterThan(32 * 86_400_000 - 60_000);
+    // Later writes of the same day keep the TTL the day's first write set.
+    await redis.pexpire(key, 1_000_000);
+    clock.set('2031-03-15T23:59:59.000Z');
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    const kept = await redis.pttl(key);
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(1_000_000);
+    // The first write of the next day renews the 32 days.
+    clock.set('2031-03-16T00:00:01.000Z');
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    expect(await redis.pttl(key)).toBeGreaterThan(32 * 86_400_000 - 60_000);
+    expect(await redis.strlen(key)).toBe(144);
+    expect((await limiter.remaining(orgId)).perMonth.used).toBe(3);
   });
 
   it('uses the plan defaults unless the organization overrides them', async () => {

@@ -19,7 +19,10 @@ import {
 
 // One key per organization, `sl:{org:<id>}`, holds the state of all five windows packed with
 // `struct` as 18 little-endian doubles: one GET, plain arithmetic on locals (no tables, no library
-// calls on the common path), one SET. That keeps the script near the cost of a bare GET + SET
+// calls on the common path), one write. The write is a SETRANGE over the same 144 bytes, which
+// keeps the key's TTL and skips the expiry bookkeeping of SET … EX; the whole key is SET with a
+// 32-day TTL when it is new, in the previous layout, or on its first write of a UTC day, so it
+// outlives the month of its last write. That keeps the script at the cost of a bare GET + SET EX
 // (see bench/send.ts and docs/sending.md). Layout:
 //   last   newest 100 ms step seen (ms / 100); the calendar windows below are those of this step
 //   s      perSecond sum = r0 + … + r10
@@ -34,6 +37,8 @@ const RING = 'r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10';
 const STATE = `
 local FMT = '<dddddddddddddddddd'
 local raw = redis.call('GET', KEYS[1])
+-- renew: write the whole key with its TTL (new key, previous layout, first write of a UTC day)
+local renew = not raw
 local last, s, ${RING}, m, h, d, MId, M = -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0
 if raw then
   if #raw == 144 then
@@ -49,6 +54,7 @@ if raw then
     h = (o[16] == (last - last % 36000) / 36000) and o[17] or 0
     d = (o[18] == (last - last % 864000) / 864000) and o[19] or 0
     MId, M = o[20], o[21]
+    renew = true
   end
 end
 local k = bucket - last
@@ -69,6 +75,7 @@ if k > 0 then
       local day = bucket - bucket % 864000
       if day ~= last - last % 864000 then
         d = 0
+        renew = true
         -- The UTC month of the day (days since the epoch → civil date, H. Hinnant's algorithm).
         local z = day / 864000 + 719468
         local era = (z - z % 146097) / 146097
@@ -111,8 +118,13 @@ if m + req > lm then return {2, 0} end
 if h + req > lh then return {3, 0} end
 if d + rcpt > ld then return {4, 0} end
 if M + rcpt > lM then return {5, 0} end
-redis.call('SET', KEYS[1], struct.pack(FMT, last, s + req, r0 + req, r1, r2, r3, r4, r5, r6, r7, r8,
-  r9, r10, m + req, h + req, d + rcpt, MId, M + rcpt), 'EX', 2764800)
+local v = struct.pack(FMT, last, s + req, r0 + req, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10,
+  m + req, h + req, d + rcpt, MId, M + rcpt)
+if renew then
+  redis.call('SET', KEYS[1], v, 'EX', 2764800)
+else
+  redis.call('SETRANGE', KEYS[1], 0, v)
+end
 return 0
 `;
 
