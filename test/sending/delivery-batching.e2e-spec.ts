@@ -101,6 +101,22 @@ describe('MessageRepository: batched claims and run records', () => {
     expect(await repo.claim(ids[1], new Date())).toBeNull();
   });
 
+  it('a message that cannot be read fails alone: the others of its batch are still delivered', async () => {
+    const ids = await messages([['p0@example.test'], ['p1@example.test'], ['p2@example.test']]);
+    // Content this worker cannot decrypt (e.g. written under a key it does not have).
+    await ds.query(`UPDATE messages SET content = 'not-a-ciphertext' WHERE id = $1`, [ids[1]]);
+    const now = new Date();
+    const { out: settled, count } = await statements(() =>
+      Promise.allSettled(ids.map((id) => repo.claim(id, now))),
+    );
+    expect(count).toBeLessThan(ids.length);
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const ok = settled as PromiseFulfilledResult<ClaimedMessage | null>[];
+    expect(ok[0].value?.id).toBe(ids[0]);
+    expect(ok[2].value?.id).toBe(ids[2]);
+    expect(ok[2].value?.recipients.map((r) => r.email)).toEqual(['p2@example.test']);
+  });
+
   it('records each run of a batch on its own message: attempts, states, status, next attempt, sequence', async () => {
     const ids = await messages([
       ['r0@example.test'],

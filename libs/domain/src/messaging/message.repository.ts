@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { PageRequest, pageOffset } from '../common/pagination';
-import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import type { AttemptStatus } from './delivery-policy';
 import type { MessageContent, OutgoingRecipient } from './outgoing-message';
 
@@ -142,6 +142,28 @@ function returned<T>(res: unknown): T[] {
   return (Array.isArray(r[0]) ? r[0] : r) as T[];
 }
 
+interface ClaimedRow {
+  id: string;
+  organization_id: string;
+  job_id: string;
+  message_id: string;
+  sender_address: string;
+  track_opens: boolean;
+  track_clicks: boolean;
+  created_at: Date;
+  content: string;
+  recipients: {
+    idx: number;
+    kind: RecipientState['kind'];
+    address: string;
+    status: RecipientStatus;
+    retry_count: number;
+    next_attempt_at: string | null;
+    first_attempt_at: string | null;
+    contact_status: string | null;
+  }[];
+}
+
 interface ClaimRequest {
   id: string;
   now: Date;
@@ -228,41 +250,28 @@ export class MessageRepository {
    * same time. Null when it is not due, already leased, finished or gone. Concurrent claims are
    * batched into one statement.
    */
-  claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
-    return this.claims.push({ id, now, leaseMs });
+  async claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
+    const claimed = await this.claims.push({ id, now, leaseMs });
+    if (claimed instanceof Error) throw claimed;
+    return claimed;
   }
 
-  private readonly claims = new MicroBatcher<ClaimRequest, ClaimedMessage | null>(
+  // A message that cannot be read (content under a key this worker lacks, corrupt JSON) is an
+  // Error for its own claimer only. It must not fail the batch: the statement has already
+  // committed every lease of the batch, so re-running the items alone (MicroBatcher's fallback)
+  // would find them all leased and answer null, leaving the batch's other messages undelivered
+  // until their leases expire.
+  private readonly claims = new MicroBatcher<ClaimRequest, ClaimedMessage | null | Error>(
     (items) => this.claimMany(items),
     (item) => this.claimMany([item]).then((r) => r[0]),
   );
 
-  private async claimMany(items: ClaimRequest[]): Promise<(ClaimedMessage | null)[]> {
+  private async claimMany(items: ClaimRequest[]): Promise<(ClaimedMessage | null | Error)[]> {
     // One round trip: the leases, the recipients' states and their ContactEmail statuses (for
     // suppression) come back together. The leases are committed without waiting for the WAL
     // flush: losing one in a database crash can only lead to a repeated attempt (at-least-once),
     // never to a lost message.
-    const rows: {
-      id: string;
-      organization_id: string;
-      job_id: string;
-      message_id: string;
-      sender_address: string;
-      track_opens: boolean;
-      track_clicks: boolean;
-      created_at: Date;
-      content: string;
-      recipients: {
-        idx: number;
-        kind: RecipientState['kind'];
-        address: string;
-        status: RecipientStatus;
-        retry_count: number;
-        next_attempt_at: string | null;
-        first_attempt_at: string | null;
-        contact_status: string | null;
-      }[];
-    }[] = await this.ds.query(
+    const rows: ClaimedRow[] = await this.ds.query(
       `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
        req AS (
          SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS t(id, now, until)
@@ -292,35 +301,43 @@ export class MessageRepository {
       ],
     );
     const cipher = fieldCipher();
-    const date = (v: string | null) => (v === null ? null : new Date(v));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return items.map((item) => {
       const row = byId.get(item.id);
       // The same message twice in one batch: only the first caller holds the lease.
       if (!row) return null;
       byId.delete(item.id);
-      return {
-        id: row.id,
-        organizationId: row.organization_id,
-        jobId: row.job_id,
-        messageId: row.message_id,
-        senderAddress: row.sender_address,
-        trackOpens: row.track_opens,
-        trackClicks: row.track_clicks,
-        createdAt: row.created_at,
-        content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
-        recipients: (row.recipients ?? []).map((r) => ({
-          idx: r.idx,
-          kind: r.kind,
-          email: cipher.decrypt(r.address),
-          status: r.status,
-          retryCount: r.retry_count,
-          nextAttemptAt: date(r.next_attempt_at),
-          firstAttemptAt: date(r.first_attempt_at),
-          contactStatus: r.contact_status,
-        })),
-      };
+      try {
+        return this.readClaimed(row, cipher);
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
     });
+  }
+
+  private readClaimed(row: ClaimedRow, cipher: FieldCipher): ClaimedMessage {
+    const date = (v: string | null) => (v === null ? null : new Date(v));
+    return {
+      id: row.id,
+      organizationId: row.organization_id,
+      jobId: row.job_id,
+      messageId: row.message_id,
+      senderAddress: row.sender_address,
+      trackOpens: row.track_opens,
+      trackClicks: row.track_clicks,
+      createdAt: row.created_at,
+      content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
+      recipients: (row.recipients ?? []).map((r) => ({
+        idx: r.idx,
+        kind: r.kind,
+        email: cipher.decrypt(r.address),
+        status: r.status,
+        retryCount: r.retry_count,
+        nextAttemptAt: date(r.next_attempt_at),
+        firstAttemptAt: date(r.first_attempt_at),
+        contactStatus: r.contact_status,
+      })),
+    };
   }
 
   /**
