@@ -208,7 +208,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sendIpAllowlist: ipList(env, 'SEND_IP_ALLOWLIST'),
     deliveryRetryBaseMs: int(env, 'DELIVERY_RETRY_BASE_MS', 60_000, 1, 86_400_000),
     deliveryRetryMaxAgeMs: int(env, 'DELIVERY_RETRY_MAX_AGE_MS', 86_400_000, 1, 2_592_000_000),
-    deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 20, 1, 1000),
+    deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 50, 1, 1000),
     smtpOutboundPoolSize: int(env, 'SMTP_OUTBOUND_POOL_SIZE', 5, 1, 100),
     smtpOutboundIp: singleIp(env, 'SMTP_OUTBOUND_IP'),
     emailSweepIntervalMs: int(env, 'EMAIL_SWEEP_INTERVAL_MS', 30_000, 100, 86_400_000),
