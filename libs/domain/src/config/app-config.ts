@@ -17,6 +17,8 @@ export interface AppConfig {
   nodeEnv: string;
   isProduction: boolean;
   port: number;
+  /** API processes sharing the port (node:cluster); 1 runs the api in this process. */
+  apiProcesses: number;
   workerHealthPort: number;
   smtpPort: number;
   /** Unset means: start (or reuse) the embedded PostgreSQL. */
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     isProduction,
     port: int(env, 'PORT', 3000, 0),
+    apiProcesses: int(env, 'API_PROCESSES', 1, 1, 64),
     workerHealthPort: int(env, 'WORKER_HEALTH_PORT', 3001, 0),
     smtpPort: int(env, 'SMTP_PORT', 2525, 0),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
