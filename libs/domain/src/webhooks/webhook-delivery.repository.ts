@@ -187,13 +187,68 @@ export class WebhookDeliveryRepository {
       at,
     ];
     if (endpointId) params.push(endpointId);
-    const insert = `INSERT INTO webhook_deliveries
+    return this.insertNotifying(
+      em,
+      `INSERT INTO webhook_deliveries
          (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
           attempt_count, created_at, updated_at)
        SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
        FROM webhook_endpoints e
        WHERE e.organization_id = $1 AND ${target}
-       RETURNING id`;
+       RETURNING id`,
+      params,
+      channel,
+    );
+  }
+
+  /**
+   * Several events at once (one producer's transaction raising many): one statement stores a
+   * delivery per event and active endpoint of its organization subscribed to its type, in the
+   * order of `events`. `channel` as for `insertForEvent`.
+   */
+  async insertForEvents(
+    em: EntityManager | DataSource,
+    events: { organizationId: string; type: string; data: unknown; occurredAt: Date }[],
+    at: Date,
+    channel: string | null,
+  ): Promise<string[]> {
+    if (!events.length) return [];
+    const cipher = fieldCipher();
+    return this.insertNotifying(
+      em,
+      `INSERT INTO webhook_deliveries
+         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
+          attempt_count, created_at, updated_at)
+       SELECT gen_random_uuid(), ev.organization_id, e.id, ev.type, ev.data, ev.occurred_at,
+              'pending', 0, $5, $5
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) WITH ORDINALITY
+            AS ev(organization_id, type, data, occurred_at, ord)
+       JOIN webhook_endpoints e
+         ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
+       ORDER BY ev.ord, e.id
+       RETURNING id`,
+      [
+        events.map((e) => e.organizationId),
+        events.map((e) => e.type),
+        events.map((e) => cipher.encrypt(JSON.stringify(e.data ?? null))),
+        events.map((e) => e.occurredAt),
+        at,
+      ],
+      channel,
+    );
+  }
+
+  /**
+   * Runs an `INSERT … RETURNING id` of deliveries. With a `channel`, the same statement wakes
+   * the dispatchers (NOTIFY with the new ids, at most NOTIFY_IDS_MAX per notification), which
+   * PostgreSQL sends when the transaction commits and never for a rolled-back one.
+   */
+  private async insertNotifying(
+    em: EntityManager | DataSource,
+    insert: string,
+    params: unknown[],
+    channel: string | null,
+  ): Promise<string[]> {
     if (!channel) {
       const rows: { id: string }[] = await em.query(insert, params);
       return rows.map((r) => r.id);
