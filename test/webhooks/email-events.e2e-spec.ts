@@ -217,6 +217,20 @@ describe('email.* webhook events (e2e)', () => {
     expect(mine[0].payload.delivery_id).toBe(event.delivery_id);
   });
 
+  it('concurrent sends (recorded together) give one email.delivered each', async () => {
+    const sends = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => send(s, { to: `batch${i}@example.test` })),
+    );
+    for (const { jobId } of sends) await waitForEvents(subscribed, jobId, 'email.delivered');
+    await settled(s);
+    for (const [i, { jobId }] of sends.entries()) {
+      const delivered = requestsFor(subscribed, jobId, 'email.delivered');
+      expect(delivered).toHaveLength(1);
+      expect(parse(delivered[0]).data.recipient).toBe(`batch${i}@example.test`);
+      expect(requestsFor(subscribed, jobId, 'email.sent')).toHaveLength(1);
+    }
+  });
+
   it('a 550 gives email.bounced (hard) and no email.delivered', async () => {
     sink.onRcpt = (address) =>
       address === 'gone@example.test' ? { code: 550, message: '5.1.1 No such user' } : null;
