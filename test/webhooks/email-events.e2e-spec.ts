@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { createSession, Session } from '../support/session';
 import { startSmtpSink, SmtpSink } from '../sending/support/smtp-sink';
+import { insertContactEmail } from '../sending/support/sending';
 import { startTcpProxy } from '../sending/support/tcp-proxy';
 import {
   createApiApp,
@@ -254,6 +255,21 @@ describe('email.* webhook events (e2e)', () => {
       'email.sent',
       'email.bounced',
     ]);
+  });
+
+  it('a recipient whose address is suppressed gives email.bounced with status suppressed', async () => {
+    await insertContactEmail(api, s.org.id, 'blocked@example.test', 'suppressed');
+    const { jobId } = await send(s, { to: 'blocked@example.test' });
+    await messageStatus(jobId, 'suppressed');
+    const [bounced] = await waitForEvents(subscribed, jobId, 'email.bounced');
+    expect(parse(bounced).data).toMatchObject({
+      recipient: 'blocked@example.test',
+      status: 'suppressed',
+      smtpCode: null,
+      smtpResponse: 'Not sent: the address is suppressed',
+      bounceType: null,
+    });
+    expect(sink.rcptSeen).not.toContain('blocked@example.test');
   });
 
   it('a 451 gives email.deferred with the next attempt, then email.delivered', async () => {
