@@ -99,8 +99,22 @@ export class WebhookEvents {
     type: WebhookEventType,
     data: unknown,
   ): Promise<string | null> {
+    const id = await this.storeForEndpoint(organizationId, endpointId, type, data);
+    if (id) await this.enqueue([id]);
+    return id;
+  }
+
+  /**
+   * `emitToEndpoint` without the wake-up: the caller reads the delivery as stored, then calls
+   * `enqueue([id])` (a dispatcher may attempt it within milliseconds of the wake-up).
+   */
+  async storeForEndpoint(
+    organizationId: string,
+    endpointId: string,
+    type: WebhookEventType,
+    data: unknown,
+  ): Promise<string | null> {
     const ids = await this.store(this.ds, organizationId, type, data, false, endpointId);
-    await this.enqueue(ids);
     return ids[0] ?? null;
   }
 
