@@ -6,7 +6,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import type { WebhookEvent } from '../webhooks/webhook-events';
 import type { AttemptStatus } from './delivery-policy';
+import { EMAIL_OUTCOME_EVENT_TYPES, EmailEventRef, EmailEvents, sentEvent } from './email-events';
 import type { MessageContent, OutgoingRecipient } from './outgoing-message';
 
 export const MESSAGE_STATUSES = [
@@ -62,11 +64,38 @@ export interface ClaimedMessage {
   jobId: string;
   messageId: string;
   senderAddress: string;
+  campaignId: string | null;
+  contactId: string | null;
+  tags: string[];
   trackOpens: boolean;
   trackClicks: boolean;
   createdAt: Date;
   content: MessageContent;
   recipients: ClaimedRecipient[];
+  /**
+   * When the message was claimed, an active webhook endpoint of the organization subscribed to
+   * an outcome event (email.delivered, email.deferred or email.bounced).
+   */
+  outcomeEvents: boolean;
+}
+
+/** The email.sent events of a committed message: one per recipient. */
+function sentEventsOf(m: NewMessage) {
+  return m.recipients.map((r) =>
+    sentEvent(
+      {
+        organizationId: m.organizationId,
+        jobId: m.jobId,
+        messageId: m.messageId,
+        campaignId: m.campaignId,
+        contactId: m.contactId,
+        tags: m.tags,
+        recipient: { email: r.email, kind: r.kind },
+      },
+      m.source,
+      m.createdAt,
+    ),
+  );
 }
 
 export interface AttemptRecord {
@@ -148,10 +177,14 @@ interface ClaimedRow {
   job_id: string;
   message_id: string;
   sender_address: string;
+  campaign_id: string | null;
+  contact_id: string | null;
+  tags: string[];
   track_opens: boolean;
   track_clicks: boolean;
   created_at: Date;
   content: string;
+  outcome_events: boolean;
   recipients: {
     idx: number;
     kind: RecipientState['kind'];
@@ -175,6 +208,8 @@ interface RunRecord {
   attempts: AttemptRecord[];
   recipients: RecipientState[];
   outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null };
+  /** Webhook events of the run's attempts, stored in the transaction that records them. */
+  events: WebhookEvent[];
 }
 
 /** Lease a worker holds on a message while it talks to SMTP servers. */
@@ -182,13 +217,16 @@ export const DELIVERY_LEASE_MS = 5 * 60_000;
 
 @Injectable()
 export class MessageRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly events: EmailEvents,
+  ) {}
 
-  /** Commits the message and its recipients in one statement (atomic); returns messages.id. */
   /**
-   * Commits a new message with its recipients. Concurrent inserts share one transaction (group
-   * commit): N messages accepted at once cost one WAL flush, and each caller still returns only
-   * after its row is durable.
+   * Commits a new message with its recipients and its email.sent events (one transaction);
+   * returns messages.id. Concurrent inserts share one transaction (group commit): N messages
+   * accepted at once cost one WAL flush, and each caller still returns only after its row is
+   * durable.
    */
   insert(m: NewMessage): Promise<string> {
     return this.inserts.push(m);
@@ -199,9 +237,15 @@ export class MessageRepository {
       this.ds.transaction(async (em) => {
         const ids: string[] = [];
         for (const m of items) ids.push(await this.insertWith(em, m));
+        await this.events.within(em, items.flatMap(sentEventsOf));
         return ids;
       }),
-    (m) => this.insertWith(this.ds.manager, m),
+    (m) =>
+      this.ds.transaction(async (em) => {
+        const id = await this.insertWith(em, m);
+        await this.events.within(em, sentEventsOf(m));
+        return id;
+      }),
     64,
     2,
   );
@@ -282,8 +326,12 @@ export class MessageRepository {
           WHERE m.id = req.id AND m.next_attempt_at IS NOT NULL AND m.next_attempt_at <= req.now
             AND (m.lease_until IS NULL OR m.lease_until < req.now)
           RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.sender_address,
-                    m.track_opens, m.track_clicks, m.created_at, m.content)
+                    m.campaign_id, m.contact_id, m.tags, m.track_opens, m.track_clicks,
+                    m.created_at, m.content)
        SELECT c.*,
+              EXISTS (SELECT 1 FROM webhook_endpoints e
+                       WHERE e.organization_id = c.organization_id AND e.is_active
+                         AND e.events && $4::text[]) AS outcome_events,
               (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind, 'address', r.address,
                         'status', r.status, 'retry_count', r.retry_count,
                         'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at,
@@ -298,6 +346,7 @@ export class MessageRepository {
         items.map((i) => i.id),
         items.map((i) => i.now),
         items.map((i) => new Date(i.now.getTime() + i.leaseMs)),
+        EMAIL_OUTCOME_EVENT_TYPES,
       ],
     );
     const cipher = fieldCipher();
@@ -323,10 +372,14 @@ export class MessageRepository {
       jobId: row.job_id,
       messageId: row.message_id,
       senderAddress: row.sender_address,
+      campaignId: row.campaign_id,
+      contactId: row.contact_id,
+      tags: row.tags,
       trackOpens: row.track_opens,
       trackClicks: row.track_clicks,
       createdAt: row.created_at,
       content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
+      outcomeEvents: row.outcome_events,
       recipients: (row.recipients ?? []).map((r) => ({
         idx: r.idx,
         kind: r.kind,
@@ -343,28 +396,45 @@ export class MessageRepository {
   /**
    * Writes the attempts of one delivery run, the recipients' new states and the message's status
    * and next due time, and releases the lease: one statement, so atomic. Runs of concurrent
-   * deliveries share a statement; `also` (bounce bookkeeping) makes it a transaction of its own.
-   * Returns the dispatch sequence of the follow-up job.
+   * deliveries share a statement; the webhook events of the attempts join it in a transaction
+   * (an event exists exactly when its attempt is recorded); `also` (bounce bookkeeping) makes it
+   * a transaction of its own. Returns the dispatch sequence of the follow-up job.
    */
   recordRun(
     message: ClaimedMessage,
     attempts: AttemptRecord[],
     recipients: RecipientState[],
     outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null },
+    events: WebhookEvent[] = [],
     also?: (em: EntityManager) => Promise<void>,
   ): Promise<number> {
-    const run: RunRecord = { message, attempts, recipients, outcome };
+    const run: RunRecord = { message, attempts, recipients, outcome, events };
     if (!also) return this.runs.push(run);
     return this.ds.transaction(async (em) => {
       await also(em);
-      return (await this.recordMany([run], em))[0];
+      return (await this.recordWithEvents([run], em))[0];
     });
   }
 
   private readonly runs = new MicroBatcher<RunRecord, number>(
-    (items) => this.recordMany(items, this.ds.manager),
-    (item) => this.recordMany([item], this.ds.manager).then((r) => r[0]),
+    (items) => this.recordBatch(items),
+    (item) => this.recordBatch([item]).then((r) => r[0]),
   );
+
+  /** One statement, or a transaction when some run raises webhook events. */
+  private recordBatch(runs: RunRecord[]): Promise<number[]> {
+    if (!runs.some((r) => r.events.length)) return this.recordMany(runs, this.ds.manager);
+    return this.ds.transaction((em) => this.recordWithEvents(runs, em));
+  }
+
+  private async recordWithEvents(runs: RunRecord[], em: EntityManager): Promise<number[]> {
+    const seqs = await this.recordMany(runs, em);
+    await this.events.within(
+      em,
+      runs.flatMap((r) => r.events),
+    );
+    return seqs;
+  }
 
   private async recordMany(runs: RunRecord[], em: EntityManager): Promise<number[]> {
     const attempts = runs.flatMap((r) => r.attempts.map((a) => ({ run: r, a })));
@@ -417,6 +487,39 @@ export class MessageRepository {
       returned<{ id: string; dispatch_seq: number }>(res).map((r) => [r.id, r.dispatch_seq]),
     );
     return runs.map((r) => seq.get(r.message.id) ?? 0);
+  }
+
+  /** The message and recipient an engagement event is about; null when either is gone. */
+  async eventRef(
+    organizationId: string,
+    id: string,
+    recipientIdx: number,
+  ): Promise<EmailEventRef | null> {
+    const rows: {
+      job_id: string;
+      message_id: string;
+      campaign_id: string | null;
+      contact_id: string | null;
+      tags: string[];
+      kind: RecipientState['kind'];
+      address: string;
+    }[] = await this.ds.query(
+      `SELECT m.job_id, m.message_id, m.campaign_id, m.contact_id, m.tags, r.kind, r.address
+         FROM messages m JOIN message_recipients r ON r.message_id = m.id
+        WHERE m.organization_id = $1 AND m.id = $2 AND r.idx = $3`,
+      [organizationId, id, recipientIdx],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      organizationId,
+      jobId: r.job_id,
+      messageId: r.message_id,
+      campaignId: r.campaign_id,
+      contactId: r.contact_id,
+      tags: r.tags,
+      recipient: { email: fieldCipher().decrypt(r.address), kind: r.kind },
+    };
   }
 
   /** Gives the lease back without a result (the run failed before anything was recorded). */
