@@ -17,6 +17,8 @@ export interface SummaryRow {
   lost: number;
   passed: boolean;
   notes?: string;
+  /** The check could not run here (e.g. a server the suite does not own); not a failure. */
+  skipped?: boolean;
 }
 
 export interface Reporter {
