@@ -72,6 +72,11 @@ async function main(): Promise<number> {
   };
   process.once('SIGINT', () => void stop().then(() => process.exit(130)));
   process.once('SIGTERM', () => void stop().then(() => process.exit(143)));
+  process.once('uncaughtException', (err) => {
+    process.stderr.write(`resilience suite crashed: ${err.stack ?? err.message}\n`);
+    platform.killNow();
+    process.exit(2);
+  });
 
   try {
     await platform.start();

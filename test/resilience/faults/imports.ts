@@ -79,7 +79,10 @@ export async function startImport(
 }
 
 export async function readImport(http: HttpClient, id: string): Promise<ImportView> {
-  return dataOf<ImportView>(await http.get(`/api/v1/user/contact-imports/${id}`), 'read import');
+  return dataOf<{ import: ImportView }>(
+    await http.get(`/api/v1/user/contact-imports/${id}`),
+    'read import',
+  ).import;
 }
 
 export async function waitImportDone(

@@ -30,6 +30,7 @@ export function repoRoot(): string {
 }
 
 interface EmbeddedPg {
+  process?: { kill(signal: string): boolean };
   initialise(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -159,7 +160,7 @@ export class Platform {
             .filter(Boolean)
             .forEach((l) => this.logs.add('postgres', l)),
         onError: (e: unknown) => this.logs.add('postgres', `[error] ${String(e)}`),
-      }) as EmbeddedPg;
+      }) as unknown as EmbeddedPg;
       log(`initialising a private PostgreSQL on :${this.pgPort}`);
       await this.pg.initialise();
       await this.pg.start();
@@ -340,6 +341,13 @@ export class Platform {
       createOrg: (name) => this.createOrg(name),
       logs: () => this.logs.entries.map((e) => e.line),
     };
+  }
+
+  /** Synchronous teardown for a suite that is exiting abnormally (no child left behind). */
+  killNow(): void {
+    for (const p of [this.api, this.worker, this.relay, this.redis]) p?.killNow();
+    this.pg?.process?.kill('SIGINT');
+    rmSync(this.workDir, { recursive: true, force: true });
   }
 
   async stop(): Promise<void> {

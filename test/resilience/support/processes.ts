@@ -90,6 +90,12 @@ export class ManagedProcess {
     });
   }
 
+  /** Last resort when the suite itself is exiting: no waiting, no bookkeeping. */
+  killNow(): void {
+    this.expectingExit = true;
+    if (this.running) this.child!.kill('SIGKILL');
+  }
+
   /** Sends the signal and waits for the exit (SIGKILL after `graceMs` for a polite signal). */
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<void> {
     if (!this.child || !this.running) return;

@@ -26,6 +26,7 @@ export class SmtpSink {
   /** Milliseconds the sink waits before accepting each message (builds a delivery backlog). */
   delayMs = 0;
   port = 0;
+  connectionErrors = 0;
 
   async start(): Promise<void> {
     this.server = new SMTPServer({
@@ -56,6 +57,8 @@ export class SmtpSink {
         });
       },
     });
+    // A client that disappears mid-session (a killed worker) is a normal event here.
+    this.server.on('error', () => this.connectionErrors++);
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', () => resolve()));
     this.port = (this.server.server.address() as AddressInfo).port;
   }
