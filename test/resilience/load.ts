@@ -5,7 +5,7 @@
 import nodemailer from 'nodemailer';
 import type { Reporter } from './support/context';
 import type { Platform } from './support/harness';
-import { dataOf, HttpClient } from './support/http';
+import { dataOf, ApiClient } from './support/api-client';
 import { openLoop, routeStats, Sample, statsTable } from './support/open-loop';
 import { log, percentile, waitFor } from './support/util';
 import { createEndpoint, deliveryTotals } from './faults/webhooks';
@@ -25,7 +25,7 @@ export async function mixedLoad(
   opts: LoadOptions,
 ): Promise<void> {
   const org = await p.createOrg('Resilience load');
-  const http = new HttpClient(p.apiUrl, {}, 30_000).withKey(org.apiKey);
+  const http = new ApiClient(p.apiUrl, {}, 30_000).withKey(org.apiKey);
   const hook = `load-${Date.now()}`;
   const endpoint = await createEndpoint(p, http, hook, {
     events: ['contact.created', 'contact.updated'],

@@ -58,7 +58,7 @@ async function main(): Promise<number> {
   const steps = selectedSteps();
   const opts = {
     loadSeconds: envInt('RESILIENCE_LOAD_SECONDS', 300, 1),
-    loadRate: envInt('RESILIENCE_LOAD_RATE', 40, 1),
+    loadRate: envInt('RESILIENCE_LOAD_RATE', 20, 1),
     relayRate: envInt('RESILIENCE_RELAY_RATE', 2, 0),
     importRows: envInt('RESILIENCE_IMPORT_ROWS', 50_000, 1000),
     campaignRecipients: envInt('RESILIENCE_CAMPAIGN_RECIPIENTS', 3000, 200),

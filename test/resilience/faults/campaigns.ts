@@ -2,7 +2,7 @@
 // exactly once at the sink: none skipped, none sent twice by the replacement worker.
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
-import { dataOf, HttpClient } from '../support/http';
+import { dataOf, ApiClient } from '../support/api-client';
 import { log, sleep, tally, waitFor } from '../support/util';
 import { contactsCsv, startImport, waitImportDone } from './imports';
 
@@ -21,7 +21,7 @@ export async function workerKillDuringCampaign(
 ): Promise<void> {
   const name = `SIGKILL worker during a campaign fan-out`;
   const org = await p.createOrg('Resilience campaign');
-  const http = new HttpClient(p.apiUrl).withKey(org.apiKey);
+  const http = new ApiClient(p.apiUrl).withKey(org.apiKey);
   const { csv, emails } = contactsCsv(audience, 'cmp');
   const importId = await startImport(http, csv, 'Campaign audience');
   await waitImportDone(http, importId, 10 * 60_000);

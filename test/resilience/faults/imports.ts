@@ -2,7 +2,7 @@
 // from the last committed batch: counters equal to the rows in the database, no contact twice.
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
-import { dataOf, HttpClient } from '../support/http';
+import { dataOf, ApiClient } from '../support/api-client';
 import { log, sleep, waitFor } from '../support/util';
 
 export interface ImportView {
@@ -49,11 +49,7 @@ export function contactsCsv(rows: number, tag: string) {
 }
 
 /** Uploads and starts an import with a list; returns its id. */
-export async function startImport(
-  http: HttpClient,
-  csv: string,
-  listName: string,
-): Promise<string> {
+export async function startImport(http: ApiClient, csv: string, listName: string): Promise<string> {
   const up = dataOf<{ import: { id: string } }>(
     await http.upload('/api/v1/user/contact-imports', 'file', 'contacts.csv', csv),
     'upload',
@@ -78,7 +74,7 @@ export async function startImport(
   return id;
 }
 
-export async function readImport(http: HttpClient, id: string): Promise<ImportView> {
+export async function readImport(http: ApiClient, id: string): Promise<ImportView> {
   return dataOf<{ import: ImportView }>(
     await http.get(`/api/v1/user/contact-imports/${id}`),
     'read import',
@@ -86,7 +82,7 @@ export async function readImport(http: HttpClient, id: string): Promise<ImportVi
 }
 
 export async function waitImportDone(
-  http: HttpClient,
+  http: ApiClient,
   id: string,
   timeoutMs: number,
 ): Promise<ImportView> {
@@ -108,7 +104,7 @@ export async function workerKillDuringImport(
 ): Promise<void> {
   const name = `SIGKILL worker during a ${rows.toLocaleString('en-US')}-row import`;
   const org = await p.createOrg('Resilience import');
-  const http = new HttpClient(p.apiUrl).withKey(org.apiKey);
+  const http = new ApiClient(p.apiUrl).withKey(org.apiKey);
   const { csv, expected } = contactsCsv(rows, 'imp');
   const id = await startImport(http, csv, 'Resilience import');
   let requests = 3;

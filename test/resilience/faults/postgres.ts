@@ -3,7 +3,7 @@
 // no write it acknowledged is missing.
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
-import { dataOf, HttpClient } from '../support/http';
+import { dataOf, ApiClient } from '../support/api-client';
 import { openLoop, routeStats, Sample, statsTable } from '../support/open-loop';
 import { log, sleep } from '../support/util';
 
@@ -29,7 +29,7 @@ export async function postgresRestartUnderLoad(
     return;
   }
   const org = await p.createOrg('Resilience postgres');
-  const http = new HttpClient(p.apiUrl, {}, HANG_MS).withKey(org.apiKey);
+  const http = new ApiClient(p.apiUrl, {}, HANG_MS).withKey(org.apiKey);
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) {
     const c = dataOf<{ id: string }>(

@@ -3,7 +3,7 @@
 // committed messages whose jobs Redis lost. Requests while Redis is down answer 503, never hang.
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
-import { HttpClient } from '../support/http';
+import { ApiClient } from '../support/api-client';
 import { openLoop } from '../support/open-loop';
 import { log, sleep } from '../support/util';
 import { sendOne, settleLedger } from './sends';
@@ -28,12 +28,12 @@ export async function redisRestartWithSendsQueued(
     return;
   }
   const org = await p.createOrg('Resilience redis');
-  const http = new HttpClient(p.apiUrl, {}, 15_000).withKey(org.apiKey);
+  const http = new ApiClient(p.apiUrl, {}, 15_000).withKey(org.apiKey);
   const tag = Date.now();
   const acked: string[] = [];
   let n = 0;
-  // A slow sink (150 ms a message, 5 pooled connections: ~33/s) keeps a backlog in the queue.
-  p.sink.delayMs = 150;
+  // A slow sink (300 ms a message, 5 pooled connections: ~16/s) keeps a backlog in the queue.
+  p.sink.delayMs = 300;
   const timeline = (async () => {
     await sleep(opts.killAtSeconds * 1000);
     const backlog = await p.db.query<{ n: string }>(

@@ -1,7 +1,7 @@
 // Helpers shared by the checks that send email: one API send, and the exactly-once ledger that
 // compares what the API acknowledged with what reached the SMTP sink.
 import type { Platform } from '../support/harness';
-import type { HttpClient, HttpResult } from '../support/http';
+import type { ApiClient, ApiResult } from '../support/api-client';
 import { tally, waitFor } from '../support/util';
 
 export interface Acknowledged {
@@ -10,11 +10,11 @@ export interface Acknowledged {
 }
 
 export async function sendOne(
-  http: HttpClient,
+  http: ApiClient,
   to: string,
   subject: string,
   timeoutMs?: number,
-): Promise<HttpResult<{ data?: { messageId: string; jobId: string } }>> {
+): Promise<ApiResult<{ data?: { messageId: string; jobId: string } }>> {
   return http.post<{ data?: { messageId: string; jobId: string } }>(
     '/api/v1/send',
     {

@@ -3,7 +3,7 @@
 // `delivered` or `failed`, with one attempt row per counted attempt.
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
-import { dataOf, HttpClient } from '../support/http';
+import { dataOf, ApiClient } from '../support/api-client';
 import { log, sleep, waitFor } from '../support/util';
 
 export interface DeliveryTotals {
@@ -43,7 +43,7 @@ export async function deliveryTotals(p: Platform, endpointId: string): Promise<D
 
 export async function createEndpoint(
   p: Platform,
-  http: HttpClient,
+  http: ApiClient,
   hook: string,
   body: Record<string, unknown>,
 ): Promise<string> {
@@ -62,7 +62,7 @@ export async function workerKillDuringWebhookRetries(
   events = 100,
 ): Promise<void> {
   const org = await p.createOrg('Resilience webhooks');
-  const http = new HttpClient(p.apiUrl).withKey(org.apiKey);
+  const http = new ApiClient(p.apiUrl).withKey(org.apiKey);
   const tag = Date.now();
   const flakyHook = `flaky-${tag}`;
   const hangHook = `hang-${tag}`;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, Pool } from 'pg';
 import type { OrgFixture, ResilienceContext } from './context';
-import { HttpClient } from './http';
+import { ApiClient } from './api-client';
 import { LogBook, ManagedProcess } from './processes';
 import { WebhookReceiver } from './receiver';
 import { SmtpSink } from './sink';
@@ -237,12 +237,12 @@ export class Platform {
   // ---- platform processes ------------------------------------------------------------------
 
   async apiReady(timeoutMs = 90_000): Promise<void> {
-    const http = new HttpClient(this.apiUrl, {}, 2000);
+    const http = new ApiClient(this.apiUrl, {}, 2000);
     await waitFor('the api', async () => (await http.get('/health')).status === 200, timeoutMs);
   }
 
   async workerReady(timeoutMs = 90_000): Promise<void> {
-    const http = new HttpClient(`http://127.0.0.1:${this.workerHealthPort}`, {}, 2000);
+    const http = new ApiClient(`http://127.0.0.1:${this.workerHealthPort}`, {}, 2000);
     await waitFor('the worker', async () => (await http.get('/health')).status === 200, timeoutMs);
   }
 

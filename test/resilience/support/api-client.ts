@@ -2,7 +2,7 @@
 // counted as a hang instead of stalling the run. Never throws: network errors are status 0.
 import { Agent, request } from 'undici';
 
-export interface HttpResult<T = unknown> {
+export interface ApiResult<T = unknown> {
   status: number;
   body: T;
   ms: number;
@@ -17,27 +17,27 @@ export const agent = new Agent({
   connect: { timeout: 10_000 },
 });
 
-export class HttpClient {
+export class ApiClient {
   constructor(
     readonly baseUrl: string,
     private readonly headers: Record<string, string> = {},
     private readonly timeoutMs = 30_000,
   ) {}
 
-  withKey(apiKey: string): HttpClient {
-    return new HttpClient(this.baseUrl, { ...this.headers, 'x-api-key': apiKey }, this.timeoutMs);
+  withKey(apiKey: string): ApiClient {
+    return new ApiClient(this.baseUrl, { ...this.headers, 'x-api-key': apiKey }, this.timeoutMs);
   }
 
-  get<T = unknown>(path: string, timeoutMs?: number): Promise<HttpResult<T>> {
+  get<T = unknown>(path: string, timeoutMs?: number): Promise<ApiResult<T>> {
     return this.call<T>('GET', path, undefined, timeoutMs);
   }
-  post<T = unknown>(path: string, body?: unknown, timeoutMs?: number): Promise<HttpResult<T>> {
+  post<T = unknown>(path: string, body?: unknown, timeoutMs?: number): Promise<ApiResult<T>> {
     return this.call<T>('POST', path, body, timeoutMs);
   }
-  patch<T = unknown>(path: string, body?: unknown, timeoutMs?: number): Promise<HttpResult<T>> {
+  patch<T = unknown>(path: string, body?: unknown, timeoutMs?: number): Promise<ApiResult<T>> {
     return this.call<T>('PATCH', path, body, timeoutMs);
   }
-  delete<T = unknown>(path: string, timeoutMs?: number): Promise<HttpResult<T>> {
+  delete<T = unknown>(path: string, timeoutMs?: number): Promise<ApiResult<T>> {
     return this.call<T>('DELETE', path, undefined, timeoutMs);
   }
 
@@ -46,7 +46,7 @@ export class HttpClient {
     path: string,
     body?: unknown,
     timeoutMs = this.timeoutMs,
-  ): Promise<HttpResult<T>> {
+  ): Promise<ApiResult<T>> {
     const started = performance.now();
     const headers: Record<string, string> = { ...this.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -84,7 +84,7 @@ export class HttpClient {
     field: string,
     fileName: string,
     content: string,
-  ): Promise<HttpResult<T>> {
+  ): Promise<ApiResult<T>> {
     const started = performance.now();
     const form = new FormData();
     form.append(field, new Blob([content], { type: 'text/csv' }), fileName);
@@ -115,7 +115,7 @@ export class HttpClient {
 }
 
 /** The `data` of a success envelope, or throws with what came back instead. */
-export function dataOf<T>(res: HttpResult, what: string, expected: number[] = [200, 201, 202]): T {
+export function dataOf<T>(res: ApiResult, what: string, expected: number[] = [200, 201, 202]): T {
   if (!expected.includes(res.status)) {
     const detail = res.error ?? JSON.stringify(res.body)?.slice(0, 300);
     throw new Error(`${what}: expected ${expected.join('/')}, got ${res.status} ${detail}`);
