@@ -5,7 +5,8 @@ import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
 import { dataOf, ApiClient } from '../support/api-client';
 import { openLoop, routeStats, Sample, statsTable } from '../support/open-loop';
-import { log, sleep } from '../support/util';
+import { log, sleep, waitFor } from '../support/util';
+import { sendOne } from './sends';
 
 const HANG_MS = 10_000;
 
@@ -117,6 +118,22 @@ export async function postgresRestartUnderLoad(
     [org.id, createdIds],
   );
   const lost = createdIds.length - Number(found.rows[0].n);
+
+  // The worker came back too: a send made after the restart reaches the sink.
+  const probe = await sendOne(
+    http,
+    'after-restart@resilience.example',
+    `After PG restart ${Date.now()}`,
+  );
+  const probeId = probe.body?.data?.messageId;
+  const workerBack =
+    probe.status === 202 &&
+    (await waitFor(
+      'a send after the restart at the sink',
+      () => p.sink.messages().some((m) => m.messageId === probeId),
+      60_000,
+      500,
+    ).catch(() => false));
   reporter.addSection(
     'PostgreSQL restart: answers per route',
     statsTable(routeStats(run.samples)) +
@@ -131,7 +148,8 @@ export async function postgresRestartUnderLoad(
     duringNot503 === 0 &&
     during.length > 0 &&
     recoverySeconds <= opts.recoverWithinSeconds &&
-    lost === 0;
+    lost === 0 &&
+    workerBack;
   reporter.record({
     section: 'fault',
     name,
@@ -143,6 +161,7 @@ export async function postgresRestartUnderLoad(
       `${opts.downSeconds} s down; during: ${during.length} requests, ${during503} × 503, ` +
       `${duringNot503} other non-2xx; 5xx other than 503: ${fiveHundreds}; hangs > ${HANG_MS / 1000} s: ${hangs}; ` +
       `recovered ${Number.isFinite(recoverySeconds) ? recoverySeconds.toFixed(1) + ' s' : 'never'} after ready ` +
-      `(bound ${opts.recoverWithinSeconds} s); ${createdIds.length} creates acknowledged, ${lost} missing`,
+      `(bound ${opts.recoverWithinSeconds} s); ${createdIds.length} creates acknowledged, ${lost} missing; ` +
+      `a send after the restart ${workerBack ? 'delivered' : 'NOT delivered within 60 s'}`,
   });
 }
