@@ -59,6 +59,10 @@ function isStoreOutage(err: unknown): boolean {
   const e = err as { code?: string; message?: string; name?: string } | null;
   if (!e) return false;
   if (e.name === 'MaxRetriesPerRequestError') return true;
+  // TypeORM releases a transaction's connection as soon as the pg client reports it dead (the
+  // server terminating sessions when it shuts down); the transaction's next statement then
+  // fails with this error instead of a connection error.
+  if (e.name === 'QueryRunnerAlreadyReleasedError') return true;
   if (
     e.code &&
     [
