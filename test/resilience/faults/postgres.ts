@@ -7,6 +7,7 @@ import { dataOf, ApiClient } from '../support/api-client';
 import { openLoop, routeStats, Sample, statsTable } from '../support/open-loop';
 import { log, sleep, waitFor } from '../support/util';
 import { sendOne } from './sends';
+import { createEndpoint, deliveryTotals } from './webhooks';
 
 const HANG_MS = 10_000;
 
@@ -31,6 +32,13 @@ export async function postgresRestartUnderLoad(
   }
   const org = await p.createOrg('Resilience postgres');
   const http = new ApiClient(p.apiUrl, {}, HANG_MS).withKey(org.apiKey);
+  // contact.created of every contact that exists, whatever the API answered while it was written.
+  const hook = `pg-${Date.now()}`;
+  const endpoint = await createEndpoint(p, http, hook, {
+    events: ['contact.created'],
+    maxRetries: 10,
+    timeoutSeconds: 10,
+  });
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) {
     const c = dataOf<{ id: string }>(
@@ -134,10 +142,41 @@ export async function postgresRestartUnderLoad(
       60_000,
       500,
     ).catch(() => false));
+  // Events: once every delivery ended, each contact in the database was announced exactly once.
+  const hooks = await waitFor(
+    'the contact.created deliveries to end',
+    async () => {
+      const t = await deliveryTotals(p, endpoint);
+      return t.pending === 0 ? t : undefined;
+    },
+    3 * 60_000,
+    1000,
+  ).catch(() => deliveryTotals(p, endpoint));
+  const inDb = await p.db.query<{ id: string }>(
+    `SELECT id FROM contacts WHERE organization_id = $1`,
+    [org.id],
+  );
+  const announced = new Map<string, number>();
+  for (const b of p.receiver.bodies(hook)) {
+    const id = (b.data.contact as { id?: string } | undefined)?.id;
+    if (b.type === 'contact.created' && id) announced.set(id, (announced.get(id) ?? 0) + 1);
+  }
+  const unannounced = inDb.rows.filter((r) => !announced.has(r.id)).length;
+  const announcedTwice = [...announced.values()].filter((n) => n > 1).length;
+
+  const rel = (t: number) => `${((t - marks.stopping) / 1000).toFixed(1)} s`;
+  const odd = run.samples
+    .filter((s) => s.error || (s.status >= 500 && s.status !== 503))
+    .map(
+      (s) =>
+        `${s.route} ${s.error ?? s.status} (started ${rel(s.startedAt)}, ${Math.round(s.ms)} ms)`,
+    );
   reporter.addSection(
     'PostgreSQL restart: answers per route',
     statsTable(routeStats(run.samples)) +
-      `\n\nDown (stop issued → ready again) ${Math.round((marks.up - marks.stopping) / 1000)} s; ` +
+      (odd.length ? `\n\nUnexpected answers (times from the stop): ${odd.join('; ')}.` : '') +
+      `\n\nDown (stop issued → ready again) ${Math.round((marks.up - marks.stopping) / 1000)} s ` +
+      `(stopped ${rel(marks.down)}, start issued ${rel(marks.starting)}, ready ${rel(marks.up)}); ` +
       `${during.length} requests wholly inside the outage, ${during503} of them 503.`,
   );
   const passed =
@@ -149,19 +188,25 @@ export async function postgresRestartUnderLoad(
     during.length > 0 &&
     recoverySeconds <= opts.recoverWithinSeconds &&
     lost === 0 &&
-    workerBack;
+    workerBack &&
+    unannounced === 0 &&
+    announcedTwice === 0 &&
+    hooks.pending === 0 &&
+    hooks.failed === 0;
   reporter.record({
     section: 'fault',
     name,
     requests: run.samples.length,
-    errors: fiveHundreds + hangs + networkErrors + beforeBad + duringNot503,
-    lost,
+    errors: fiveHundreds + hangs + networkErrors + beforeBad + duringNot503 + announcedTwice,
+    lost: lost + unannounced,
     passed,
     notes:
       `${opts.downSeconds} s down; during: ${during.length} requests, ${during503} × 503, ` +
       `${duringNot503} other non-2xx; 5xx other than 503: ${fiveHundreds}; hangs > ${HANG_MS / 1000} s: ${hangs}; ` +
       `recovered ${Number.isFinite(recoverySeconds) ? recoverySeconds.toFixed(1) + ' s' : 'never'} after ready ` +
       `(bound ${opts.recoverWithinSeconds} s); ${createdIds.length} creates acknowledged, ${lost} missing; ` +
-      `a send after the restart ${workerBack ? 'delivered' : 'NOT delivered within 60 s'}`,
+      `a send after the restart ${workerBack ? 'delivered' : 'NOT delivered within 60 s'}; ` +
+      `${inDb.rows.length} contacts in DB, ${unannounced} without a contact.created webhook, ` +
+      `${announcedTwice} announced twice; deliveries ${hooks.delivered} delivered, ${hooks.failed} failed, ${hooks.pending} pending`,
   });
 }

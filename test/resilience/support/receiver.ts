@@ -7,11 +7,21 @@ import type { AddressInfo, Socket } from 'node:net';
 
 export type HookMode = 'ok' | 'drop' | 'hang';
 
+/** What the platform posts (docs/webhooks.md): `{delivery_id, type, timestamp, data}`. */
+export interface WebhookBody {
+  delivery_id: string;
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
 interface Hook {
   mode: HookMode;
   secret?: string;
   /** Requests per delivery id answered 2xx. */
   delivered: Map<string, number>;
+  /** The body of each delivery answered 2xx (the first time). */
+  bodies: Map<string, WebhookBody>;
   /** Requests of any outcome. */
   requests: number;
   badSignatures: number;
@@ -57,6 +67,11 @@ export class WebhookReceiver {
     return this.hook(name).delivered;
   }
 
+  /** Bodies of the deliveries answered 2xx on a hook, one per delivery id. */
+  bodies(name: string): WebhookBody[] {
+    return [...this.hook(name).bodies.values()];
+  }
+
   stats(name: string): { requests: number; badSignatures: number } {
     const h = this.hook(name);
     return { requests: h.requests, badSignatures: h.badSignatures };
@@ -70,7 +85,7 @@ export class WebhookReceiver {
   private hook(name: string): Hook {
     let h = this.hooks.get(name);
     if (!h) {
-      h = { mode: 'ok', delivered: new Map(), requests: 0, badSignatures: 0 };
+      h = { mode: 'ok', delivered: new Map(), bodies: new Map(), requests: 0, badSignatures: 0 };
       this.hooks.set(name, h);
     }
     return h;
@@ -107,6 +122,13 @@ export class WebhookReceiver {
       }
       const id = header(req, 'x-webhook-delivery-id') ?? 'unknown';
       hook.delivered.set(id, (hook.delivered.get(id) ?? 0) + 1);
+      if (!hook.bodies.has(id)) {
+        try {
+          hook.bodies.set(id, JSON.parse(body) as WebhookBody);
+        } catch {
+          hook.badSignatures++; // not the JSON the platform signs: count it as a bad delivery
+        }
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
