@@ -27,6 +27,7 @@ describe('Redis outage', () => {
     redis.on('error', () => undefined);
     app = await createTestApp({
       override: (b) => b.overrideProvider(REDIS).useValue(redis),
+      logLevel: 'error', // the key-invalidation subscriber warns on every reconnection attempt
     });
     s = await createSession(app);
   });
