@@ -74,6 +74,7 @@ export class Platform {
   ownsRedis = true;
   private pg?: EmbeddedPg;
   private pgPort = 0;
+  private pgStopped = false;
   private redis?: ManagedProcess;
   private redisPort = 0;
   private env: NodeJS.ProcessEnv = {};
@@ -181,6 +182,7 @@ export class Platform {
   async stopPostgres(): Promise<void> {
     if (!this.pg) throw new Error('PostgreSQL is not ours to stop');
     this.logs.add('postgres', '[suite] stopping PostgreSQL');
+    this.pgStopped = true;
     await this.pg.stop();
   }
 
@@ -188,6 +190,7 @@ export class Platform {
     if (!this.pg) throw new Error('PostgreSQL is not ours to start');
     this.logs.add('postgres', '[suite] starting PostgreSQL');
     await this.pg.start();
+    this.pgStopped = false;
   }
 
   // ---- Redis -------------------------------------------------------------------------------
@@ -261,6 +264,15 @@ export class Platform {
   /** Starts any of api, worker, relay that is not running (after a fault took one down). */
   async ensureRunning(): Promise<string[]> {
     const restarted: string[] = [];
+    // A fault that failed half-way may have left a server down.
+    if (this.pg && this.pgStopped) {
+      await this.startPostgres();
+      restarted.push('postgres');
+    }
+    if (this.redis && !this.redis.running) {
+      await this.startRedis();
+      restarted.push('redis');
+    }
     for (const p of [this.api, this.worker, this.relay]) {
       if (!p.running) {
         p.start();
