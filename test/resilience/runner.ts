@@ -67,6 +67,13 @@ async function main(): Promise<number> {
   };
   const reporter = new SummaryReporter();
   const platform = new Platform();
+  // The commit the build is made from (taken now: the checkout may move while the suite runs).
+  let commit = 'unknown';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { cwd: platform.root }).toString().trim();
+  } catch {
+    // not a git checkout
+  }
   const stop = async () => {
     await platform.stop().catch((e: Error) => log(`cleanup: ${e.message}`));
   };
@@ -189,12 +196,6 @@ async function main(): Promise<number> {
   await stop();
 
   const wall = Math.round((Date.now() - started) / 1000);
-  let commit = 'unknown';
-  try {
-    commit = execSync('git rev-parse --short HEAD', { cwd: platform.root }).toString().trim();
-  } catch {
-    // not a git checkout
-  }
   const header = [
     `## Resilience suite — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
