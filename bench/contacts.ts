@@ -1,11 +1,13 @@
-// npm run bench -- contacts [--fresh] [--drop] [--duration 10] [--connections 10]
+// npm run bench -- contacts [--fresh] [--drop] [--duration 10] [--connections 10] [--processes N]
 //
 // Seeds 1,000,000 contacts (emails for all, SMS numbers for 30 %, 0-2 tags each; names hashed
 // from the row number so no column correlates with another) into one
 // organization of a separate database (mp_bench_contacts, reused between runs; --fresh rebuilds it,
 // --drop removes it at the end), then measures three GET /contacts queries through the API
 // (autocannon in a child process) next to the very same SQL statements run straight through pg
-// with the same concurrency, and prints p50 / p99 / requests per second and the ratio.
+// with the same concurrency, and prints p50 / p99 / requests per second and the ratio. The API is
+// measured twice: in this process (one event loop), and as deployed with API_PROCESSES=N (the
+// compiled api, N processes sharing the port; default N = CPU count).
 import { INestApplication } from '@nestjs/common';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -26,6 +28,7 @@ import {
 import type { Contact } from '@app/domain';
 import type { ContactListQueryInput } from '@app/domain';
 import { createTestApp } from '../test/support/app';
+import { benchEnv, httpReady, startApp, stop } from './support/harness';
 
 const { values: args } = parseArgs({
   options: {
@@ -34,12 +37,15 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     contacts: { type: 'string', default: '1000000' },
+    processes: { type: 'string', default: String(cpus().length) },
   },
 });
 
 const N = Number(args.contacts);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
+const PROCESSES = Number(args.processes);
+const CLUSTER_PORT = 3391;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = 'mp_bench_contacts';
 // A fixed key so a seeded database can be reused between runs (bench data only).
@@ -253,6 +259,13 @@ async function seed(app: INestApplication, db: Client): Promise<Seeded> {
       WHERE s.tag_id = t.id`,
     [org.id],
   );
+  await db.query(
+    `UPDATE contacts c SET tag_ids = s.ids
+       FROM (SELECT contact_id, array_agg(tag_id ORDER BY tag_id) AS ids
+               FROM contact_tag_assignments WHERE organization_id = $1 GROUP BY 1) s
+      WHERE c.id = s.contact_id`,
+    [org.id],
+  );
   log(`tags done in ${((Date.now() - started) / 1000).toFixed(1)} s; VACUUM ANALYZE...`);
   await db.query(`VACUUM ANALYZE`);
   await db.query(
@@ -292,7 +305,7 @@ async function direct(
 ): Promise<Figures> {
   const q = normaliseContactListQuery(input);
   const { count, page } = repo.listQueries(orgId, q);
-  const [pageSql, pageParams] = page.getQueryAndParameters();
+  const { sql: pageSql, params: pageParams } = page;
   const once = async () => {
     const rows = await pool.query(pageSql, pageParams);
     if (!rows.rows.length && q.page > 1) await pool.query(count.sql, count.params);
@@ -356,7 +369,12 @@ function api(url: string, apiKey: string, connections: number, seconds: number):
         if (code !== 0) return fail(new Error(`autocannon exited with ${code}`));
         const r = JSON.parse(out);
         if (r.non2xx || r.errors)
-          return fail(new Error(`non-2xx: ${r.non2xx}, errors: ${r.errors}`));
+          return fail(
+            new Error(
+              `${url}: non-2xx: ${r.non2xx}, errors: ${r.errors}, ` +
+                `status codes: ${JSON.stringify(r.statusCodeStats ?? {})}`,
+            ),
+          );
         done({
           p50: r.latency.p50,
           p99: r.latency.p99,
@@ -388,6 +406,7 @@ async function main() {
   const db = new Client({ connectionString: url });
   await db.connect();
   const pool = new Pool({ connectionString: url, max: 20 });
+  let cluster: Awaited<ReturnType<typeof startApp>> | undefined;
   try {
     const meta = (await seeded(db)) ?? (await seed(app, db));
     const { value: apiKey } = await app.get(ApiKeyService).create(meta.orgId, {
@@ -401,6 +420,18 @@ async function main() {
       ])
     ).rows;
     log(`organization ${meta.orgId} holds ${n} contacts`);
+    cluster = await startApp(
+      'api',
+      benchEnv(url, {
+        REDIS_URL: process.env.REDIS_URL!,
+        ENCRYPTION_KEY: BENCH_KEY,
+        RUN_MIGRATIONS: 'false',
+        PORT: String(CLUSTER_PORT),
+        API_PROCESSES: String(PROCESSES),
+        DATA_DIR: process.env.DATA_DIR!,
+      }),
+      () => httpReady(`http://127.0.0.1:${CLUSTER_PORT}/health`),
+    );
     const repo = app.get(ContactsRepository);
     const email = emailOf(Math.floor(N / 2));
     const cases: [string, ContactListQueryInput, string][] = [
@@ -422,6 +453,12 @@ async function main() {
       const latencyOurs = await api(url, apiKey, 1, DURATION);
       const loadBase = await direct(pool, repo, meta.orgId, input, CONNECTIONS, DURATION);
       const loadOurs = await api(url, apiKey, CONNECTIONS, DURATION);
+      const loadCluster = await api(
+        url.replace(`:${port}/`, `:${CLUSTER_PORT}/`),
+        apiKey,
+        CONNECTIONS,
+        DURATION,
+      );
       const lines = [
         '',
         name,
@@ -432,10 +469,13 @@ async function main() {
         `    baseline (same SQL through pg): ${fmt(loadBase)}`,
         `    ours (GET through the API):     ${fmt(loadOurs)}`,
         `    ratio (API req/s / SQL req/s):  ${(loadOurs.rps / loadBase.rps).toFixed(2)}`,
+        `    ours, API_PROCESSES=${PROCESSES}:          ${fmt(loadCluster).replace(/ \(.*\)$/, '')}`,
+        `    ratio, API_PROCESSES=${PROCESSES}:         ${(loadCluster.rps / loadBase.rps).toFixed(2)}`,
       ];
       process.stdout.write(lines.join('\n') + '\n');
     }
   } finally {
+    if (cluster) await stop(cluster);
     await pool.end();
     await db.end();
     await app.close();

@@ -7,12 +7,21 @@
 //   ours      deliveries already stored and announced while the dispatcher was paused, from its
 //             resume until all are recorded as delivered in PostgreSQL
 //   ours-e2e  emit() (store + notify) and delivery together, from the first emit to the last record
+// Each round also prints the CPU time per request of this process, of the receiver and of this
+// database's PostgreSQL backends (Linux /proc), and the commits per request: on a machine shared
+// with other work the throughput swings with the load, the CPU per request much less.
+// Both paths and the receiver are warmed up (untimed) before the first round.
 // Environment: BENCH_DATABASE_URL (default the local PostgreSQL, database mp_bench_webhooks),
-// BENCH_REDIS_URL (default redis://127.0.0.1:6379/12), WEBHOOK_CONCURRENCY (default 50).
+// BENCH_REDIS_URL (default redis://127.0.0.1:6379/12), WEBHOOK_CONCURRENCY (default 50),
+// BENCH_PROFILE_DIR (V8 CPU profiles of the first round's two measured phases).
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { Agent } from 'undici';
 import { DataSource } from 'typeorm';
@@ -75,9 +84,42 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 }
 
 /** CPU time of this process (client, or worker) per request since `since`. */
-function cpuMsPer(since: NodeJS.CpuUsage, n: number): string {
+function cpuMsPer(since: NodeJS.CpuUsage, n: number): number {
   const used = process.cpuUsage(since);
-  return ((used.user + used.system) / 1000 / n).toFixed(3);
+  return (used.user + used.system) / 1000 / n;
+}
+
+/** User + system CPU milliseconds of another process (Linux /proc; 0 when it cannot be read). */
+function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line (11 and 12 after the command), in ticks.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * BENCH_PROFILE_DIR=<dir>: a V8 CPU profile of each measured phase of the first round
+ * (baseline.cpuprofile, ours.cpuprofile), so the two can be compared function by function.
+ */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const inspector = PROFILE_DIR ? new Session() : undefined;
+const post = (method: string) =>
+  new Promise<unknown>((resolve, reject) =>
+    inspector!.post(method, (err, res) => (err ? reject(err) : resolve(res))),
+  );
+async function profileStart(round: number): Promise<void> {
+  if (!inspector || round > 0) return;
+  await post('Profiler.enable');
+  await post('Profiler.start');
+}
+async function profileStop(round: number, name: string): Promise<void> {
+  if (!inspector || round > 0) return;
+  const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+  writeFileSync(join(PROFILE_DIR!, `${name}.cpuprofile`), JSON.stringify(profile));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -91,6 +133,7 @@ async function main(): Promise<void> {
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
   process.env.BULL_PREFIX = `bench-webhooks-${process.pid}`;
   process.env.LOG_LEVEL ??= 'warn';
+  inspector?.connect();
   const config = loadConfig();
   const concurrency = config.webhookConcurrency;
 
@@ -131,6 +174,54 @@ async function main(): Promise<void> {
   const untilDelivered = async (n: number) => {
     while ((await deliveredCount()) < n) await new Promise((r) => setTimeout(r, 50));
   };
+  /**
+   * Waits for this process's dispatcher to have recorded `n` more outcomes (an in-memory
+   * counter, so the wait does not load the database), then confirms them in PostgreSQL.
+   */
+  const untilRecorded = async (recordedBefore: number, deliveredBefore: number, n: number) => {
+    while (dispatcher.attemptsRecorded < recordedBefore + n)
+      await new Promise((r) => setTimeout(r, 2));
+    await untilDelivered(deliveredBefore + n);
+  };
+  const pgBackends = async (): Promise<number[]> =>
+    (
+      (await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)) as {
+        pid: number;
+      }[]
+    ).map((r) => r.pid);
+  /** CPU of this process, the receiver and this database's PostgreSQL backends. */
+  const cpuSnapshot = async () => {
+    const pg = new Map<number, number>();
+    for (const pid of await pgBackends()) pg.set(pid, procCpuMs(pid));
+    const [db] = (await ds.query(
+      `SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`,
+    )) as { commits: number }[];
+    return { node: process.cpuUsage(), receiver: procCpuMs(child.pid!), pg, db };
+  };
+  type CpuSnapshot = Awaited<ReturnType<typeof cpuSnapshot>>;
+  /** Milliseconds of CPU per request since `since`: this process, the receiver, PostgreSQL. */
+  const cpuPer = async (since: CpuSnapshot, n: number) => {
+    const node = cpuMsPer(since.node, n);
+    const receiver = (procCpuMs(child.pid!) - since.receiver) / n;
+    let pgMs = 0;
+    // A backend that connected since the snapshot spent all its CPU in the interval.
+    for (const pid of await pgBackends()) pgMs += procCpuMs(pid) - (since.pg.get(pid) ?? 0);
+    // Statistics reach pg_stat_database up to a second late: an approximate figure.
+    const [db] = (await ds.query(
+      `SELECT xact_commit::int - $1 AS commits FROM pg_stat_database WHERE datname = current_database()`,
+      [since.db.commits],
+    )) as { commits: number }[];
+    return {
+      node,
+      receiver,
+      pg: pgMs / n,
+      total: node + receiver + pgMs / n,
+      commits: db.commits / n,
+    };
+  };
+  const fmtCpu = (c: Awaited<ReturnType<typeof cpuPer>>) =>
+    `${c.total.toFixed(3)} ms CPU each = ${c.node.toFixed(3)} node + ${c.receiver.toFixed(3)} receiver + ` +
+    `${c.pg.toFixed(3)} pg; ${c.commits.toFixed(3)} commits each`;
   const emitAll = (count: number) =>
     pool(
       Array.from({ length: count }, (_, i) => i),
@@ -141,44 +232,53 @@ async function main(): Promise<void> {
   // This machine's PostgreSQL may run without autovacuum: start each run from a vacuumed table.
   const vacuum = () => ds.query('VACUUM (ANALYZE) webhook_deliveries, webhook_attempts');
   await vacuum();
-  // Warm-up: connections, JIT.
-  await emitAll(200);
-  await untilDelivered(200);
-
-  const baseline: number[] = [];
-  const ours: number[] = [];
-  const ourEndToEnd: number[] = [];
   const agent = new Agent({ keepAliveTimeout: 4000 });
-  for (let round = 0; round < ROUNDS; round++) {
-    // Baseline: the same envelope bodies and headers, POSTed straight to the receiver.
-    const bodies = Array.from({ length: N }, (_, i) => {
-      const body = JSON.stringify({
+  const bodiesOf = (count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
         delivery_id: randomUUID(),
         type: 'contact.created',
         timestamp: new Date().toISOString(),
         data: data(i),
-      });
-      return body;
+      }),
+    );
+  const post = async (body: string) => {
+    const res = await agent.request({
+      origin: `http://127.0.0.1:${port}`,
+      path: '/hook',
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Webhook-Signature': signatureHeader(secret, Math.floor(Date.now() / 1000), body),
+        'X-Webhook-Delivery-Id': (JSON.parse(body) as { delivery_id: string }).delivery_id,
+        'X-Webhook-Event': 'contact.created',
+      },
+      body,
     });
-    let cpu = process.cpuUsage();
+    await res.body.text();
+  };
+
+  // Warm-up of both paths and of the receiver (connections, JIT), untimed: without it the first
+  // round's baseline runs against a cold receiver.
+  const warm = Math.min(N, 2000);
+  await pool(bodiesOf(warm), concurrency, post);
+  await emitAll(warm);
+  await untilDelivered(warm);
+
+  const baseline: number[] = [];
+  const ours: number[] = [];
+  const ourEndToEnd: number[] = [];
+  const cpuRatios: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Baseline: the same envelope bodies and headers, POSTed straight to the receiver.
+    const bodies = bodiesOf(N);
+    await profileStart(round);
+    let cpu = await cpuSnapshot();
     let t0 = process.hrtime.bigint();
-    await pool(bodies, concurrency, async (body) => {
-      const res = await agent.request({
-        origin: `http://127.0.0.1:${port}`,
-        path: '/hook',
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'X-Webhook-Signature': signatureHeader(secret, Math.floor(Date.now() / 1000), body),
-          'X-Webhook-Delivery-Id': JSON.parse(body).delivery_id,
-          'X-Webhook-Event': 'contact.created',
-        },
-        body,
-      });
-      await res.body.text();
-    });
+    await pool(bodies, concurrency, post);
     baseline.push(N / (Number(process.hrtime.bigint() - t0) / 1e9));
-    const cpuBaseline = cpuMsPer(cpu, N);
+    const cpuBaseline = await cpuPer(cpu, N);
+    await profileStop(round, 'baseline');
 
     // Ours: N deliveries stored and announced while the dispatcher is paused, then drained.
     const start = await deliveredCount();
@@ -186,22 +286,28 @@ async function main(): Promise<void> {
     await emitAll(N);
     // The last notifications arrive on the listening connection shortly after the commits.
     while (dispatcher.backlog < N) await new Promise((r) => setTimeout(r, 10));
-    cpu = process.cpuUsage();
+    const recorded = dispatcher.attemptsRecorded;
+    await profileStart(round);
+    cpu = await cpuSnapshot();
     t0 = process.hrtime.bigint();
     dispatcher.resume();
-    await untilDelivered(start + N);
+    await untilRecorded(recorded, start, N);
     ours.push(N / (Number(process.hrtime.bigint() - t0) / 1e9));
-    const cpuOurs = cpuMsPer(cpu, N);
+    const cpuOurs = await cpuPer(cpu, N);
+    await profileStop(round, 'ours');
+    cpuRatios.push(cpuBaseline.total / cpuOurs.total);
 
     // Ours end to end: emit and deliver together.
     const start2 = await deliveredCount();
+    const recorded2 = dispatcher.attemptsRecorded;
     t0 = process.hrtime.bigint();
     await emitAll(N);
-    await untilDelivered(start2 + N);
+    await untilRecorded(recorded2, start2, N);
     ourEndToEnd.push(N / (Number(process.hrtime.bigint() - t0) / 1e9));
     process.stderr.write(
-      `round ${round + 1}: baseline ${baseline[round].toFixed(0)}/s (${cpuBaseline} ms CPU each), ` +
-        `ours ${ours[round].toFixed(0)}/s (${cpuOurs} ms CPU each), ours-e2e ${ourEndToEnd[round].toFixed(0)}/s\n`,
+      `round ${round + 1}: baseline ${baseline[round].toFixed(0)}/s (${fmtCpu(cpuBaseline)}), ` +
+        `ours ${ours[round].toFixed(0)}/s (${fmtCpu(cpuOurs)}), ours-e2e ${ourEndToEnd[round].toFixed(0)}/s, ` +
+        `load ${loadavg()[0].toFixed(2)}\n`,
     );
   }
 
@@ -217,6 +323,10 @@ async function main(): Promise<void> {
   // Each round's pair ran under the same machine load; their ratios drift less than the medians.
   console.log(
     `ratio-paired: ${median(ours.map((v, i) => v / baseline[i])).toFixed(2)} (median of per-round ratios)`,
+  );
+  // CPU per request (this process + receiver + PostgreSQL backends) drifts least with the load.
+  console.log(
+    `cpu-ratio: ${median(cpuRatios).toFixed(2)} (baseline CPU per request / ours, median of rounds)`,
   );
   console.log(`ours-e2e: ${e.toFixed(0)} deliveries/s (emit + dispatch)`);
   console.log(`ratio-e2e: ${(e / b).toFixed(2)}`);

@@ -1,6 +1,7 @@
 // The aggregates GET /contacts and GET /contact-tags read instead of counting a million rows
-// (contacts.channel_mask, contact_counters, contact_tags.contact_count) stay equal to the rows
-// they summarise through every kind of change, also when changes run concurrently.
+// (contacts.channel_mask, contact_counters, contact_tags.contact_count) and what dynamic segments
+// read (contacts.tag_ids) stay equal to the rows they summarise through every kind of change, also
+// when changes run concurrently.
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '../support/app';
@@ -52,6 +53,16 @@ describe('Contact aggregates', () => {
     );
     for (const t of tags)
       expect({ name: t.name, count: t.counted }).toEqual({ name: t.name, count: t.actual });
+    const tagIds: { id: string; stored: string[]; actual: string[] }[] = await ds.query(
+      `SELECT c.id, c.tag_ids AS stored,
+              coalesce((SELECT array_agg(a.tag_id ORDER BY a.tag_id) FROM contact_tag_assignments a
+                         WHERE a.contact_id = c.id), '{}') AS actual
+         FROM contacts c WHERE c.organization_id = $1`,
+      [s.org.id],
+    );
+    expect(tagIds.length).toBeGreaterThan(0);
+    for (const t of tagIds)
+      expect({ id: t.id, tags: t.stored }).toEqual({ id: t.id, tags: t.actual });
   }
 
   it('follow creation, status changes, channel records, tags and deletion', async () => {
@@ -124,5 +135,28 @@ describe('Contact aggregates', () => {
       [s.org.id],
     );
     expect(active.meta.total).toBe(n);
+  });
+
+  it('keep tag_ids exact under concurrent tag changes on one contact and tag deletion', async () => {
+    const one = await createContact(s, { firstName: 'Tagged', tags: ['t-keep', 't-drop'] });
+    const drop = (await s.http.get('/api/v1/user/contact-tags/all').expect(200)).body.data.find(
+      (t: { name: string }) => t.name === 't-drop',
+    );
+    const keep = (await s.http.get('/api/v1/user/contact-tags/all').expect(200)).body.data.find(
+      (t: { name: string }) => t.name === 't-keep',
+    );
+    const results = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) =>
+        s.http.post(`${CONTACTS}/${one.id}/tags`, { names: [`t-${i}`, `t-${(i + 1) % 8}`] }),
+      ),
+      s.http.delete(`${CONTACTS}/${one.id}/tags/${keep.id}`),
+      s.http.delete(`/api/v1/user/contact-tags/${drop.id}`),
+    ]);
+    for (const r of results) expect(r.status).toBe(200);
+    await expectConsistent();
+    const [row] = await ds.query(`SELECT cardinality(tag_ids) AS n FROM contacts WHERE id = $1`, [
+      one.id,
+    ]);
+    expect(row.n).toBe(8);
   });
 });

@@ -161,7 +161,8 @@ describe('Contacts encryption at rest', () => {
     expect(freshRow.email.startsWith(`v1:${fieldCipher().currentKeyId}:`)).toBe(true);
 
     // rotate-keys: re-encrypt and re-index everything still under the old key.
-    const result = await rotateContactEncryption(ds, { batchSize: 2 });
+    // Scoped to this file's organization: the run's database is shared with other test files.
+    const result = await rotateContactEncryption(ds, { batchSize: 2, organizationId: s.org.id });
     const rotated = Object.fromEntries(result.tables.map((t) => [t.table, t.rotated]));
     expect(rotated.contact_emails).toBeGreaterThanOrEqual(2);
     expect(rotated.contacts).toBeGreaterThanOrEqual(1);
@@ -175,13 +176,13 @@ describe('Contacts encryption at rest', () => {
       expect(rotated[t]).toBeGreaterThanOrEqual(1);
     }
     const stale: { n: number }[] = await ds.query(
-      `SELECT count(*)::int AS n FROM contact_emails WHERE email LIKE $1`,
-      [`v1:${oldKeyId}:%`],
+      `SELECT count(*)::int AS n FROM contact_emails WHERE email LIKE $1 AND organization_id = $2`,
+      [`v1:${oldKeyId}:%`, s.org.id],
     );
     expect(stale[0].n).toBe(0);
     await expectNoPlaintext(ds);
     // Running it again finds nothing to do.
-    const again = await rotateContactEncryption(ds);
+    const again = await rotateContactEncryption(ds, { organizationId: s.org.id });
     expect(again.tables.every((t) => t.rotated === 0)).toBe(true);
 
     // The old key is no longer needed: everything reads and searches with the new key alone.

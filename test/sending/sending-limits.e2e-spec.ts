@@ -2,11 +2,13 @@
 // asserted through the counters, with an injected clock for the UTC boundaries.
 import { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
+import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import {
   Clock,
   OrganizationService,
   PLAN_SENDING_LIMITS,
+  REDIS,
   SENDING_WINDOWS,
   SendingLimiter,
   SendingLimitExceededError,
@@ -216,6 +218,86 @@ describe(SendingLimiter.name, () => {
     expect(month.window).toBe('perMonth');
     clock.set('2031-03-01T00:00:00.000Z');
     await limiter.consume(orgId, { requests: 1, recipients: 1 });
+  });
+
+  it('resets perMonth at every UTC month boundary and at no other day boundary (1999–2101)', async () => {
+    // The script derives the month from the day number itself; check it against Date.UTC across
+    // leap years, century years and 400-year years.
+    const orgId = await org({ perMonth: 1, perDay: 1000 });
+    for (const y of [1999, 2000, 2001, 2023, 2024, 2025, 2031, 2096, 2099, 2100, 2101]) {
+      for (let mo = 0; mo < 12; mo++) {
+        clock.t = Date.UTC(y, mo, 1) + 5;
+        await limiter.consume(orgId, { requests: 1, recipients: 1 });
+        // A later day of the same month (the last one) still counts this month's recipient.
+        clock.t = Date.UTC(y, mo + 1, 1) - 1;
+        const err = await refusal(limiter.consume(orgId, { requests: 1, recipients: 1 }));
+        expect([y, mo, err.window]).toEqual([y, mo, 'perMonth']);
+        expect((await limiter.remaining(orgId)).perMonth.used).toBe(1);
+      }
+    }
+  });
+
+  it('reads and carries on the state written by the previous key layout (21 numbers)', async () => {
+    const orgId = await org({ perSecond: 5, perMinute: 10, perHour: 20, perDay: 40, perMonth: 80 });
+    const now = Date.parse('2031-03-15T10:20:30.250Z');
+    clock.t = now;
+    const step = Math.floor(now / 100);
+    const old = Buffer.alloc(21 * 8);
+    const put = (i: number, v: number) => old.writeDoubleLE(v, (i - 1) * 8);
+    put(1, step);
+    put(2, 3); // perSecond: 2 in this step, 1 in the step before
+    put(3 + (step % 11), 2);
+    put(3 + ((step - 1) % 11), 1);
+    put(14, Math.floor(now / 60_000));
+    put(15, 4);
+    put(16, Math.floor(now / 3_600_000));
+    put(17, 6);
+    put(18, Math.floor(now / 86_400_000));
+    put(19, 9);
+    put(20, 2031 * 12 + 2);
+    put(21, 12);
+    await app.get<Redis>(REDIS).set(`sl:{org:${orgId}}`, old);
+    expect(await remainingOf(orgId)).toEqual({
+      perSecond: 2,
+      perMinute: 6,
+      perHour: 14,
+      perDay: 31,
+      perMonth: 68,
+    });
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    // Rewritten whole in the current layout, with its TTL.
+    expect(await app.get<Redis>(REDIS).strlen(`sl:{org:${orgId}}`)).toBe(144);
+    expect(await app.get<Redis>(REDIS).pttl(`sl:{org:${orgId}}`)).toBeGreaterThan(0);
+    clock.t = now + 1000; // the step before has left perSecond, this one still counts
+    expect(await remainingOf(orgId)).toEqual({
+      perSecond: 2,
+      perMinute: 5,
+      perHour: 13,
+      perDay: 30,
+      perMonth: 67,
+    });
+  });
+
+  it('keeps the limit key alive for the month of its last write (TTL renewed once a day)', async () => {
+    const orgId = await org({});
+    const redis = app.get<Redis>(REDIS);
+    const key = `sl:{org:${orgId}}`;
+    clock.set('2031-03-15T10:20:30.000Z');
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    expect(await redis.pttl(key)).toBeGreaterThan(32 * 86_400_000 - 60_000);
+    // Later writes of the same day keep the TTL the day's first write set.
+    await redis.pexpire(key, 1_000_000);
+    clock.set('2031-03-15T23:59:59.000Z');
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    const kept = await redis.pttl(key);
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThanOrEqual(1_000_000);
+    // The first write of the next day renews the 32 days.
+    clock.set('2031-03-16T00:00:01.000Z');
+    await limiter.consume(orgId, { requests: 1, recipients: 1 });
+    expect(await redis.pttl(key)).toBeGreaterThan(32 * 86_400_000 - 60_000);
+    expect(await redis.strlen(key)).toBe(144);
+    expect((await limiter.remaining(orgId)).perMonth.used).toBe(3);
   });
 
   it('uses the plan defaults unless the organization overrides them', async () => {

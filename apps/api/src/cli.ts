@@ -191,6 +191,7 @@ export async function runAdmin(argv: string[]): Promise<Record<string, unknown>>
         // recomputes their blind indexes; afterwards the old key can be dropped.
         const result = await rotateContactEncryption(app.get(DataSource), {
           batchSize: optInt(flags, 'batch-size') ?? 1000,
+          organizationId: flags.org === undefined ? undefined : need(flags, 'org'),
         });
         return { rotation: result };
       }

@@ -1,15 +1,59 @@
+import cluster from 'node:cluster';
 import { NestFactory } from '@nestjs/core';
-import { JsonLogger, loadConfigOrExit } from '@app/domain';
+import { AppConfig, JsonLogger, loadConfigOrExit } from '@app/domain';
 import { ApiModule } from './api.module';
 import { configureApp } from './configure-app';
 
-async function bootstrap(): Promise<void> {
-  const config = loadConfigOrExit();
+async function bootstrap(config: AppConfig): Promise<void> {
   const logger = new JsonLogger('api', config.logLevel);
   const app = await NestFactory.create(ApiModule, { bodyParser: false, logger });
   configureApp(app, config);
   await app.listen(config.port);
-  logger.log({ msg: 'api listening', port: config.port }, 'bootstrap');
+  logger.log({ msg: 'api listening', port: config.port, pid: process.pid }, 'bootstrap');
 }
 
-void bootstrap();
+/**
+ * API_PROCESSES > 1: this process only supervises; node:cluster forks that many api processes
+ * that share the listening port (connections are distributed round-robin by the primary). A
+ * process that dies is replaced after a short delay; SIGTERM / SIGINT are passed on and the
+ * primary exits once every process has finished its graceful shutdown. Migrations need no
+ * coordination: every process runs them under the same advisory lock.
+ */
+function supervise(config: AppConfig): void {
+  const logger = new JsonLogger('api-primary', config.logLevel);
+  let stopping = false;
+  let alive = 0;
+  const fork = () => {
+    const worker = cluster.fork();
+    alive++;
+    worker.on('exit', (code, signal) => {
+      alive--;
+      if (stopping) {
+        if (alive === 0) process.exit(0);
+        return;
+      }
+      logger.warn({
+        msg: 'api process exited, replacing it',
+        pid: worker.process.pid,
+        code,
+        signal,
+      });
+      setTimeout(fork, 1000).unref();
+    });
+  };
+  for (let i = 0; i < config.apiProcesses; i++) fork();
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ msg: 'stopping api processes', signal });
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    if (alive === 0) process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  logger.log({ msg: 'api primary started', processes: config.apiProcesses, port: config.port });
+}
+
+const config = loadConfigOrExit();
+if (config.apiProcesses > 1 && cluster.isPrimary) supervise(config);
+else void bootstrap(config);

@@ -40,6 +40,7 @@ export * from './messaging/contact-email-status.repository';
 export * from './messaging/delivery-policy';
 export * from './messaging/delivery.service';
 export * from './messaging/email-dispatcher';
+export * from './messaging/email-events';
 export * from './messaging/engagement/engagement.store';
 export * from './messaging/message-log.service';
 export * from './messaging/message-maintenance.service';

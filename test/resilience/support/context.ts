@@ -1,9 +1,14 @@
 import type { Pool } from 'pg';
+
+// Interface between the resilience runner (harness, faults, load) and the modules it calls
+// (fuzzer, tenancy sweep, SMTP command fuzzing). Fields may be added, never removed or renamed.
+
 export interface OrgFixture {
   id: string;
   name: string;
   apiKey: string /* full-scope key, all scopes */;
 }
+
 export interface SummaryRow {
   section: 'fault' | 'load' | 'fuzz' | 'tenancy' | 'smtp-fuzz';
   name: string;
@@ -12,20 +17,24 @@ export interface SummaryRow {
   lost: number;
   passed: boolean;
   notes?: string;
+  /** The check could not run here (e.g. a server the suite does not own); not a failure. */
+  skipped?: boolean;
 }
+
 export interface Reporter {
   record(row: SummaryRow): void;
 }
+
 export interface ResilienceContext {
-  apiUrl: string;
-  relay: { host: string; port: number };
+  apiUrl: string; // http://127.0.0.1:<port> of the child api
+  relay: { host: string; port: number }; // child smtp-relay (plain, AUTH allowed on loopback)
   sink: {
     port: number;
     received(): number;
     messages(): Array<{ messageId?: string; to: string[]; raw: string }>;
-  };
-  receiver: { url: string; received(): number };
-  db: Pool;
+  }; // real smtp-server sink the worker delivers to
+  receiver: { url: string; received(): number }; // real HTTP webhook receiver on loopback
+  db: Pool; // direct SQL to the suite's database for assertions
   createOrg(name: string): Promise<OrgFixture>;
-  logs(): string[];
+  logs(): string[]; // every captured stdout/stderr line of api, worker, relay
 }

@@ -49,10 +49,20 @@ const HTTP_CODES: Record<number, string> = {
   503: 'E_SERVICE_UNAVAILABLE',
 };
 
-/** Database errors that mean the store is unreachable rather than a bug: answer 503, not 500. */
+/**
+ * Database and Redis errors that mean a store is unreachable rather than a bug: answer 503, not
+ * 500. Redis: ioredis gives up on a command after `maxRetriesPerRequest` reconnection attempts
+ * (MaxRetriesPerRequestError) while the server is down, e.g. in the per-key limit of every
+ * authenticated route; the client reconnects by itself once the server is back.
+ */
 function isStoreOutage(err: unknown): boolean {
   const e = err as { code?: string; message?: string; name?: string } | null;
   if (!e) return false;
+  if (e.name === 'MaxRetriesPerRequestError') return true;
+  // TypeORM releases a transaction's connection as soon as the pg client reports it dead (the
+  // server terminating sessions when it shuts down); the transaction's next statement then
+  // fails with this error instead of a connection error.
+  if (e.name === 'QueryRunnerAlreadyReleasedError') return true;
   if (
     e.code &&
     [
@@ -68,7 +78,7 @@ function isStoreOutage(err: unknown): boolean {
   ) {
     return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Connection is closed|the database system is/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Connection is closed|the database system is|Reached the max retries per request limit|Stream isn't writeable/i.test(
     e.message ?? '',
   );
 }

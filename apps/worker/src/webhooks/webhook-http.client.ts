@@ -12,7 +12,6 @@ import {
   WEBHOOK_DEFAULTS,
 } from '@app/domain';
 import { isIP } from 'node:net';
-import type { Readable } from 'node:stream';
 import { Agent, buildConnector } from 'undici';
 
 export interface WebhookRequest {
@@ -77,6 +76,22 @@ export function describeFailure(err: unknown, timedOut: boolean, timeoutMs: numb
   return `Request failed (${code ?? e?.name ?? 'unknown error'})`;
 }
 
+/** Raised into a request our own deadline ended; the attempt is already resolved by then. */
+class DeadlineError extends Error {}
+
+/** Origin and path of an endpoint URL, parsed once per URL. */
+const targets = new Map<string, { origin: string; path: string }>();
+function targetOf(url: string): { origin: string; path: string } {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: u.pathname + u.search };
+    if (targets.size >= 1000) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
+
 @Injectable()
 export class WebhookHttpClient implements OnModuleDestroy {
   private readonly agent: Agent;
@@ -93,69 +108,87 @@ export class WebhookHttpClient implements OnModuleDestroy {
     await this.agent.destroy();
   }
 
-  async send(req: WebhookRequest): Promise<AttemptResult> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, req.timeoutMs);
-    const url = new URL(req.url);
-    try {
-      const res = await this.agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: req.headers,
-        body: req.body,
-        signal: controller.signal,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
+  /**
+   * One attempt, through undici's dispatcher interface: a handler keeps the status and the first
+   * 4 KB of the body, a timer enforces the attempt's deadline (connect, send and answer). Cheaper
+   * per request than `request()` with an AbortSignal and a body stream, which matters at
+   * thousands of attempts per second.
+   */
+  send(req: WebhookRequest): Promise<AttemptResult> {
+    const { origin, path } = targetOf(req.url);
+    return new Promise<AttemptResult>((resolve) => {
+      let settled = false;
+      let status = 0;
+      let abort: ((err?: Error) => void) | undefined;
+      let deadline: DeadlineError | undefined;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let read = 0;
+      const settle = (result: AttemptResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const response = (): AttemptResult => ({
+        kind: 'response',
+        status,
+        // PostgreSQL text cannot hold NUL characters.
+        body: Buffer.concat(chunks, kept).toString('utf8').replaceAll('\u0000', ''),
       });
-      const body = await readPrefix(res.body, WEBHOOK_DEFAULTS.responseBodyPrefixBytes);
-      return { kind: 'response', status: res.statusCode, body };
-    } catch (err) {
-      return { kind: 'no_response', reason: describeFailure(err, timedOut, req.timeoutMs) };
-    } finally {
-      clearTimeout(timer);
-    }
+      const timer = setTimeout(() => {
+        // Resolved now, even while the request still waits for a connection; undici is told
+        // to drop it as soon as it can be.
+        deadline = new DeadlineError();
+        settle({
+          kind: 'no_response',
+          reason: describeFailure(deadline, true, req.timeoutMs),
+        });
+        abort?.(deadline);
+      }, req.timeoutMs);
+      this.agent.dispatch(
+        {
+          origin,
+          path,
+          method: 'POST',
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        },
+        {
+          onConnect: (a) => {
+            abort = a;
+            if (deadline) a(deadline);
+          },
+          onHeaders: (statusCode) => {
+            // 1xx answers are informational: the final one follows.
+            if (statusCode >= 200) status = statusCode;
+            return true;
+          },
+          onData: (chunk) => {
+            read += chunk.length;
+            if (kept < WEBHOOK_DEFAULTS.responseBodyPrefixBytes) {
+              const part = chunk.subarray(0, WEBHOOK_DEFAULTS.responseBodyPrefixBytes - kept);
+              chunks.push(part);
+              kept += part.length;
+            }
+            if (read > DRAIN_LIMIT_BYTES) {
+              // Enough: the prefix is kept, the rest is not worth reading (the connection goes).
+              settle(response());
+              abort?.(new Error('response body too large'));
+            }
+            return true;
+          },
+          onComplete: () => settle(response()),
+          onError: (err) => {
+            // The status line arrived: a body cut short by the peer still counts as a response.
+            if (status) settle(response());
+            else
+              settle({ kind: 'no_response', reason: describeFailure(err, false, req.timeoutMs) });
+          },
+        },
+      );
+    });
   }
-}
-
-/**
- * The first `keep` bytes of a response body as text. A body cut short by the deadline or the
- * peer still counts as a response: the status line arrived.
- */
-function readPrefix(body: Readable, keep: number): Promise<string> {
-  // Stream events rather than async iteration: a promise per chunk costs more than the request.
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let read = 0;
-    let finished = false;
-    const done = () => {
-      if (finished) return;
-      finished = true;
-      body.off('data', onData);
-      // PostgreSQL text cannot hold NUL characters.
-      resolve(Buffer.concat(chunks).toString('utf8').replaceAll('\u0000', ''));
-    };
-    const onData = (chunk: Buffer) => {
-      read += chunk.length;
-      if (kept < keep) {
-        const part = chunk.subarray(0, keep - kept);
-        chunks.push(part);
-        kept += part.length;
-      }
-      if (read > DRAIN_LIMIT_BYTES) {
-        body.destroy();
-        done();
-      }
-    };
-    body.on('data', onData);
-    body.once('end', done);
-    // The status decides the outcome; a broken body only shortens what is kept.
-    body.once('error', done);
-    body.once('close', done);
-  });
 }

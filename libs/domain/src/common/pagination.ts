@@ -48,15 +48,15 @@ export function pageOffset(req: PageRequest): number {
 
 type Query = Record<string, unknown>;
 
-function pageUrl(path: string, query: Query, page: number): string {
+/** The query string of every page URL but the page number (which always comes last). */
+function queryWithoutPage(query: Query): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) {
     if (k === 'page' || v === undefined || v === null) continue;
     if (Array.isArray(v)) for (const item of v) params.append(k, String(item));
     else params.append(k, String(v));
   }
-  params.set('page', String(page));
-  return `${path}?${params.toString()}`;
+  return params.toString();
 }
 
 export function buildPageMeta(
@@ -66,15 +66,19 @@ export function buildPageMeta(
   query: Query,
 ): PageMeta {
   const lastPage = Math.max(1, Math.ceil(total / req.limit));
+  // Built once for the four URLs (what URLSearchParams#set('page') would append).
+  const rest = queryWithoutPage(query);
+  const prefix = rest ? `${path}?${rest}&page=` : `${path}?page=`;
+  const pageUrl = (page: number) => prefix + String(page);
   return {
     total,
     perPage: req.limit,
     currentPage: req.page,
     lastPage,
     firstPage: 1,
-    firstPageUrl: pageUrl(path, query, 1),
-    lastPageUrl: pageUrl(path, query, lastPage),
-    nextPageUrl: req.page < lastPage ? pageUrl(path, query, req.page + 1) : null,
-    previousPageUrl: req.page > 1 ? pageUrl(path, query, Math.min(req.page - 1, lastPage)) : null,
+    firstPageUrl: pageUrl(1),
+    lastPageUrl: pageUrl(lastPage),
+    nextPageUrl: req.page < lastPage ? pageUrl(req.page + 1) : null,
+    previousPageUrl: req.page > 1 ? pageUrl(Math.min(req.page - 1, lastPage)) : null,
   };
 }

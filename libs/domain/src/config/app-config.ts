@@ -17,6 +17,8 @@ export interface AppConfig {
   nodeEnv: string;
   isProduction: boolean;
   port: number;
+  /** API processes sharing the port (node:cluster); 1 runs the api in this process. */
+  apiProcesses: number;
   workerHealthPort: number;
   smtpPort: number;
   /** Unset means: start (or reuse) the embedded PostgreSQL. */
@@ -173,6 +175,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     isProduction,
     port: int(env, 'PORT', 3000, 0),
+    apiProcesses: int(env, 'API_PROCESSES', 1, 1, 64),
     workerHealthPort: int(env, 'WORKER_HEALTH_PORT', 3001, 0),
     smtpPort: int(env, 'SMTP_PORT', 2525, 0),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -208,7 +211,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sendIpAllowlist: ipList(env, 'SEND_IP_ALLOWLIST'),
     deliveryRetryBaseMs: int(env, 'DELIVERY_RETRY_BASE_MS', 60_000, 1, 86_400_000),
     deliveryRetryMaxAgeMs: int(env, 'DELIVERY_RETRY_MAX_AGE_MS', 86_400_000, 1, 2_592_000_000),
-    deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 20, 1, 1000),
+    deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 50, 1, 1000),
     smtpOutboundPoolSize: int(env, 'SMTP_OUTBOUND_POOL_SIZE', 5, 1, 100),
     smtpOutboundIp: singleIp(env, 'SMTP_OUTBOUND_IP'),
     emailSweepIntervalMs: int(env, 'EMAIL_SWEEP_INTERVAL_MS', 30_000, 100, 86_400_000),

@@ -2,7 +2,9 @@
 // channel records, tags and memberships for a set of contacts in one query each.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { Pool } from 'pg';
+import { DataSource, In, ObjectLiteral } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { blindIndexCandidatesOf } from './blind-index';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
 import { ContactList } from './contact-list.entity';
@@ -37,15 +39,27 @@ export const LOAD_EVERYTHING: ContactLoadOptions = {
 };
 
 // Nullable fields sort NULLs last in both directions (one index per direction, see migration).
-const SORT_COLUMNS: Record<ContactSortField, { property: string; nullable: boolean }> = {
-  firstName: { property: 'firstName', nullable: true },
-  lastName: { property: 'lastName', nullable: true },
-  createdAt: { property: 'createdAt', nullable: false },
-  updatedAt: { property: 'updatedAt', nullable: false },
-  lastActivityAt: { property: 'lastActivityAt', nullable: true },
+const SORT_COLUMNS: Record<ContactSortField, { column: string; nullable: boolean }> = {
+  firstName: { column: 'first_name', nullable: true },
+  lastName: { column: 'last_name', nullable: true },
+  createdAt: { column: 'created_at', nullable: false },
+  updatedAt: { column: 'updated_at', nullable: false },
+  lastActivityAt: { column: 'last_activity_at', nullable: true },
 };
 
 const PHONE_TABLES = ['contact_sms', 'contact_whatsapp', 'contact_telegram'];
+
+/** Column types whose node-postgres value the TypeORM driver returns unchanged. */
+const AS_RETURNED = new Set([
+  'uuid',
+  'text',
+  'varchar',
+  'character varying',
+  'smallint',
+  'integer',
+  'int',
+  'jsonb',
+]);
 
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
@@ -56,23 +70,38 @@ export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * The SQL of one GET /contacts page. `page` returns the page's contacts with the total in a
-   * `total` column: from contact_counters (kept by triggers) unless there is a search, else a
-   * window count over the matches; it walks the sort field's index. `count` is the same total on
-   * its own, needed only when the page is empty (past the last page).
+   * A read statement straight through the driver's pool (the pool TypeORM itself uses, with its
+   * type parsers): `DataSource.query` builds a query runner and an entity manager per statement,
+   * and the list path runs up to 8 statements per request. Not for use inside a transaction.
    */
-  listQueries(
-    orgId: string,
-    q: ContactListQuery,
-  ): { page: SelectQueryBuilder<Contact>; count: SqlQuery } {
-    const params: Record<string, unknown> = { orgId };
-    const where = ['c.organization_id = :orgId'];
+  private async read<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]> {
+    const pool = (this.ds.driver as PostgresDriver).master as Pool;
+    return (await pool.query(sql, params)).rows as T[];
+  }
+
+  /**
+   * The SQL of one GET /contacts page. `page` returns the page's contacts (columns aliased
+   * `c_<column>`) with the total in a `total` column: from contact_counters (kept by triggers)
+   * unless there is a search, else a window count over the matches; it walks the sort field's
+   * index. `count` is the same total on its own, needed only when the page is empty (past the last
+   * page). The text is assembled directly (no query builder: it ran on every request).
+   */
+  listQueries(orgId: string, q: ContactListQuery): { page: SqlQuery; count: SqlQuery } {
+    const params: unknown[] = [orgId];
+    const bind = (v: unknown) => `$${params.push(v)}`;
+    const where = ['c.organization_id = $1'];
+    const cond = ['cc.organization_id = $1'];
     if (q.status) {
-      params.status = q.status;
-      where.push('c.status = :status');
+      const status = bind(q.status);
+      where.push(`c.status = ${status}`);
+      cond.push(`cc.status = ${status}`);
     }
-    if (q.channel) where.push(`(c.channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
-    if (q.search) where.push(`c.id IN (${this.searchSql(q.search, params)})`);
+    if (q.channel) {
+      const bit = CHANNEL_INFO[q.channel].bit;
+      where.push(`(c.channel_mask & ${bit}) <> 0`);
+      cond.push(`(cc.channel_mask & ${bit}) <> 0`);
+    }
+    if (q.search) where.push(`c.id IN (${this.searchSql(q.search, bind)})`);
     const whereSql = where.join(' AND ');
 
     let countSql: string;
@@ -81,35 +110,42 @@ export class ContactsRepository {
       countSql = `SELECT count(*) AS total FROM contacts c WHERE ${whereSql}`;
       totalColumn = 'count(*) OVER ()';
     } else {
-      const cond = ['cc.organization_id = :orgId'];
-      if (q.status) cond.push('cc.status = :status');
-      if (q.channel) cond.push(`(cc.channel_mask & ${CHANNEL_INFO[q.channel].bit}) <> 0`);
       countSql = `SELECT coalesce(sum(cc.total), 0) AS total FROM contact_counters cc WHERE ${cond.join(' AND ')}`;
       totalColumn = `(${countSql})`;
     }
 
     const sort = SORT_COLUMNS[q.sortBy];
     const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-    const nulls = sort.nullable ? 'NULLS LAST' : undefined;
-    const page = this.ds
-      .getRepository(Contact)
-      .createQueryBuilder('c')
-      .addSelect(totalColumn, 'total')
-      .where(whereSql, params)
-      .orderBy(`c.${sort.property}`, dir, nulls)
-      .addOrderBy('c.id', dir)
-      .limit(q.limit)
-      .offset((q.page - 1) * q.limit);
-    return { page, count: this.positional(countSql, params) };
+    const nulls = sort.nullable ? ' NULLS LAST' : '';
+    const limit = Math.trunc(q.limit);
+    const offset = Math.trunc((q.page - 1) * q.limit);
+    const pageSql =
+      `SELECT ${this.contactColumns()}, ${totalColumn} AS total FROM contacts c WHERE ${whereSql}` +
+      ` ORDER BY c.${sort.column} ${dir}${nulls}, c.id ${dir} LIMIT ${limit} OFFSET ${offset}`;
+    return { page: { sql: pageSql, params }, count: { sql: countSql, params } };
+  }
+
+  private contactColumnsSql?: string;
+
+  /** The contact's selected columns as `c.<column> AS c_<column>` (what `hydrate` reads). */
+  private contactColumns(): string {
+    this.contactColumnsSql ??= this.ds
+      .getMetadata(Contact)
+      .columns.filter((c) => c.isSelect)
+      .map((c) => `c.${c.databaseName} AS c_${c.databaseName}`)
+      .join(', ');
+    return this.contactColumnsSql;
   }
 
   /** Runs the page query: its contacts and the total. */
   async page(
-    query: { page: SelectQueryBuilder<Contact>; count: SqlQuery },
+    query: { page: SqlQuery; count: SqlQuery },
     pageNumber: number,
   ): Promise<{ contacts: Contact[]; total: number }> {
-    const [sql, params] = query.page.getQueryAndParameters();
-    const raw: (Record<string, unknown> & { total: string })[] = await this.ds.query(sql, params);
+    const raw = await this.read<Record<string, unknown> & { total: string }>(
+      query.page.sql,
+      query.page.params,
+    );
     if (raw.length) {
       return { contacts: this.hydrate<Contact>(Contact, raw, 'c'), total: Number(raw[0].total) };
     }
@@ -118,39 +154,34 @@ export class ContactsRepository {
   }
 
   /** Name fragment (one trigram index) or exact email / phone number (blind indexes, every key). */
-  private searchSql(search: string, params: Record<string, unknown>): string {
+  private searchSql(search: string, bind: (value: unknown) => string): string {
     // contact_search_text joins the three names with chr(1), which a fragment never contains, and
     // leaves out a display name stored encrypted (it carries an address).
     // eslint-disable-next-line no-control-regex
-    params.pattern = `%${escapeLike(search.replace(/[\x00-\x1f]/g, ''))}%`;
+    const pattern = bind(`%${escapeLike(search.replace(/[\x00-\x1f]/g, ''))}%`);
     const parts = [
-      `SELECT n.id FROM contacts n WHERE n.organization_id = :orgId AND contact_search_text(n.first_name, n.last_name, n.display_name) ILIKE :pattern`,
+      `SELECT n.id FROM contacts n WHERE n.organization_id = $1 AND contact_search_text(n.first_name, n.last_name, n.display_name) ILIKE ${pattern}`,
     ];
     if (search.includes('@')) {
-      params.emailHashes = blindIndexCandidatesOf('email', search);
+      const hashes = bind(blindIndexCandidatesOf('email', search));
       parts.push(
-        `SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = :orgId AND e.email_hash = ANY(:emailHashes)`,
+        `SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = $1 AND e.email_hash = ANY(${hashes})`,
       );
     }
     const phone = normalisePhone(search);
     if (phone) {
-      params.phoneHashes = blindIndexCandidatesOf('phone', phone);
+      const hashes = bind(blindIndexCandidatesOf('phone', phone));
       for (const table of PHONE_TABLES) {
         parts.push(
-          `SELECT t.contact_id FROM ${table} t WHERE t.organization_id = :orgId AND t.phone_hash = ANY(:phoneHashes)`,
+          `SELECT t.contact_id FROM ${table} t WHERE t.organization_id = $1 AND t.phone_hash = ANY(${hashes})`,
         );
       }
     }
     return parts.join(' UNION ALL ');
   }
 
-  private positional(sql: string, params: Record<string, unknown>): SqlQuery {
-    const [text, values] = this.ds.driver.escapeQueryWithParameters(sql, params);
-    return { sql: text, params: values };
-  }
-
   async count(query: SqlQuery): Promise<number> {
-    const rows: { total: string }[] = await this.ds.query(query.sql, query.params);
+    const rows = await this.read<{ total: string }>(query.sql, query.params);
     return Number(rows[0]?.total ?? 0);
   }
 
@@ -195,10 +226,22 @@ export class ContactsRepository {
           key: alias ? `${alias}_${c.databaseName}` : c.databaseName,
         }));
       const proto = (meta.target as { prototype: object }).prototype;
+      // Columns node-postgres already returns in their final form (no transformer, a type
+      // prepareHydratedValue leaves as it is) are copied; the others go through the driver.
+      const plain = cols.map(
+        ({ column }) =>
+          !column.transformer &&
+          !column.isArray &&
+          typeof column.type === 'string' &&
+          AS_RETURNED.has(column.type),
+      );
       hydrator = (row) => {
         const out = Object.create(proto) as ObjectLiteral;
-        for (const { column, key } of cols) {
-          out[column.propertyName] = driver.prepareHydratedValue(row[key], column);
+        for (let i = 0; i < cols.length; i++) {
+          const { column, key } = cols[i];
+          out[column.propertyName] = plain[i]
+            ? row[key]
+            : driver.prepareHydratedValue(row[key], column);
         }
         return out;
       };
@@ -213,7 +256,7 @@ export class ContactsRepository {
     channel: ContactChannel,
   ): Promise<ObjectLiteral[]> {
     const q = this.channelQuery(orgId, ids, channel);
-    return this.hydrate(CHANNEL_INFO[channel].entity, await this.ds.query(q.sql, q.params));
+    return this.hydrate(CHANNEL_INFO[channel].entity, await this.read(q.sql, q.params));
   }
 
   private tagNamesQuery(orgId: string, ids: string[]): SqlQuery {
@@ -249,12 +292,15 @@ export class ContactsRepository {
   /** Contacts of the organization by id, in the order of `ids` (unknown ids are skipped). */
   async load(orgId: string, ids: string[], opts: ContactLoadOptions = {}): Promise<ContactView[]> {
     if (!ids.length) return [];
-    const found = await this.ds
-      .getRepository(Contact)
-      .createQueryBuilder('c')
-      .where('c.organizationId = :orgId', { orgId })
-      .andWhere('c.id = ANY(:ids)', { ids })
-      .getMany();
+    const found = this.hydrate<Contact>(
+      Contact,
+      await this.read(
+        `SELECT ${this.contactColumns()} FROM contacts c
+          WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`,
+        [orgId, ids],
+      ),
+      'c',
+    );
     const byId = new Map(found.map((c) => [c.id, c]));
     const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));
     return this.complete(orgId, contacts, opts);
@@ -277,9 +323,10 @@ export class ContactsRepository {
     const [channelRows, tagRows, memberships] = await Promise.all([
       Promise.all(channels.map((ch) => this.channelRecords(orgId, ids, ch))),
       tagQuery
-        ? (this.ds.query(tagQuery.sql, tagQuery.params) as Promise<
-            { contact_id: string; tag_id: string; name: string }[]
-          >)
+        ? this.read<{ contact_id: string; tag_id: string; name: string }>(
+            tagQuery.sql,
+            tagQuery.params,
+          )
         : Promise.resolve([]),
       opts.memberships
         ? this.ds.getRepository(ContactListMembership).find({

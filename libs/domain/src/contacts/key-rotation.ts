@@ -14,7 +14,12 @@ export interface RotationResult {
 
 export async function rotateContactEncryption(
   ds: DataSource,
-  opts: { batchSize?: number; onBatch?: (table: string, rotated: number) => void } = {},
+  opts: {
+    batchSize?: number;
+    /** Limit the rotation to one organization's rows (every table carries organization_id). */
+    organizationId?: string;
+    onBatch?: (table: string, rotated: number) => void;
+  } = {},
 ): Promise<RotationResult> {
   const cipher = fieldCipher();
   const batchSize = opts.batchSize ?? 1000;
@@ -33,8 +38,9 @@ export async function rotateContactEncryption(
     for (;;) {
       const rows: Record<string, string | null>[] = await ds.query(
         `SELECT id, ${cols.map((c) => c.column).join(', ')} FROM ${spec.table}
-          WHERE id > $1 AND (${stale.join(' OR ')}) ORDER BY id LIMIT ${batchSize}`,
-        [lastId, current],
+          WHERE id > $1 AND (${stale.join(' OR ')})${opts.organizationId ? ' AND organization_id = $3' : ''}
+          ORDER BY id LIMIT ${batchSize}`,
+        opts.organizationId ? [lastId, current, opts.organizationId] : [lastId, current],
       );
       if (!rows.length) break;
       const arrays: (string | null)[][] = [rows.map((r) => r.id)];

@@ -18,87 +18,125 @@ import {
 } from './sending-limits';
 
 // One key per organization, `sl:{org:<id>}`, holds the state of all five windows packed with
-// `struct` (21 doubles): a GET, arithmetic, a SET. That is what keeps the script close to a no-op
-// EVALSHA in cost (see bench/send.ts). Layout:
-//   1 newest 100 ms bucket seen, 2 perSecond sum, 3..13 the last 11 buckets' requests (a ring),
-//   14/15 minute id/requests, 16/17 hour id/requests, 18/19 day id/recipients, 20/21 month id/recipients.
-// perSecond slides in 100 ms steps and counts the current bucket and the ten before it, so a request
+// `struct` as 18 little-endian doubles: one GET, plain arithmetic on locals (no tables, no library
+// calls on the common path), one write. The write is a SETRANGE over the same 144 bytes, which
+// keeps the key's TTL and skips the expiry bookkeeping of SET … EX; the whole key is SET with a
+// 32-day TTL when it is new, in the previous layout, or on its first write of a UTC day, so it
+// outlives the month of its last write. That keeps the script at the cost of a bare GET + SET EX
+// (see bench/send.ts and docs/sending.md). Layout:
+//   last   newest 100 ms step seen (ms / 100); the calendar windows below are those of this step
+//   s      perSecond sum = r0 + … + r10
+//   r0…r10 requests of the steps last, last − 1, …, last − 10 (newest first)
+//   m h d  requests this minute, this hour; recipients this day (of step `last`)
+//   MId M  UTC month id (year × 12 + month − 1) and its recipients
+// perSecond slides in 100 ms steps and counts the current step and the ten before it, so a request
 // stops counting 1.0 to 1.1 s after it was made: never more than the limit in any one second.
+// A request whose clock reads earlier than `last` (another host's clock a little behind) counts
+// in step `last` and its calendar windows: the state never goes back in time.
+const RING = 'r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10';
 const STATE = `
-local FMT = 'ddddddddddddddddddddd'
-local function loadState(key, bucket)
-  local raw = redis.call('GET', key)
-  local st
-  if raw then
-    st = {struct.unpack(FMT, raw)}
+local FMT = '<dddddddddddddddddd'
+local raw = redis.call('GET', KEYS[1])
+-- renew: write the whole key with its TTL (new key, previous layout, first write of a UTC day)
+local renew = not raw
+local last, s, ${RING}, m, h, d, MId, M = -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 0
+if raw then
+  if #raw == 144 then
+    last, s, ${RING}, m, h, d, MId, M = struct.unpack(FMT, raw)
   else
-    st = {bucket, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+    -- The previous layout (21 doubles: ring indexed by step % 11, an id beside each calendar count).
+    local o = {struct.unpack('ddddddddddddddddddddd', raw)}
+    last, s = o[1], o[2]
+    r0, r1, r2, r3 = o[3 + last % 11], o[3 + (last - 1) % 11], o[3 + (last - 2) % 11], o[3 + (last - 3) % 11]
+    r4, r5, r6, r7 = o[3 + (last - 4) % 11], o[3 + (last - 5) % 11], o[3 + (last - 6) % 11], o[3 + (last - 7) % 11]
+    r8, r9, r10 = o[3 + (last - 8) % 11], o[3 + (last - 9) % 11], o[3 + (last - 10) % 11]
+    m = (o[14] == (last - last % 600) / 600) and o[15] or 0
+    h = (o[16] == (last - last % 36000) / 36000) and o[17] or 0
+    d = (o[18] == (last - last % 864000) / 864000) and o[19] or 0
+    MId, M = o[20], o[21]
+    renew = true
   end
-  local last = st[1]
-  if bucket > last then
-    if bucket - last >= 11 then
-      for i = 2, 13 do st[i] = 0 end
-    else
-      for b = last + 1, bucket do
-        local i = 3 + (b % 11)
-        st[2] = st[2] - st[i]
-        st[i] = 0
+end
+local k = bucket - last
+if k > 0 then
+  if k > 10 then
+    s, ${RING} = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+  else
+    for _ = 1, k do
+      s = s - r10
+      r10, r9, r8, r7, r6, r5, r4, r3, r2, r1, r0 = r9, r8, r7, r6, r5, r4, r3, r2, r1, r0, 0
+    end
+  end
+  -- Calendar windows: a minute is 600 steps, an hour 36,000, a day 864,000.
+  if bucket - bucket % 600 ~= last - last % 600 then
+    m = 0
+    if bucket - bucket % 36000 ~= last - last % 36000 then
+      h = 0
+      local day = bucket - bucket % 864000
+      if day ~= last - last % 864000 then
+        d = 0
+        renew = true
+        -- The UTC month of the day (days since the epoch → civil date, H. Hinnant's algorithm).
+        local z = day / 864000 + 719468
+        local era = (z - z % 146097) / 146097
+        local doe = z - era * 146097
+        local t = doe - (doe - doe % 1460) / 1460 + (doe - doe % 36524) / 36524 - (doe - doe % 146096) / 146096
+        local yoe = (t - t % 365) / 365
+        local doy = doe - (365 * yoe + (yoe - yoe % 4) / 4 - (yoe - yoe % 100) / 100)
+        local mp = 5 * doy + 2
+        mp = (mp - mp % 153) / 153
+        -- mp counts months from March: 0..9 are March..December of year yoe, 10 and 11 the
+        -- January and February after it.
+        local mid = (era * 400 + yoe) * 12 + mp + 2
+        if mid ~= MId then MId, M = mid, 0 end
       end
     end
-    st[1] = bucket
   end
-  return st
+  last = bucket
 end
 `;
 
-// KEYS[1] state. ARGV: 1 now ms, 2 requests, 3 recipients, 4 month id, 5 limits "s,m,h,d,M".
+// KEYS[1] state. ARGV[1]: 8 little-endian doubles: now ms, requests, recipients, and the limits
+// perSecond, perMinute, perHour, perDay, perMonth (one argument, one C call to read it).
 // Returns 0 when consumed, else {refused window 1..5, perSecond free-at ms (0 for the others)}.
 const CONSUME =
+  `
+local now, req, rcpt, ls, lm, lh, ld, lM = struct.unpack('<dddddddd', ARGV[1])
+local bucket = (now - now % 100) / 100
+` +
   STATE +
   `
-local now = tonumber(ARGV[1])
-local req = tonumber(ARGV[2])
-local rcpt = tonumber(ARGV[3])
-local MId = tonumber(ARGV[4])
-local ls, lm, lh, ld, lM = string.match(ARGV[5], '^(%d+),(%d+),(%d+),(%d+),(%d+)$')
-local bucket = math.floor(now / 100)
-local mId, hId, dId = math.floor(now / 60000), math.floor(now / 3600000), math.floor(now / 86400000)
-local st = loadState(KEYS[1], bucket)
-local m = (st[14] == mId) and st[15] or 0
-local h = (st[16] == hId) and st[17] or 0
-local d = (st[18] == dId) and st[19] or 0
-local M = (st[20] == MId) and st[21] or 0
-local s = st[2]
-local limit = tonumber(ls)
-if s + req > limit then
-  local need, freed = s + req - limit, 0
-  for b = st[1] - 10, st[1] do
-    freed = freed + st[3 + (b % 11)]
-    if freed >= need then return {1, (b + 11) * 100} end
+if s + req > ls then
+  local ring, need, freed = {r10, r9, r8, r7, r6, r5, r4, r3, r2, r1, r0}, s + req - ls, 0
+  for j = 1, 10 do
+    freed = freed + ring[j]
+    if freed >= need then return {1, (last + j) * 100} end
   end
-  return {1, (st[1] + 11) * 100}
+  return {1, (last + 11) * 100}
 end
-if m + req > tonumber(lm) then return {2, 0} end
-if h + req > tonumber(lh) then return {3, 0} end
-if d + rcpt > tonumber(ld) then return {4, 0} end
-if M + rcpt > tonumber(lM) then return {5, 0} end
-local i = 3 + (st[1] % 11)
-st[i] = st[i] + req
-redis.call('SET', KEYS[1], struct.pack(FMT, st[1], s + req, st[3], st[4], st[5], st[6], st[7], st[8],
-  st[9], st[10], st[11], st[12], st[13], mId, m + req, hId, h + req, dId, d + rcpt, MId, M + rcpt),
-  'EX', 2764800)
+if m + req > lm then return {2, 0} end
+if h + req > lh then return {3, 0} end
+if d + rcpt > ld then return {4, 0} end
+if M + rcpt > lM then return {5, 0} end
+local v = struct.pack(FMT, last, s + req, r0 + req, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10,
+  m + req, h + req, d + rcpt, MId, M + rcpt)
+if renew then
+  redis.call('SET', KEYS[1], v, 'EX', 2764800)
+else
+  redis.call('SETRANGE', KEYS[1], 0, v)
+end
 return 0
 `;
 
-// KEYS[1] state; ARGV: 1 now ms, 2 month id. The usage of every window, changing nothing.
+// KEYS[1] state; ARGV[1] now ms. The usage of every window, changing nothing.
 const READ =
-  STATE +
   `
 local now = tonumber(ARGV[1])
-local st = loadState(KEYS[1], math.floor(now / 100))
-local function cur(i, id) if st[i] == id then return st[i + 1] end return 0 end
-return {st[2], cur(14, math.floor(now / 60000)), cur(16, math.floor(now / 3600000)),
-  cur(18, math.floor(now / 86400000)), cur(20, tonumber(ARGV[2]))}
+local bucket = (now - now % 100) / 100
+` +
+  STATE +
+  `
+return {s, m, h, d, M}
 `;
 
 export interface SendingUsage {
@@ -129,8 +167,8 @@ export class SendingLimitExceededError extends RateLimitedError {
 }
 
 type LimiterRedis = Redis & {
-  sendingLimitConsume(...args: (string | number)[]): Promise<0 | number[]>;
-  sendingLimitRead(...args: (string | number)[]): Promise<number[]>;
+  sendingLimitConsume(key: string, args: Buffer): Promise<0 | number[]>;
+  sendingLimitRead(key: string, now: number): Promise<number[]>;
 };
 
 /** The organization's one limit key; the hash tag keeps it Redis Cluster friendly. */
@@ -138,15 +176,21 @@ function stateKey(organizationId: string): string {
   return `sl:{org:${organizationId}}`;
 }
 
-/** UTC calendar month as one number (year × 12 + month). */
-function monthId(nowMs: number): number {
-  const d = new Date(nowMs);
-  return d.getUTCFullYear() * 12 + d.getUTCMonth();
-}
-
-/** The five limits as one argument: fewer arguments is a measurably cheaper call. */
-function limitsArg(l: SendingLimits): string {
-  return `${l.perSecond},${l.perMinute},${l.perHour},${l.perDay},${l.perMonth}`;
+/**
+ * The consume script's one argument: now, the usage and the five limits as little-endian doubles,
+ * read in Lua by a single struct.unpack (cheaper than parsing several arguments).
+ */
+function consumeArgs(now: number, usage: SendingUsage, l: SendingLimits): Buffer {
+  const b = Buffer.allocUnsafe(64);
+  b.writeDoubleLE(now, 0);
+  b.writeDoubleLE(usage.requests, 8);
+  b.writeDoubleLE(usage.recipients, 16);
+  b.writeDoubleLE(l.perSecond, 24);
+  b.writeDoubleLE(l.perMinute, 32);
+  b.writeDoubleLE(l.perHour, 40);
+  b.writeDoubleLE(l.perDay, 48);
+  b.writeDoubleLE(l.perMonth, 56);
+  return b;
 }
 
 @Injectable()
@@ -177,11 +221,7 @@ export class SendingLimiter {
     const now = this.clock.now().getTime();
     const refused = await (this.redis as unknown as LimiterRedis).sendingLimitConsume(
       stateKey(organizationId),
-      now,
-      usage.requests,
-      usage.recipients,
-      monthId(now),
-      limitsArg(limits),
+      consumeArgs(now, usage, limits),
     );
     if (refused === 0) return;
     const [index, freeAt] = refused as number[];
@@ -200,7 +240,6 @@ export class SendingLimiter {
     const used = await (this.redis as unknown as LimiterRedis).sendingLimitRead(
       stateKey(organizationId),
       now,
-      monthId(now),
     );
     const windows = calendarWindows(now);
     const out = {} as SendingBudget;

@@ -19,6 +19,7 @@ import {
   nextRetryAt,
 } from './delivery-policy';
 import { EmailDispatcher } from './email-dispatcher';
+import { outcomeEvent } from './email-events';
 import {
   AttemptRecord,
   ClaimedMessage,
@@ -198,7 +199,9 @@ export class DeliveryService {
 
   /**
    * The one place a delivery outcome is decided and recorded: attempt rows, recipient states,
-   * bounce bookkeeping on the ContactEmail, the message status, and the follow-up job.
+   * bounce bookkeeping on the ContactEmail, the message status, the webhook event of each
+   * attempt (in the same transaction: an event exists exactly when its attempt is recorded), and
+   * the follow-up job.
    */
   private async recordOutcomes(
     message: ClaimedMessage,
@@ -264,19 +267,36 @@ export class DeliveryService {
     const byIdx = new Map(changed.map((c) => [c.idx, c]));
     const states = message.recipients.map((r) => byIdx.get(r.idx) ?? r);
     const outcome = summariseRecipients(states, now, attempts.length > 0);
+    // Without a subscribed endpoint (when the message was claimed) there is nothing to store, and
+    // the run stays one statement.
+    const events = message.outcomeEvents
+      ? attempts.map((a) => {
+          const r = byIdx.get(a.recipientIdx)!;
+          return outcomeEvent(
+            {
+              organizationId: message.organizationId,
+              jobId: message.jobId,
+              messageId: message.messageId,
+              campaignId: message.campaignId,
+              contactId: message.contactId,
+              tags: message.tags,
+              recipient: { email: r.email, kind: r.kind },
+            },
+            { ...a, nextAttemptAt: r.nextAttemptAt },
+          );
+        })
+      : [];
     const seq = await this.messages.recordRun(
       message,
       attempts,
       changed,
       outcome,
+      events,
       bounces.length
         ? (em) => this.contactEmails.recordBounces(message.organizationId, bounces, now, em)
         : undefined,
     );
 
-    // Webhooks: the event bus will be called from here, once per attempt, e.g.
-    //   emit(message.organizationId, `email.${attempt.status}`, { jobId, messageId, recipient, ... })
-    // for delivered, deferred and bounced (and email.sent when the first attempt is made).
     this.logger.debug({
       msg: 'delivery run recorded',
       messageId: message.id,

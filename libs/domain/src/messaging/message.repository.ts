@@ -5,8 +5,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { PageRequest, pageOffset } from '../common/pagination';
-import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import type { WebhookEvent } from '../webhooks/webhook-events';
 import type { AttemptStatus } from './delivery-policy';
+import { EMAIL_OUTCOME_EVENT_TYPES, EmailEventRef, EmailEvents, sentEvent } from './email-events';
 import type { MessageContent, OutgoingRecipient } from './outgoing-message';
 
 export const MESSAGE_STATUSES = [
@@ -62,11 +64,38 @@ export interface ClaimedMessage {
   jobId: string;
   messageId: string;
   senderAddress: string;
+  campaignId: string | null;
+  contactId: string | null;
+  tags: string[];
   trackOpens: boolean;
   trackClicks: boolean;
   createdAt: Date;
   content: MessageContent;
   recipients: ClaimedRecipient[];
+  /**
+   * When the message was claimed, an active webhook endpoint of the organization subscribed to
+   * an outcome event (email.delivered, email.deferred or email.bounced).
+   */
+  outcomeEvents: boolean;
+}
+
+/** The email.sent events of a committed message: one per recipient. */
+function sentEventsOf(m: NewMessage) {
+  return m.recipients.map((r) =>
+    sentEvent(
+      {
+        organizationId: m.organizationId,
+        jobId: m.jobId,
+        messageId: m.messageId,
+        campaignId: m.campaignId,
+        contactId: m.contactId,
+        tags: m.tags,
+        recipient: { email: r.email, kind: r.kind },
+      },
+      m.source,
+      m.createdAt,
+    ),
+  );
 }
 
 export interface AttemptRecord {
@@ -142,12 +171,56 @@ function returned<T>(res: unknown): T[] {
   return (Array.isArray(r[0]) ? r[0] : r) as T[];
 }
 
+interface ClaimedRow {
+  id: string;
+  organization_id: string;
+  job_id: string;
+  message_id: string;
+  sender_address: string;
+  campaign_id: string | null;
+  contact_id: string | null;
+  tags: string[];
+  track_opens: boolean;
+  track_clicks: boolean;
+  created_at: Date;
+  content: string;
+  outcome_events: boolean;
+  recipients: {
+    idx: number;
+    kind: RecipientState['kind'];
+    address: string;
+    status: RecipientStatus;
+    retry_count: number;
+    next_attempt_at: string | null;
+    first_attempt_at: string | null;
+    contact_status: string | null;
+  }[];
+}
+
+interface ClaimRequest {
+  id: string;
+  now: Date;
+  leaseMs: number;
+}
+
+interface RunRecord {
+  message: ClaimedMessage;
+  attempts: AttemptRecord[];
+  recipients: RecipientState[];
+  outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null };
+  /** Webhook events of the run's attempts, stored in the transaction that records them. */
+  events: WebhookEvent[];
+}
+
 /** Lease a worker holds on a message while it talks to SMTP servers. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
 
 @Injectable()
 export class MessageRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly events: EmailEvents,
+  ) {}
 
   /**
    * Which of a message's references is not a row of the organization: 'campaign', 'contact', or
@@ -170,11 +243,11 @@ export class MessageRepository {
     return null;
   }
 
-  /** Commits the message and its recipients in one statement (atomic); returns messages.id. */
   /**
-   * Commits a new message with its recipients. Concurrent inserts share one transaction (group
-   * commit): N messages accepted at once cost one WAL flush, and each caller still returns only
-   * after its row is durable.
+   * Commits a new message with its recipients and its email.sent events (one transaction);
+   * returns messages.id. Concurrent inserts share one transaction (group commit): N messages
+   * accepted at once cost one WAL flush, and each caller still returns only after its row is
+   * durable.
    */
   insert(m: NewMessage): Promise<string> {
     return this.inserts.push(m);
@@ -185,9 +258,15 @@ export class MessageRepository {
       this.ds.transaction(async (em) => {
         const ids: string[] = [];
         for (const m of items) ids.push(await this.insertWith(em, m));
+        await this.events.within(em, items.flatMap(sentEventsOf));
         return ids;
       }),
-    (m) => this.insertWith(this.ds.manager, m),
+    (m) =>
+      this.ds.transaction(async (em) => {
+        const id = await this.insertWith(em, m);
+        await this.events.within(em, sentEventsOf(m));
+        return id;
+      }),
     64,
     2,
   );
@@ -233,43 +312,47 @@ export class MessageRepository {
 
   /**
    * Takes the delivery lease on a message that is due, so no other worker delivers it at the
-   * same time. Null when it is not due, already leased, finished or gone.
+   * same time. Null when it is not due, already leased, finished or gone. Concurrent claims are
+   * batched into one statement.
    */
   async claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
-    // One round trip: the lease, the recipients' states and their ContactEmail statuses (for
-    // suppression) come back together. The lease is
-    // committed without waiting for the WAL flush: losing it in a database crash can only lead
-    // to a repeated attempt (at-least-once), never to a lost message, and it halves the fsyncs
-    // per delivery.
-    const rows: {
-      id: string;
-      organization_id: string;
-      job_id: string;
-      message_id: string;
-      sender_address: string;
-      track_opens: boolean;
-      track_clicks: boolean;
-      created_at: Date;
-      content: string;
-      recipients: {
-        idx: number;
-        kind: RecipientState['kind'];
-        address: string;
-        status: RecipientStatus;
-        retry_count: number;
-        next_attempt_at: string | null;
-        first_attempt_at: string | null;
-        contact_status: string | null;
-      }[];
-    }[] = await this.ds.query(
+    const claimed = await this.claims.push({ id, now, leaseMs });
+    if (claimed instanceof Error) throw claimed;
+    return claimed;
+  }
+
+  // A message that cannot be read (content under a key this worker lacks, corrupt JSON) is an
+  // Error for its own claimer only. It must not fail the batch: the statement has already
+  // committed every lease of the batch, so re-running the items alone (MicroBatcher's fallback)
+  // would find them all leased and answer null, leaving the batch's other messages undelivered
+  // until their leases expire.
+  private readonly claims = new MicroBatcher<ClaimRequest, ClaimedMessage | null | Error>(
+    (items) => this.claimMany(items),
+    (item) => this.claimMany([item]).then((r) => r[0]),
+  );
+
+  private async claimMany(items: ClaimRequest[]): Promise<(ClaimedMessage | null | Error)[]> {
+    // One round trip: the leases, the recipients' states and their ContactEmail statuses (for
+    // suppression) come back together. The leases are committed without waiting for the WAL
+    // flush: losing one in a database crash can only lead to a repeated attempt (at-least-once),
+    // never to a lost message.
+    const rows: ClaimedRow[] = await this.ds.query(
       `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+       req AS (
+         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS t(id, now, until)
+       ),
        claimed AS (
-         UPDATE messages SET lease_until = $3, updated_at = $2
-          WHERE id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2
-            AND (lease_until IS NULL OR lease_until < $2)
-          RETURNING id, organization_id, job_id, message_id, sender_address, track_opens,
-                    track_clicks, created_at, content)
+         UPDATE messages m SET lease_until = req.until, updated_at = req.now
+           FROM req
+          WHERE m.id = req.id AND m.next_attempt_at IS NOT NULL AND m.next_attempt_at <= req.now
+            AND (m.lease_until IS NULL OR m.lease_until < req.now)
+          RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.sender_address,
+                    m.campaign_id, m.contact_id, m.tags, m.track_opens, m.track_clicks,
+                    m.created_at, m.content)
        SELECT c.*,
+              EXISTS (SELECT 1 FROM webhook_endpoints e
+                       WHERE e.organization_id = c.organization_id AND e.is_active
+                         AND e.events && $4::text[]) AS outcome_events,
               (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind, 'address', r.address,
                         'status', r.status, 'retry_count', r.retry_count,
                         'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at,
@@ -280,11 +363,29 @@ export class MessageRepository {
                    ON ce.organization_id = c.organization_id AND ce.email_hash = r.address_hash
                 WHERE r.message_id = c.id) AS recipients
          FROM claimed c, relaxed`,
-      [id, now, new Date(now.getTime() + leaseMs)],
+      [
+        items.map((i) => i.id),
+        items.map((i) => i.now),
+        items.map((i) => new Date(i.now.getTime() + i.leaseMs)),
+        EMAIL_OUTCOME_EVENT_TYPES,
+      ],
     );
-    const row = rows[0];
-    if (!row) return null;
     const cipher = fieldCipher();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return items.map((item) => {
+      const row = byId.get(item.id);
+      // The same message twice in one batch: only the first caller holds the lease.
+      if (!row) return null;
+      byId.delete(item.id);
+      try {
+        return this.readClaimed(row, cipher);
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    });
+  }
+
+  private readClaimed(row: ClaimedRow, cipher: FieldCipher): ClaimedMessage {
     const date = (v: string | null) => (v === null ? null : new Date(v));
     return {
       id: row.id,
@@ -292,10 +393,14 @@ export class MessageRepository {
       jobId: row.job_id,
       messageId: row.message_id,
       senderAddress: row.sender_address,
+      campaignId: row.campaign_id,
+      contactId: row.contact_id,
+      tags: row.tags,
       trackOpens: row.track_opens,
       trackClicks: row.track_clicks,
       createdAt: row.created_at,
       content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
+      outcomeEvents: row.outcome_events,
       recipients: (row.recipients ?? []).map((r) => ({
         idx: r.idx,
         kind: r.kind,
@@ -311,65 +416,131 @@ export class MessageRepository {
 
   /**
    * Writes the attempts of one delivery run, the recipients' new states and the message's status
-   * and next due time, and releases the lease — one statement, so one round trip and atomic.
-   * `also` (bounce bookkeeping) joins it in a transaction when given. Returns the dispatch
-   * sequence of the follow-up job.
+   * and next due time, and releases the lease: one statement, so atomic. Runs of concurrent
+   * deliveries share a statement; the webhook events of the attempts join it in a transaction
+   * (an event exists exactly when its attempt is recorded); `also` (bounce bookkeeping) makes it
+   * a transaction of its own. Returns the dispatch sequence of the follow-up job.
    */
-  async recordRun(
+  recordRun(
     message: ClaimedMessage,
     attempts: AttemptRecord[],
     recipients: RecipientState[],
     outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null },
+    events: WebhookEvent[] = [],
     also?: (em: EntityManager) => Promise<void>,
   ): Promise<number> {
-    const write = async (em: EntityManager) => {
-      const rows: { dispatch_seq: number }[] = await em.query(
-        `WITH attempts AS (
-           INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
-             smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
-           SELECT $1, $2, t.* FROM unnest($3::smallint[], $4::text[], $5::int[], $6::text[],
-             $7::text[], $8::text[], $9::int[], $10::timestamptz[]) AS t
-         ), recipients AS (
-           UPDATE message_recipients r
-              SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
-                  first_attempt_at = t.first_at
-             FROM unnest($11::smallint[], $12::text[], $13::int[], $14::timestamptz[],
-                  $15::timestamptz[]) AS t(idx, status, retry_count, next_at, first_at)
-            WHERE r.message_id = $1 AND r.idx = t.idx
-         )
-         UPDATE messages
-            SET status = $16, next_attempt_at = $17, completed_at = $18, lease_until = NULL,
-                dispatch_seq = dispatch_seq + 1, updated_at = now()
-          WHERE id = $1
-          RETURNING dispatch_seq`,
-        [
-          message.id,
-          message.organizationId,
-          attempts.map((a) => a.recipientIdx),
-          attempts.map((a) => a.status),
-          attempts.map((a) => a.smtpCode),
-          attempts.map((a) => a.smtpMessage),
-          attempts.map((a) => a.mxHost),
-          attempts.map((a) => a.outboundIp),
-          attempts.map((a) => a.retryCount),
-          attempts.map((a) => a.attemptedAt),
-          recipients.map((r) => r.idx),
-          recipients.map((r) => r.status),
-          recipients.map((r) => r.retryCount),
-          recipients.map((r) => r.nextAttemptAt),
-          recipients.map((r) => r.firstAttemptAt),
-          outcome.status,
-          outcome.nextAttemptAt,
-          outcome.completedAt,
-        ],
-      );
-      return returned<{ dispatch_seq: number }>(rows)[0]?.dispatch_seq ?? 0;
-    };
-    if (!also) return write(this.ds.manager);
+    const run: RunRecord = { message, attempts, recipients, outcome, events };
+    if (!also) return this.runs.push(run);
     return this.ds.transaction(async (em) => {
       await also(em);
-      return write(em);
+      return (await this.recordWithEvents([run], em))[0];
     });
+  }
+
+  private readonly runs = new MicroBatcher<RunRecord, number>(
+    (items) => this.recordBatch(items),
+    (item) => this.recordBatch([item]).then((r) => r[0]),
+  );
+
+  /** One statement, or a transaction when some run raises webhook events. */
+  private recordBatch(runs: RunRecord[]): Promise<number[]> {
+    if (!runs.some((r) => r.events.length)) return this.recordMany(runs, this.ds.manager);
+    return this.ds.transaction((em) => this.recordWithEvents(runs, em));
+  }
+
+  private async recordWithEvents(runs: RunRecord[], em: EntityManager): Promise<number[]> {
+    const seqs = await this.recordMany(runs, em);
+    await this.events.within(
+      em,
+      runs.flatMap((r) => r.events),
+    );
+    return seqs;
+  }
+
+  private async recordMany(runs: RunRecord[], em: EntityManager): Promise<number[]> {
+    const attempts = runs.flatMap((r) => r.attempts.map((a) => ({ run: r, a })));
+    const recipients = runs.flatMap((r) => r.recipients.map((x) => ({ run: r, x })));
+    const res: unknown = await em.query(
+      `WITH attempts AS (
+         INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
+           smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::smallint[], $4::text[], $5::int[],
+           $6::text[], $7::text[], $8::text[], $9::int[], $10::timestamptz[])
+       ), recipients AS (
+         UPDATE message_recipients r
+            SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
+                first_attempt_at = t.first_at
+           FROM unnest($11::uuid[], $12::smallint[], $13::text[], $14::int[], $15::timestamptz[],
+                $16::timestamptz[]) AS t(message_id, idx, status, retry_count, next_at, first_at)
+          WHERE r.message_id = t.message_id AND r.idx = t.idx
+       )
+       UPDATE messages m
+          SET status = t.status, next_attempt_at = t.next_at, completed_at = t.completed_at,
+              lease_until = NULL, dispatch_seq = m.dispatch_seq + 1, updated_at = now()
+         FROM unnest($17::uuid[], $18::text[], $19::timestamptz[], $20::timestamptz[])
+              AS t(id, status, next_at, completed_at)
+        WHERE m.id = t.id
+        RETURNING m.id, m.dispatch_seq`,
+      [
+        attempts.map(({ run }) => run.message.id),
+        attempts.map(({ run }) => run.message.organizationId),
+        attempts.map(({ a }) => a.recipientIdx),
+        attempts.map(({ a }) => a.status),
+        attempts.map(({ a }) => a.smtpCode),
+        attempts.map(({ a }) => a.smtpMessage),
+        attempts.map(({ a }) => a.mxHost),
+        attempts.map(({ a }) => a.outboundIp),
+        attempts.map(({ a }) => a.retryCount),
+        attempts.map(({ a }) => a.attemptedAt),
+        recipients.map(({ run }) => run.message.id),
+        recipients.map(({ x }) => x.idx),
+        recipients.map(({ x }) => x.status),
+        recipients.map(({ x }) => x.retryCount),
+        recipients.map(({ x }) => x.nextAttemptAt),
+        recipients.map(({ x }) => x.firstAttemptAt),
+        runs.map((r) => r.message.id),
+        runs.map((r) => r.outcome.status),
+        runs.map((r) => r.outcome.nextAttemptAt),
+        runs.map((r) => r.outcome.completedAt),
+      ],
+    );
+    const seq = new Map(
+      returned<{ id: string; dispatch_seq: number }>(res).map((r) => [r.id, r.dispatch_seq]),
+    );
+    return runs.map((r) => seq.get(r.message.id) ?? 0);
+  }
+
+  /** The message and recipient an engagement event is about; null when either is gone. */
+  async eventRef(
+    organizationId: string,
+    id: string,
+    recipientIdx: number,
+  ): Promise<EmailEventRef | null> {
+    const rows: {
+      job_id: string;
+      message_id: string;
+      campaign_id: string | null;
+      contact_id: string | null;
+      tags: string[];
+      kind: RecipientState['kind'];
+      address: string;
+    }[] = await this.ds.query(
+      `SELECT m.job_id, m.message_id, m.campaign_id, m.contact_id, m.tags, r.kind, r.address
+         FROM messages m JOIN message_recipients r ON r.message_id = m.id
+        WHERE m.organization_id = $1 AND m.id = $2 AND r.idx = $3`,
+      [organizationId, id, recipientIdx],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      organizationId,
+      jobId: r.job_id,
+      messageId: r.message_id,
+      campaignId: r.campaign_id,
+      contactId: r.contact_id,
+      tags: r.tags,
+      recipient: { email: fieldCipher().decrypt(r.address), kind: r.kind },
+    };
   }
 
   /** Gives the lease back without a result (the run failed before anything was recorded). */

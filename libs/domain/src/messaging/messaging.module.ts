@@ -1,12 +1,15 @@
 // Email sending (§8): the send API's service, the message log, delivery over SMTP, tracking,
-// engagement events and the maintenance of the log. Used by the api and the worker.
+// engagement events, the email.* webhook events and the maintenance of the log. Used by the api,
+// the worker and the relay.
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { DeliveryService } from './delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
+import { EmailEvents } from './email-events';
 import { EngagementStore } from './engagement/engagement.store';
 import { MessageLogService } from './message-log.service';
 import { MessageMaintenanceService } from './message-maintenance.service';
@@ -17,9 +20,10 @@ import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule],
+  imports: [TenancyModule, WebhooksModule],
   providers: [
     SendService,
+    EmailEvents,
     MessageRepository,
     ContactEmailStatusRepository,
     EmailDispatcher,

@@ -134,18 +134,14 @@ function lowered(values: string[], p: SqlParams): string {
 
 /**
  * The ids of the organization's tags with these names (case-insensitive), as an init plan computed
- * once per query: the semi-join then reads contact_tag_assignments alone, by (tag_id, contact_id)
- * for a count or by its primary key per contact for a page.
+ * once per query. `contacts.tag_ids` holds each contact's tag ids (kept by triggers on
+ * contact_tag_assignments, migration 1763700001400), so a tag condition is a test on the contact's
+ * own row: no join, and an index-only scan when the index carries tag_ids.
  */
 function tagIds(names: string[], ctx: State): string {
   ctx.org ??= ctx.params.bind(ctx.organizationId, 'uuid');
   return `ARRAY(SELECT t.id FROM contact_tags t
      WHERE t.organization_id = ${ctx.org} AND lower(t.name) = ANY(${lowered(names, ctx.params)}))`;
-}
-
-function tagsMatch(names: string[], ctx: State): string {
-  return `SELECT 1 FROM contact_tag_assignments ta
-     WHERE ta.contact_id = c.id AND ta.tag_id = ANY(${tagIds(names, ctx)})`;
 }
 
 function compileCondition(cond: RuleCondition, ctx: State): string {
@@ -216,15 +212,15 @@ function compileCondition(cond: RuleCondition, ctx: State): string {
     case 'tags':
       switch (cond.operator) {
         case 'hasAny':
-          return exists(tagsMatch(cond.value, ctx));
+          return `c.tag_ids && ${tagIds(cond.value, ctx)}`;
         case 'hasNone':
-          return `NOT ${exists(tagsMatch(cond.value, ctx))}`;
+          return not(`c.tag_ids && ${tagIds(cond.value, ctx)}`);
         case 'hasAll': {
           // Tag names are unique per organization case-insensitively, so every distinct name
-          // resolves to at most one tag, and (contact_id, tag_id) is the assignments' key.
-          return `(SELECT count(*) FROM contact_tag_assignments ta
-                    WHERE ta.contact_id = c.id AND ta.tag_id = ANY(${tagIds(cond.value, ctx)}))
-                  = (SELECT count(DISTINCT lower(v)) FROM unnest(${p.bind(cond.value, 'text[]')}) AS v)`;
+          // resolves to at most one tag: all of them must exist and all be on the contact.
+          return `(c.tag_ids @> ${tagIds(cond.value, ctx)}
+                   AND cardinality(${tagIds(cond.value, ctx)})
+                       = (SELECT count(DISTINCT lower(v)) FROM unnest(${p.bind(cond.value, 'text[]')}) AS v))`;
         }
       }
       break;

@@ -128,10 +128,10 @@ export class SegmentRepository {
 
   /**
    * Runs a selection query with the session settings measured on 1,000,000 contacts
-   * (bench/segments.ts): a count semi-joins every candidate contact with its tags, lists or
-   * channels, and 4 MB of work_mem spilled that hash to disk; parallel workers each rebuilt the same
-   * hash (slower on 2 cores); JIT compilation, which starts on cost estimates, added up to a second
-   * to queries that run in a few hundred milliseconds.
+   * (bench/segments.ts): a count can semi-join every candidate contact with its list memberships
+   * or emails (tags are a test on contacts.tag_ids), and 4 MB of work_mem spilled such a hash to
+   * disk; parallel workers each rebuilt the same hash (slower on 2 cores); JIT compilation, which
+   * starts on cost estimates, added up to a second to queries that run in a few hundred ms.
    */
   private tuned<T>(sql: string, params: unknown[]): Promise<T> {
     return this.ds.transaction(async (em) => {

@@ -80,6 +80,14 @@ const CLAIM_SET = `
   next_retry_at = NULL,
   updated_at = $2`;
 
+/**
+ * A claim commits without waiting for the WAL flush (`relaxed`, joined into the claim so that it
+ * runs): a claim lost in a database crash only makes the delivery claimable again, which delivery
+ * at least once allows; visibility to other workers is immediate either way, so two workers still
+ * never hold the same lease. Outcomes are recorded with durable commits.
+ */
+const RELAXED = `relaxed AS (SELECT set_config('synchronous_commit', 'off', true))`;
+
 const CLAIM_RETURNING = `
   d.id, d.organization_id, d.type, d.data, d.occurred_at, d.attempt_count, d.locked_by,
   e.id AS endpoint_id, e.url, e.secret, e.custom_headers, e.timeout_seconds, e.max_retries, e.is_active`;
@@ -187,13 +195,68 @@ export class WebhookDeliveryRepository {
       at,
     ];
     if (endpointId) params.push(endpointId);
-    const insert = `INSERT INTO webhook_deliveries
+    return this.insertNotifying(
+      em,
+      `INSERT INTO webhook_deliveries
          (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
           attempt_count, created_at, updated_at)
        SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
        FROM webhook_endpoints e
        WHERE e.organization_id = $1 AND ${target}
-       RETURNING id`;
+       RETURNING id`,
+      params,
+      channel,
+    );
+  }
+
+  /**
+   * Several events at once (one producer's transaction raising many): one statement stores a
+   * delivery per event and active endpoint of its organization subscribed to its type, in the
+   * order of `events`. `channel` as for `insertForEvent`.
+   */
+  async insertForEvents(
+    em: EntityManager | DataSource,
+    events: { organizationId: string; type: string; data: unknown; occurredAt: Date }[],
+    at: Date,
+    channel: string | null,
+  ): Promise<string[]> {
+    if (!events.length) return [];
+    const cipher = fieldCipher();
+    return this.insertNotifying(
+      em,
+      `INSERT INTO webhook_deliveries
+         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
+          attempt_count, created_at, updated_at)
+       SELECT gen_random_uuid(), ev.organization_id, e.id, ev.type, ev.data, ev.occurred_at,
+              'pending', 0, $5, $5
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) WITH ORDINALITY
+            AS ev(organization_id, type, data, occurred_at, ord)
+       JOIN webhook_endpoints e
+         ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
+       ORDER BY ev.ord, e.id
+       RETURNING id`,
+      [
+        events.map((e) => e.organizationId),
+        events.map((e) => e.type),
+        events.map((e) => cipher.encrypt(JSON.stringify(e.data ?? null))),
+        events.map((e) => e.occurredAt),
+        at,
+      ],
+      channel,
+    );
+  }
+
+  /**
+   * Runs an `INSERT … RETURNING id` of deliveries. With a `channel`, the same statement wakes
+   * the dispatchers (NOTIFY with the new ids, at most NOTIFY_IDS_MAX per notification), which
+   * PostgreSQL sends when the transaction commits and never for a rolled-back one.
+   */
+  private async insertNotifying(
+    em: EntityManager | DataSource,
+    insert: string,
+    params: unknown[],
+    channel: string | null,
+  ): Promise<string[]> {
     if (!channel) {
       const rows: { id: string }[] = await em.query(insert, params);
       return rows.map((r) => r.id);
@@ -233,7 +296,8 @@ export class WebhookDeliveryRepository {
       this.ds,
       // The ids come first, as a join: left to itself the planner may read the whole pending
       // index (dead entries included) and AND it with the primary key on every claim.
-      `WITH target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id),
+      `WITH ${RELAXED},
+       target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id),
        due AS (
          SELECT d.id FROM target t JOIN webhook_deliveries d ON d.id = t.id
          WHERE d.status = 'pending'
@@ -242,7 +306,7 @@ export class WebhookDeliveryRepository {
          FOR UPDATE OF d SKIP LOCKED
        )
        UPDATE webhook_deliveries d SET ${CLAIM_SET}
-       FROM due, webhook_endpoints e
+       FROM due, webhook_endpoints e, relaxed
        WHERE d.id = due.id AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
       [ids, now],
@@ -259,7 +323,8 @@ export class WebhookDeliveryRepository {
     const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
     const rows = await returning<ClaimRow>(
       this.ds,
-      `WITH due AS (
+      `WITH ${RELAXED},
+       due AS (
          SELECT id FROM webhook_deliveries
          WHERE status = 'pending'
            AND (locked_until IS NULL OR locked_until < $2)
@@ -270,7 +335,7 @@ export class WebhookDeliveryRepository {
          FOR UPDATE SKIP LOCKED
        )
        UPDATE webhook_deliveries d SET ${CLAIM_SET}
-       FROM due, webhook_endpoints e
+       FROM due, webhook_endpoints e, relaxed
        WHERE d.id = due.id AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
       [limit, now, staleBefore],
@@ -318,12 +383,13 @@ export class WebhookDeliveryRepository {
         col((i) => i.outcome.httpStatusCode),
         col((i) => i.outcome.deliveryError),
         col((i) => i.outcome.responseBody),
-        col((i) => i.outcome.nextRetryAt),
-        col((i) => i.outcome.deliveredAt),
+        // Timestamps as ISO text: cheaper for the driver than formatting Dates in local time.
+        col((i) => i.outcome.nextRetryAt?.toISOString() ?? null),
+        col((i) => i.outcome.deliveredAt?.toISOString() ?? null),
         col((i) => i.outcome.attemptError),
         col((i) => i.durationMs),
-        col((i) => i.startedAt),
-        now,
+        col((i) => i.startedAt.toISOString()),
+        now.toISOString(),
       ],
     );
     return new Set(rows.map((r) => r.id));

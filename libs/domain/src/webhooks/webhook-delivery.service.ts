@@ -135,20 +135,26 @@ export class WebhookDeliveryService {
       );
       return true;
     });
+    // The answer is the delivery as the resend left it: read before waking the dispatchers,
+    // which may have attempted it again within milliseconds.
+    const view = await this.get(organizationId, id);
     if (send) await this.events.enqueue([id]);
-    return this.get(organizationId, id);
+    return view;
   }
 
   /** Sends `test.event` to this endpoint only, whatever it subscribes to. */
   async sendTest(organizationId: string, endpointId: string): Promise<DeliveryView> {
     const endpoint = await this.endpoints.find(organizationId, endpointId);
     if (!endpoint.isActive) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
-    const id = await this.events.emitToEndpoint(organizationId, endpointId, 'test.event', {
+    const id = await this.events.storeForEndpoint(organizationId, endpointId, 'test.event', {
       message: 'This is a test event',
       webhookEndpointId: endpointId,
     });
     if (!id) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
-    return this.get(organizationId, id);
+    // 201 with the delivery as created, read before the dispatchers are woken.
+    const view = await this.get(organizationId, id);
+    await this.events.enqueue([id]);
+    return view;
   }
 
   private async attemptsByDelivery(

@@ -21,6 +21,16 @@ export function webhookWakeChannel(bullPrefix: string): string {
   return `webhooks_${createHash('sha256').update(bullPrefix).digest('hex').slice(0, 20)}`;
 }
 
+/** One event of `emitManyWithin`. */
+export interface WebhookEvent {
+  organizationId: string;
+  type: WebhookEventType;
+  /** JSON-serialisable, without secrets; sent as given. */
+  data: unknown;
+  /** The envelope's `timestamp`; now when not given. */
+  occurredAt?: Date;
+}
+
 @Injectable()
 export class WebhookEvents {
   private readonly logger = new Logger(WebhookEvents.name);
@@ -64,6 +74,24 @@ export class WebhookEvents {
     return this.store(manager, organizationId, type, data, true);
   }
 
+  /**
+   * `emitWithin` for several events of one transaction (e.g. one per recipient), in one
+   * statement. An event without `occurredAt` happened now.
+   */
+  async emitManyWithin(manager: EntityManager, events: WebhookEvent[]): Promise<string[]> {
+    if (!events.length) return [];
+    const now = this.clock.now();
+    for (const e of events) {
+      if (!isWebhookEventType(e.type)) throw new Error(`Unknown webhook event type: ${e.type}`);
+    }
+    return this.deliveries.insertForEvents(
+      manager,
+      events.map((e) => ({ ...e, occurredAt: e.occurredAt ?? now })),
+      now,
+      this.channel,
+    );
+  }
+
   /** One delivery to one endpoint (the test operation); none if the endpoint is inactive. */
   async emitToEndpoint(
     organizationId: string,
@@ -71,8 +99,22 @@ export class WebhookEvents {
     type: WebhookEventType,
     data: unknown,
   ): Promise<string | null> {
+    const id = await this.storeForEndpoint(organizationId, endpointId, type, data);
+    if (id) await this.enqueue([id]);
+    return id;
+  }
+
+  /**
+   * `emitToEndpoint` without the wake-up: the caller reads the delivery as stored, then calls
+   * `enqueue([id])` (a dispatcher may attempt it within milliseconds of the wake-up).
+   */
+  async storeForEndpoint(
+    organizationId: string,
+    endpointId: string,
+    type: WebhookEventType,
+    data: unknown,
+  ): Promise<string | null> {
     const ids = await this.store(this.ds, organizationId, type, data, false, endpointId);
-    await this.enqueue(ids);
     return ids[0] ?? null;
   }
 

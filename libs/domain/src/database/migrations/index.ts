@@ -9,6 +9,8 @@ import { ContactImports1763700000500 } from './1763700000500-contact-imports';
 import { Webhooks1763700000600 } from './1763700000600-webhooks';
 import { Campaigns1763700000700 } from './1763700000700-campaigns';
 import { CampaignFanout1763700000710 } from './1763700000710-campaign-fanout';
+import { WebhookDeliveriesFillfactor1763700001000 } from './1763700001000-webhook-deliveries-fillfactor';
+import { ContactTagIds1763700001400 } from './1763700001400-contact-tag-ids';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -21,4 +23,6 @@ export const MIGRATIONS = [
   Webhooks1763700000600,
   Campaigns1763700000700,
   CampaignFanout1763700000710,
+  WebhookDeliveriesFillfactor1763700001000,
+  ContactTagIds1763700001400,
 ];

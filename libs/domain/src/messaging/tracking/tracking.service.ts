@@ -5,7 +5,9 @@ import { Clock } from '../../common/clock';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { NotFoundError } from '../../errors/domain-errors';
-import { EngagementEventType, EngagementStore } from '../engagement/engagement.store';
+import { EmailEvents } from '../email-events';
+import { EngagementStore } from '../engagement/engagement.store';
+import { MessageRepository } from '../message.repository';
 import { rewriteHtmlForTracking } from './html-rewriter';
 import { TrackingClaims, TrackingKind, TrackingTokens } from './tracking-token';
 
@@ -29,6 +31,8 @@ export class TrackingService {
   constructor(
     private readonly tokens: TrackingTokens,
     private readonly engagement: EngagementStore,
+    private readonly messages: MessageRepository,
+    private readonly events: EmailEvents,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -70,18 +74,25 @@ export class TrackingService {
     return claims;
   }
 
-  /** An engagement-store outage loses the event, never the pixel or the redirect. */
-  private async record(claims: TrackingClaims, type: EngagementEventType, req: TrackingRequest) {
+  /**
+   * Writes the engagement event, then raises its webhook event (email.opened / email.clicked)
+   * without waiting for it. An outage of either store loses that store's event, never the pixel
+   * or the redirect; the webhook event is raised whether or not the engagement write succeeded.
+   */
+  private async record(claims: TrackingClaims, type: 'opened' | 'clicked', req: TrackingRequest) {
+    const event = {
+      type,
+      url: claims.url ?? null,
+      userAgent: req.userAgent?.slice(0, 512) ?? null,
+      remoteIp: req.remoteIp ?? null,
+      occurredAt: this.clock.now(),
+    };
     try {
       await this.engagement.record({
         organizationId: claims.organizationId,
         messageId: claims.messageId,
         recipientIndex: claims.recipientIndex,
-        type,
-        url: claims.url ?? null,
-        userAgent: req.userAgent?.slice(0, 512) ?? null,
-        remoteIp: req.remoteIp ?? null,
-        occurredAt: this.clock.now(),
+        ...event,
       });
     } catch (err) {
       this.logger.warn({
@@ -91,5 +102,10 @@ export class TrackingService {
         err: (err as Error).message,
       });
     }
+    this.events.engaged(
+      claims.organizationId,
+      () => this.messages.eventRef(claims.organizationId, claims.messageId, claims.recipientIndex),
+      event,
+    );
   }
 }
