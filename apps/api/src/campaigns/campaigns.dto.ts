@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { Campaign, CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
 import { IsCurrencyCode, IsMailbox, IsMoneyAmount, IsSingleLine } from './campaign-validators';
-import { ToDate } from '../http/validation';
+import { IsOmittable, ToDate } from '../http/validation';
 
 export class CreateCampaignDto {
   @IsString()
@@ -59,17 +59,17 @@ export class CreateCampaignDto {
 }
 
 export class UpdateCampaignDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   name?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsIn(CAMPAIGN_CHANNELS)
   channel?: 'email';
 
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(998)
@@ -89,18 +89,18 @@ export class UpdateCampaignDto {
   @MaxLength(1_000_000)
   text?: string | null;
 
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(320)
   @IsMailbox()
   from?: string;
 
   /** Giving one target replaces the other. */
-  @IsOptional()
+  @IsOmittable()
   @IsUUID()
   listId?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsUUID()
   segmentId?: string;
 }

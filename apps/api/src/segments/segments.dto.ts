@@ -14,6 +14,7 @@ import {
 } from 'class-validator';
 import { SEGMENT_TYPES } from '@app/domain';
 import type { ContactSegment, SegmentType } from '@app/domain';
+import { IsOmittable } from '../http/validation';
 
 /** Most contact ids one membership request may carry. */
 export const MAX_MEMBER_IDS = 1000;
@@ -47,7 +48,7 @@ export class CreateSegmentDto {
 }
 
 export class UpdateSegmentDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
@@ -60,7 +61,7 @@ export class UpdateSegmentDto {
   description?: string | null;
 
   /** Dynamic segments only; a static segment answers 409. */
-  @IsOptional()
+  @IsOmittable()
   @IsObject()
   rules?: Record<string, unknown>;
 }
