@@ -175,13 +175,13 @@ describe('Hostile input', () => {
   it('refuses a list of nested objects holding arrays (they passed validation and crashed services)', async () => {
     const endpoint = await s.http
       .post('/api/v1/user/webhook-endpoints', {
-        url: 'https://example.com/hook',
+        url: 'http://127.0.0.1:9/hook',
         events: ['contact.created'],
       })
       .expect(201);
     expect422(
       await s.http.post('/api/v1/user/webhook-endpoints', {
-        url: 'https://example.com/hook',
+        url: 'http://127.0.0.1:9/hook',
         events: ['contact.created'],
         customHeaders: [[[]]],
       }),
@@ -214,7 +214,7 @@ describe('Hostile input', () => {
   it('refuses null for webhook endpoint fields that cannot be cleared, leaving it unchanged', async () => {
     const endpoint = await s.http
       .post('/api/v1/user/webhook-endpoints', {
-        url: 'https://example.com/kept',
+        url: 'http://127.0.0.1:9/kept',
         events: ['contact.created'],
       })
       .expect(201);
@@ -230,8 +230,44 @@ describe('Hostile input', () => {
       expect422(await s.http.patch(path, { [field]: null }), field, 'required');
     }
     const after = await s.http.get(path).expect(200);
-    expect(after.body.data).toMatchObject({ url: 'https://example.com/kept', isActive: true });
+    expect(after.body.data).toMatchObject({ url: 'http://127.0.0.1:9/kept', isActive: true });
     await s.http.patch(path, { description: null }).expect(200);
+  });
+
+  it('refuses null for segment and campaign fields that cannot be cleared, leaving them unchanged', async () => {
+    const list = await s.http.post('/api/v1/user/contact-lists', { name: 'Nulls' }).expect(201);
+    const segment = await s.http
+      .post('/api/v1/user/contact-segments', {
+        name: 'Kept segment',
+        type: 'dynamic',
+        rules: { operator: 'and', conditions: [{ field: 'firstName', operator: 'isNotEmpty' }] },
+      })
+      .expect(201);
+    const segmentPath = `/api/v1/user/contact-segments/${segment.body.data.id}`;
+    for (const field of ['name', 'rules']) {
+      expect422(await s.http.patch(segmentPath, { [field]: null }), field, 'required');
+    }
+    expect((await s.http.get(segmentPath).expect(200)).body.data.name).toBe('Kept segment');
+
+    const campaign = await s.http
+      .post('/api/v1/user/campaigns', {
+        name: 'Kept campaign',
+        subject: 'S',
+        from: 'kept@example.com',
+        text: 'x',
+        listId: list.body.data.id,
+      })
+      .expect(201);
+    const campaignPath = `/api/v1/user/campaigns/${campaign.body.data.id}`;
+    for (const field of ['name', 'channel', 'subject', 'from', 'listId', 'segmentId']) {
+      expect422(await s.http.patch(campaignPath, { [field]: null }), field, 'required');
+    }
+    expect((await s.http.get(campaignPath).expect(200)).body.data).toMatchObject({
+      name: 'Kept campaign',
+      from: 'kept@example.com',
+    });
+    // html and text may be cleared one at a time.
+    await s.http.patch(campaignPath, { html: '<p>x</p>', text: null }).expect(200);
   });
 
   describe('requests the HTTP parser refuses', () => {
