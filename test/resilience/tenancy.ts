@@ -165,7 +165,7 @@ function pathCases(
                 {
                   doc,
                   pools,
-                  receiverUrl: 'https://example.com/hook',
+                  receiverUrl: 'http://127.0.0.1:9/refused',
                   csvHeaders: a.csvHeaders,
                   orgId: a.org.id,
                 },
