@@ -743,11 +743,12 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
   reporter.record({
     section: 'fuzz',
     name: 'throughput',
-    requests,
-    errors: timeouts,
+    // The groups' rows already count these requests and their hangs; this row adds the rate.
+    requests: 0,
+    errors: 0,
     lost: 0,
-    passed: timeouts === 0,
-    notes: `${routes.length} routes, ${runs} cases per group, seed ${seed}, ${rps.toFixed(0)} req/s generated (concurrency ${concurrency}), ${battery.length} battery requests, ${seconds.toFixed(1)} s in all`,
+    passed: true,
+    notes: `${requests} requests (${timeouts} past the ${timeoutMs} ms deadline) over ${routes.length} routes, ${runs} cases per group, seed ${seed}, ${rps.toFixed(0)} req/s generated (concurrency ${concurrency}), ${battery.length} battery requests, ${seconds.toFixed(1)} s in all`,
   });
 
   if (violations.size || problems.length) {
