@@ -290,7 +290,11 @@ function stringFor(name: string, s: Schema, ctx: ArbitraryContext): fc.Arbitrary
     case 'url':
       // Loopback only: the worker really delivers to whatever endpoint is created (a refused port
       // gives it retries to run), never to the internet.
-      return fc.constantFrom(ctx.receiverUrl, `${ctx.receiverUrl}?x=1`, 'http://127.0.0.1:9/refused');
+      return fc.constantFrom(
+        ctx.receiverUrl,
+        `${ctx.receiverUrl}?x=1`,
+        'http://127.0.0.1:9/refused',
+      );
     case 'phoneNumber':
       return fc.constantFrom(...PHONES);
     case 'countryCode':
