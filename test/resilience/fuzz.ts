@@ -36,20 +36,7 @@ import {
   SuccessShape,
 } from './support/routes';
 import { multipart, RESOURCE_KINDS, ResourceKind, seedOrg } from './support/seed';
-
-const ALL_SCOPES = [
-  'contacts:read',
-  'contacts:write',
-  'messages:read',
-  'messages:send',
-  'analytics:read',
-  'analytics:write',
-  'webhooks:read',
-  'webhooks:write',
-  'campaigns:read',
-  'campaigns:write',
-  'keys:manage',
-];
+import { SCOPES } from '@app/domain/tenancy/scopes';
 
 const MiB = 1024 * 1024;
 
@@ -170,7 +157,7 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
     'POST',
     '/api/v1/user/api-keys',
     org.apiKey,
-    { name: 'fuzzer', scopes: ALL_SCOPES, rateLimitPerMinute: 1_000_000 },
+    { name: 'fuzzer', scopes: [...SCOPES], rateLimitPerMinute: 1_000_000 },
   );
   const pools = Object.fromEntries(
     RESOURCE_KINDS.map((k) => [k, [seeded.ids[k], ...(seeded.extra[k] ?? [])]]),
