@@ -11,6 +11,7 @@ import {
 } from '../errors/domain-errors';
 import { SendingLimiter } from '../limits/sending-limiter';
 import { resolveSendingLimits } from '../limits/sending-limits';
+import type { Organization } from '../tenancy/organization.entity';
 import { OrganizationService } from '../tenancy/organization.service';
 import { domainOf, Mailbox } from './address';
 import { EmailDispatcher } from './email-dispatcher';
@@ -57,10 +58,12 @@ export class SendService {
 
   /**
    * The SMTP relay's MAIL FROM (§9, spec Limits rule 5): one transaction is one request and one
-   * recipient of the organization's limits, consumed here, before any data is accepted.
+   * recipient of the organization's limits, consumed here, before any data is accepted. The
+   * relay passes the organization from its OrganizationCache (kept current by NOTIFY) rather than
+   * have it read for every transaction; the check itself is the send API's.
    */
-  async admitRelayTransaction(organizationId: string): Promise<void> {
-    await this.admit(organizationId, { requests: 1, recipients: 1 });
+  async admitRelayTransaction(organization: Organization): Promise<void> {
+    await this.admitOrganization(organization, { requests: 1, recipients: 1 });
   }
 
   /**
@@ -94,7 +97,6 @@ export class SendService {
         subject: input.subject ?? '',
         headers: {},
         attachments: [],
-        raw: input.raw.toString('base64'),
       },
       recipients,
       tags: [],
@@ -102,6 +104,7 @@ export class SendService {
       contactId: null,
       trackOpens: false,
       trackClicks: false,
+      raw: input.raw,
     });
   }
 
@@ -110,7 +113,14 @@ export class SendService {
     organizationId: string,
     usage: { requests: number; recipients: number },
   ): Promise<void> {
-    const org = await this.organizations.get(organizationId);
+    await this.admitOrganization(await this.organizations.get(organizationId), usage);
+  }
+
+  private async admitOrganization(
+    org: Organization,
+    usage: { requests: number; recipients: number },
+  ): Promise<void> {
+    const organizationId = org.id;
     if (org.subscriptionStatus === 'canceled' || org.subscriptionStatus === 'past_due') {
       throw new SubscriptionRequiredError('An active subscription is required to send email');
     }
@@ -128,7 +138,7 @@ export class SendService {
   private async commit(
     organizationId: string,
     source: MessageSource,
-    prepared: OutgoingMessage,
+    prepared: OutgoingMessage & { raw?: Buffer },
   ): Promise<SendResult> {
     const now = this.clock.now();
     const id = ulid(now.getTime());
@@ -146,6 +156,7 @@ export class SendService {
       trackOpens: prepared.trackOpens,
       trackClicks: prepared.trackClicks,
       content: prepared.content,
+      raw: prepared.raw,
       recipients: prepared.recipients,
       createdAt: now,
     });
