@@ -164,7 +164,9 @@ async function main(): Promise<void> {
   try {
     await drive(sinkPort, 200, true);
     await drive(RELAY_PORT, 200, true, key.apiKey.key);
+    const sink0 = cpuMs(sink.pid!);
     const bare1 = await drive(sinkPort, total, true);
+    const sinkCpu = (cpuMs(sink.pid!) - sink0) / total;
     const ours1 = await relayRun();
     const bare2 = await drive(sinkPort, total, true);
     const ours2 = await relayRun();
@@ -187,7 +189,7 @@ async function main(): Promise<void> {
         `relay CPU ${fmt((ours1.relayCpu + ours2.relayCpu) / 2, 3)} ms/msg, its PostgreSQL backends ${fmt(
           (ours1.pgCpu + ours2.pgCpu) / 2,
           3,
-        )} ms/msg (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+        )} ms/msg; the bare sink ${fmt(sinkCpu, 3)} ms/msg (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
         `one connection per message (${fresh} messages; smtp-server greets after a fixed 100 ms):`,
         line('baseline  bare sink, new connection each', [bareFresh]),
         line('ours      relay, new connection each    ', [oursFresh]),
