@@ -260,18 +260,18 @@ export class MessageRepository {
   }
 
   private readonly inserts = new MicroBatcher<NewMessage, string>(
-    (items) => this.ds.transaction((em) => this.insertManyWith(em, items)),
-    (m) => this.ds.transaction((em) => this.insertManyWith(em, [m])).then((ids) => ids[0]),
+    (items) => this.insertMany(items),
+    (m) => this.insertMany([m]).then((ids) => ids[0]),
     64,
     2,
   );
 
   /**
-   * The messages of a batch with their recipients in one statement (ids made here, so the
-   * recipients need not wait for RETURNING), then their email.sent events. A raw message (SMTP)
-   * goes to the bytea column, encrypted as bytes and sent to PostgreSQL in binary.
+   * The messages of a batch, their recipients and their email.sent events in one statement, so
+   * one round trip and atomic (ids made here, so recipients need not wait for RETURNING). A raw
+   * message (SMTP) goes to the bytea column, encrypted as bytes and sent in binary.
    */
-  private async insertManyWith(em: EntityManager, items: NewMessage[]): Promise<string[]> {
+  private async insertMany(items: NewMessage[]): Promise<string[]> {
     const cipher = fieldCipher();
     const ids = items.map(() => randomUUID());
     const params: unknown[] = [];
@@ -310,7 +310,8 @@ export class MessageRepository {
       recipients.map((x) => cipher.encrypt(x.r.email)),
       recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email))),
     );
-    await em.query(
+    const events = this.events.withinStatement(items.flatMap(sentEventsOf), params);
+    await this.ds.query(
       `WITH message AS (
          INSERT INTO messages (id, organization_id, job_id, message_id, source, sender_address,
            campaign_id, contact_id, tags, track_opens, track_clicks, content, raw, status,
@@ -320,13 +321,14 @@ export class MessageRepository {
            FROM (VALUES ${values.join(', ')})
              AS t(id, org, job, mid, source, sender, campaign, contact, tags, opens, clicks,
                   content, raw, rcount, at)
-       )
-       INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
-       SELECT * FROM unnest($${r0 + 1}::uuid[], $${r0 + 2}::smallint[], $${r0 + 3}::uuid[],
-                            $${r0 + 4}::text[], $${r0 + 5}::text[], $${r0 + 6}::text[])`,
+       ), recipients AS (
+         INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
+         SELECT * FROM unnest($${r0 + 1}::uuid[], $${r0 + 2}::smallint[], $${r0 + 3}::uuid[],
+                              $${r0 + 4}::text[], $${r0 + 5}::text[], $${r0 + 6}::text[])
+       )${events.deliveries ? `, ${events.deliveries}` : ''}
+       SELECT ${events.probe} AS woken`,
       params,
     );
-    await this.events.within(em, items.flatMap(sentEventsOf));
     return ids;
   }
 
