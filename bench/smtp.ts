@@ -4,9 +4,11 @@
 // The relay does per message what the platform promises: AUTH'd session, the organization limits
 // at MAIL FROM (Redis Lua), the raw message committed to PostgreSQL, then a Bull job.
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import nodemailer from 'nodemailer';
+import { Client } from 'pg';
 import { admin, benchDatabase, benchEnv, fmt, ROOT, startApp, stop } from './support/harness';
 
 const total = Number(process.argv[2] || 3000);
@@ -28,6 +30,44 @@ interface Run {
   perSecond: number;
   p50: number;
   p99: number;
+}
+
+/** CPU time (user + system, ms) a process has used, from /proc (0 where there is none). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU per message of the relay process and of its PostgreSQL backends over one run: load-
+ * independent figures (the 2-core machine's wall-clock ratios move with everyone else's work).
+ */
+async function withCpu(
+  relayPid: number,
+  db: Client,
+  run: () => Promise<Run>,
+  count: number,
+): Promise<Run & { relayCpu: number; pgCpu: number }> {
+  const backends = async () =>
+    (
+      (await db.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      )) as { rows: { pid: number }[] }
+    ).rows.map((r) => r.pid);
+  const before = await backends();
+  const pg0 = new Map(before.map((p) => [p, cpuMs(p)]));
+  const relay0 = cpuMs(relayPid);
+  const r = await run();
+  const relayCpu = (cpuMs(relayPid) - relay0) / count;
+  let pg = 0;
+  for (const p of await backends()) pg += cpuMs(p) - (pg0.get(p) ?? 0);
+  return { ...r, relayCpu, pgCpu: pg / count };
 }
 
 /** Sends `count` messages keeping `connections` in flight; pooled or one connection per message. */
@@ -75,7 +115,8 @@ async function drive(port: number, count: number, pooled: boolean, pass?: string
 }
 
 async function main(): Promise<void> {
-  const env = benchEnv(await benchDatabase('mp_bench_smtp'), { SMTP_PORT: String(RELAY_PORT) });
+  const dbUrl = await benchDatabase('mp_bench_smtp');
+  const env = benchEnv(dbUrl, { SMTP_PORT: String(RELAY_PORT) });
   admin(env, ['migrate']);
   const org = admin(env, ['create-org', '--name', 'smtp bench', '--plan', 'enterprise']) as {
     organization: { id: string };
@@ -116,13 +157,19 @@ async function main(): Promise<void> {
     sink.once('message', (m: { port: number }) => done(m.port)),
   );
   const relay = await startApp('smtp-relay', env, () => portOpen(RELAY_PORT));
+  const db = new Client({ connectionString: dbUrl });
+  await db.connect();
+  const relayRun = () =>
+    withCpu(relay.pid!, db, () => drive(RELAY_PORT, total, true, key.apiKey.key), total);
   try {
     await drive(sinkPort, 200, true);
     await drive(RELAY_PORT, 200, true, key.apiKey.key);
+    const sink0 = cpuMs(sink.pid!);
     const bare1 = await drive(sinkPort, total, true);
-    const ours1 = await drive(RELAY_PORT, total, true, key.apiKey.key);
+    const sinkCpu = (cpuMs(sink.pid!) - sink0) / total;
+    const ours1 = await relayRun();
     const bare2 = await drive(sinkPort, total, true);
-    const ours2 = await drive(RELAY_PORT, total, true, key.apiKey.key);
+    const ours2 = await relayRun();
     const bare = (bare1.perSecond + bare2.perSecond) / 2;
     const ours = (ours1.perSecond + ours2.perSecond) / 2;
     const fresh = Math.min(400, total);
@@ -139,6 +186,10 @@ async function main(): Promise<void> {
         line('baseline  bare smtp-server sink (discards), pooled     ', [bare1, bare2]),
         line('ours      relay (AUTH, limits, commit, enqueue), pooled', [ours1, ours2]),
         `ratio     ${fmt(ours / bare, 2)} (target >= 0.50)`,
+        `relay CPU ${fmt((ours1.relayCpu + ours2.relayCpu) / 2, 3)} ms/msg, its PostgreSQL backends ${fmt(
+          (ours1.pgCpu + ours2.pgCpu) / 2,
+          3,
+        )} ms/msg; the bare sink ${fmt(sinkCpu, 3)} ms/msg (load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
         `one connection per message (${fresh} messages; smtp-server greets after a fixed 100 ms):`,
         line('baseline  bare sink, new connection each', [bareFresh]),
         line('ours      relay, new connection each    ', [oursFresh]),
@@ -146,6 +197,7 @@ async function main(): Promise<void> {
       ].join('\n') + '\n',
     );
   } finally {
+    await db.end();
     await stop(relay);
     sink.send('stop');
   }

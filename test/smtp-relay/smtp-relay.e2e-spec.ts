@@ -8,7 +8,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { Clock, JsonLogger, OrganizationService, setLogSink } from '@app/domain';
+import { DataSource } from 'typeorm';
+import { Clock, fieldCipher, JsonLogger, OrganizationService, setLogSink } from '@app/domain';
 import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
 import {
   insecureAuthRefused,
@@ -221,6 +222,28 @@ describe('SMTP relay', () => {
       expect(http.body.message).toBe('Rate limit exceeded: perMinute');
     });
 
+    it('sees an organization change at the next MAIL FROM (its cached copy is dropped on NOTIFY)', async () => {
+      const changing = await createSession(app, { plan: 'pro' });
+      const t = transport(changing.apiKey);
+      // The first transaction puts the organization in the relay's cache.
+      expect((await t.sendMail(mail())).response).toMatch(/^250 OK/);
+      await app
+        .get(OrganizationService)
+        .update(changing.org.id, { subscriptionStatus: 'canceled' });
+      const until = Date.now() + 5000;
+      let refused: SmtpFailure | undefined;
+      while (!refused && Date.now() < until) {
+        refused = await t.sendMail(mail()).then(
+          () => undefined,
+          (err: SmtpFailure) => err,
+        );
+        if (!refused) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(refused?.responseCode).toBe(554);
+      expect(refused?.response).toContain('An active subscription is required');
+      t.close();
+    });
+
     it('refuses a message over 25 MB with 552', async () => {
       const err = await refusal(
         transport(s.apiKey).sendMail(
@@ -260,6 +283,19 @@ describe('SMTP relay', () => {
       // Sent byte for byte: the Bcc stays out of the headers, the body is the submitted one.
       expect(delivered.raw).not.toMatch(/^Bcc:/im);
       expect(delivered.parsed.text?.trim()).toBe('Hello over SMTP');
+      // Stored as received, encrypted as bytes in messages.raw: no plaintext in the row.
+      const [row] = (await app
+        .get(DataSource)
+        .query(`SELECT raw, content FROM messages WHERE organization_id = $1 AND job_id = $2`, [
+          s.org.id,
+          jobId,
+        ])) as { raw: Buffer; content: string }[];
+      expect(Buffer.isBuffer(row.raw)).toBe(true);
+      expect(row.raw.subarray(0, 3).toString()).toBe('v1:');
+      expect(row.raw.includes('Hello over SMTP')).toBe(false);
+      expect(row.raw.includes('Via relay')).toBe(false);
+      expect(row.content).not.toContain('Via relay');
+      expect(fieldCipher().decryptBytes(row.raw).toString()).toContain('Subject: Via relay');
       await worker.close();
       worker = undefined;
     });

@@ -5,6 +5,7 @@ import {
   DatabaseModule,
   LimitsModule,
   MessagingModule,
+  OrganizationCache,
   QueuesModule,
   RedisModule,
   TenancyModule,
@@ -21,6 +22,6 @@ import { SmtpRelayService } from './smtp-relay.service';
     TenancyModule,
     MessagingModule,
   ],
-  providers: [SmtpRelayService],
+  providers: [OrganizationCache, SmtpRelayService],
 })
 export class SmtpRelayModule {}

@@ -13,16 +13,17 @@ import {
   AuthFailureLimiter,
   CredentialService,
   DomainError,
+  OrganizationCache,
   RateLimitedError,
   relayTlsMaterial,
   SendService,
   SubscriptionRequiredError,
 } from '@app/domain';
 import type { AppConfig } from '@app/domain';
-import { simpleParser } from 'mailparser';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SMTPServer, SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
+import { logHeaders } from './log-headers';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const MAX_RECIPIENTS = 50;
@@ -51,15 +52,6 @@ export function insecureAuthRefused(
   return !session.secure && !isLoopback(session.remoteAddress) && !allowInsecure;
 }
 
-/** The header section of an RFC 5322 message (up to the first empty line), as its own message. */
-export function headerBlock(raw: Buffer): Buffer {
-  const end = raw.indexOf('\r\n\r\n');
-  const lfEnd = end < 0 ? raw.indexOf('\n\n') : -1;
-  if (end >= 0) return raw.subarray(0, end + 4);
-  if (lfEnd >= 0) return raw.subarray(0, lfEnd + 2);
-  return raw.subarray(0, Math.min(raw.length, 64 * 1024));
-}
-
 /** The one mapping from domain errors to SMTP replies. */
 export function smtpReplyFor(err: unknown): SmtpError {
   if (err instanceof RateLimitedError) return smtpError(451, err.message);
@@ -80,6 +72,7 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
     private readonly credentials: CredentialService,
     private readonly authFailures: AuthFailureLimiter,
     private readonly send: SendService,
+    private readonly organizations: OrganizationCache,
   ) {}
 
   /** The port actually listened on (tests listen on 0). */
@@ -174,7 +167,7 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
     const user = session.user as RelayUser | undefined;
     if (!user) throw smtpError(530, 'Authentication required');
     try {
-      await this.send.admitRelayTransaction(user.organizationId);
+      await this.send.admitRelayTransaction(await this.organizations.get(user.organizationId));
     } catch (err) {
       throw smtpReplyFor(err);
     }
@@ -189,22 +182,15 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
     const user = session.user as RelayUser;
     const raw = Buffer.concat(chunks);
     try {
-      // The log needs From and Subject only: parse the header block, not the whole MIME tree.
-      const parsed = await simpleParser(headerBlock(raw), {
-        skipHtmlToText: true,
-        skipTextToHtml: true,
-        skipImageLinks: true,
-      });
-      const fromHeader = parsed.from?.value[0];
+      // The log needs From and Subject only: the header block, not the whole MIME tree.
+      const headers = logHeaders(raw);
       const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
       const result = await this.send.submitRaw(user.organizationId, {
         raw,
         envelopeFrom,
         recipients: session.envelope.rcptTo.map((r) => r.address),
-        from: fromHeader?.address
-          ? { email: fromHeader.address, name: fromHeader.name || undefined }
-          : undefined,
-        subject: parsed.subject,
+        from: headers.from,
+        subject: headers.subject,
       });
       this.logger.log({
         msg: 'smtp message accepted',

@@ -58,6 +58,7 @@ export * from './tenancy/api-key.entity';
 export * from './tenancy/api-key.service';
 export * from './tenancy/auth-context';
 export * from './tenancy/credential.service';
+export * from './tenancy/organization-cache';
 export * from './tenancy/organization.entity';
 export * from './tenancy/organization.service';
 export * from './tenancy/scopes';

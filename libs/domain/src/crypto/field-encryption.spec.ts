@@ -33,4 +33,19 @@ describe(FieldCipher.name, () => {
     expect(() => c.decrypt(tampered)).toThrow();
     expect(() => new FieldCipher(newKey).decrypt(stored)).toThrow(/ENCRYPTION_KEYS_OLD/);
   });
+
+  it('round-trips bytes, across a rotation, and refuses tampered bytes', () => {
+    const plain = Buffer.concat([Buffer.from('Subject: hi\r\n\r\n'), randomBytes(10_000)]);
+    const before = new FieldCipher(oldKey);
+    const stored = before.encryptBytes(plain);
+    expect(stored.subarray(0, 12).toString('latin1')).toBe(`v1:${before.currentKeyId}:`);
+    expect(stored.includes(Buffer.from('Subject'))).toBe(false);
+    expect(before.encryptBytes(plain).equals(stored)).toBe(false);
+    expect(before.decryptBytes(stored).equals(plain)).toBe(true);
+    expect(new FieldCipher(newKey, [oldKey]).decryptBytes(stored).equals(plain)).toBe(true);
+    const tampered = Buffer.from(stored);
+    tampered[tampered.length - 20] ^= 1;
+    expect(() => before.decryptBytes(tampered)).toThrow();
+    expect(() => new FieldCipher(newKey).decryptBytes(stored)).toThrow(/ENCRYPTION_KEYS_OLD/);
+  });
 });

@@ -66,6 +66,35 @@ export class FieldCipher {
     );
   }
 
+  /**
+   * `encrypt` for bytes stored in a bytea column (no base64 on either side): the same AES-256-GCM
+   * with a random nonce, as `v1:<keyId>:` (ASCII) followed by nonce | ciphertext | tag.
+   */
+  encryptBytes(plain: Buffer): Buffer {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.current.key, nonce);
+    const ct = cipher.update(plain);
+    cipher.final();
+    const head = Buffer.from(`v1:${this.current.id}:`, 'latin1');
+    return Buffer.concat([head, nonce, ct, cipher.getAuthTag()]);
+  }
+
+  decryptBytes(stored: Buffer): Buffer {
+    const second = stored.indexOf(0x3a, 3);
+    if (stored.toString('latin1', 0, 3) !== 'v1:' || second < 4)
+      throw new Error('Unrecognised encrypted value');
+    const keyId = stored.toString('latin1', 3, second);
+    const k = this.byId.get(keyId);
+    if (!k) throw new Error(`No decryption key with id ${keyId} (set ENCRYPTION_KEYS_OLD)`);
+    const buf = stored.subarray(second + 1);
+    if (buf.length < 28) throw new Error('Unrecognised encrypted value');
+    const decipher = createDecipheriv('aes-256-gcm', k.key, buf.subarray(0, 12));
+    decipher.setAuthTag(buf.subarray(buf.length - 16));
+    const plain = decipher.update(buf.subarray(12, buf.length - 16));
+    decipher.final();
+    return plain;
+  }
+
   /** True when the value was written under an older key and should be re-encrypted. */
   isStale(stored: string): boolean {
     return stored.split(':')[1] !== this.current.id;

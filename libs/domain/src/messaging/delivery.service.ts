@@ -140,6 +140,7 @@ export class DeliveryService {
   private baseMail(message: ClaimedMessage): SendMailOptions {
     const c = message.content;
     // Relayed over SMTP: the message goes out byte for byte as it was submitted.
+    if (message.raw) return { raw: message.raw };
     if (c.raw) return { raw: Buffer.from(c.raw, 'base64') };
     return {
       from: mailbox(c.from),
@@ -171,7 +172,10 @@ export class DeliveryService {
     const mail = this.baseMail(message);
     const from = message.content.from.email;
     const tracked =
-      (message.trackOpens || message.trackClicks) && !!message.content.html && !message.content.raw;
+      (message.trackOpens || message.trackClicks) &&
+      !!message.content.html &&
+      !message.content.raw &&
+      !message.raw;
     if (!tracked) {
       const results = await this.outbound.send(
         mail,

@@ -4,6 +4,7 @@
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
+import { MicroBatcher } from '../common/micro-batcher';
 import { QUEUES } from '../queues/queue-names';
 
 export const EMAIL_JOBS = { deliver: 'deliver' } as const;
@@ -60,6 +61,53 @@ export class EmailDispatcher {
         err: (err as Error).message,
       });
       return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * `enqueue(messageId, 0)` for a message just committed, gathered with the concurrent calls into
+   * one `addBulk` (one Redis pipeline, one write, instead of a round trip each). Never throws.
+   */
+  enqueueNew(messageId: string): Promise<boolean> {
+    return this.fresh.push(messageId);
+  }
+
+  private readonly fresh = new MicroBatcher<string, boolean>(
+    (ids) => this.addNow(ids),
+    (id) => this.enqueue(id, 0),
+    64,
+    2,
+  );
+
+  private async addNow(ids: string[]): Promise<boolean[]> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.queue.addBulk(
+          ids.map((messageId) => ({
+            name: EMAIL_JOBS.deliver,
+            data: { messageId } satisfies DeliverEmailJob,
+            opts: {
+              jobId: deliverJobId(messageId, 0),
+              removeOnComplete: true,
+              removeOnFail: 1000,
+            },
+          })),
+        ),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+      return ids.map(() => true);
+    } catch (err) {
+      this.logger.warn({
+        msg: 'could not enqueue deliveries; the sweeper will retry',
+        count: ids.length,
+        err: (err as Error).message,
+      });
+      return ids.map(() => false);
     } finally {
       clearTimeout(timer);
     }

@@ -126,6 +126,14 @@ export class EmailEvents implements OnModuleDestroy {
     await this.webhooks.emitManyWithin(em, events);
   }
 
+  /** `within` for a caller that writes its changes and the events in one statement. */
+  withinStatement(
+    events: WebhookEvent[],
+    params: unknown[],
+  ): { deliveries: string; probe: string } {
+    return this.webhooks.manyWithinStatement(events, params);
+  }
+
   /**
    * An open or click, raised apart from the request that reported it: the pixel and the redirect
    * never wait for the webhook store, nor fail with it. `ref` loads the message (null: it is gone).

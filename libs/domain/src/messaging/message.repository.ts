@@ -2,6 +2,7 @@
 // the organization id; the worker's claim and sweep work by message id across organizations.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { PageRequest, pageOffset } from '../common/pagination';
@@ -36,6 +37,8 @@ export interface NewMessage {
   trackOpens: boolean;
   trackClicks: boolean;
   content: MessageContent;
+  /** The raw RFC 5322 message as submitted over SMTP (stored encrypted, as bytes). */
+  raw?: Buffer;
   recipients: OutgoingRecipient[];
   createdAt: Date;
 }
@@ -71,6 +74,8 @@ export interface ClaimedMessage {
   trackClicks: boolean;
   createdAt: Date;
   content: MessageContent;
+  /** The raw message of an SMTP submission stored as bytes (older rows have content.raw). */
+  raw?: Buffer;
   recipients: ClaimedRecipient[];
   /**
    * When the message was claimed, an active webhook endpoint of the organization subscribed to
@@ -184,6 +189,7 @@ interface ClaimedRow {
   track_clicks: boolean;
   created_at: Date;
   content: string;
+  raw: Buffer | null;
   outcome_events: boolean;
   recipients: {
     idx: number;
@@ -254,60 +260,76 @@ export class MessageRepository {
   }
 
   private readonly inserts = new MicroBatcher<NewMessage, string>(
-    (items) =>
-      this.ds.transaction(async (em) => {
-        const ids: string[] = [];
-        for (const m of items) ids.push(await this.insertWith(em, m));
-        await this.events.within(em, items.flatMap(sentEventsOf));
-        return ids;
-      }),
-    (m) =>
-      this.ds.transaction(async (em) => {
-        const id = await this.insertWith(em, m);
-        await this.events.within(em, sentEventsOf(m));
-        return id;
-      }),
+    (items) => this.insertMany(items),
+    (m) => this.insertMany([m]).then((ids) => ids[0]),
     64,
     2,
   );
 
-  private async insertWith(em: EntityManager, m: NewMessage): Promise<string> {
+  /**
+   * The messages of a batch, their recipients and their email.sent events in one statement, so
+   * one round trip and atomic (ids made here, so recipients need not wait for RETURNING). A raw
+   * message (SMTP) goes to the bytea column, encrypted as bytes and sent in binary.
+   */
+  private async insertMany(items: NewMessage[]): Promise<string[]> {
     const cipher = fieldCipher();
-    const rows: { id: string }[] = await em.query(
+    const ids = items.map(() => randomUUID());
+    const params: unknown[] = [];
+    const bind = (v: unknown) => `$${params.push(v)}`;
+    const values = items.map((m, i) => {
+      const row = [
+        bind(ids[i]),
+        bind(m.organizationId),
+        bind(m.jobId),
+        bind(m.messageId),
+        bind(m.source),
+        bind(m.senderAddress),
+        bind(m.campaignId),
+        bind(m.contactId),
+        bind(m.tags),
+        bind(m.trackOpens),
+        bind(m.trackClicks),
+        bind(cipher.encrypt(JSON.stringify(m.content))),
+        bind(m.raw ? cipher.encryptBytes(m.raw) : null),
+        bind(m.recipients.length),
+        bind(m.createdAt),
+      ];
+      return `(${row[0]}::uuid, ${row[1]}::uuid, ${row.slice(2, 6).join(', ')}, ${row[6]}::uuid,
+        ${row[7]}::uuid, ${row[8]}::text[], ${row[9]}::boolean, ${row[10]}::boolean, ${row[11]},
+        ${row[12]}::bytea, ${row[13]}::int, ${row[14]}::timestamptz)`;
+    });
+    const recipients = items.flatMap((m, i) =>
+      m.recipients.map((r, idx) => ({ id: ids[i], org: m.organizationId, idx, r })),
+    );
+    const r0 = params.length;
+    params.push(
+      recipients.map((x) => x.id),
+      recipients.map((x) => x.idx),
+      recipients.map((x) => x.org),
+      recipients.map((x) => x.r.kind),
+      recipients.map((x) => cipher.encrypt(x.r.email)),
+      recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email))),
+    );
+    const events = this.events.withinStatement(items.flatMap(sentEventsOf), params);
+    await this.ds.query(
       `WITH message AS (
-         INSERT INTO messages (organization_id, job_id, message_id, source, sender_address,
-           campaign_id, contact_id, tags, track_opens, track_clicks, content, status,
+         INSERT INTO messages (id, organization_id, job_id, message_id, source, sender_address,
+           campaign_id, contact_id, tags, track_opens, track_clicks, content, raw, status,
            recipient_count, next_attempt_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'queued', $12, $13, $13, $13)
-         RETURNING id
+         SELECT t.id, t.org, t.job, t.mid, t.source, t.sender, t.campaign, t.contact, t.tags,
+                t.opens, t.clicks, t.content, t.raw, 'queued', t.rcount, t.at, t.at, t.at
+           FROM (VALUES ${values.join(', ')})
+             AS t(id, org, job, mid, source, sender, campaign, contact, tags, opens, clicks,
+                  content, raw, rcount, at)
        ), recipients AS (
          INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
-         SELECT message.id, t.idx, $1, t.kind, t.address, t.hash
-           FROM message, unnest($14::smallint[], $15::text[], $16::text[], $17::text[])
-                AS t(idx, kind, address, hash)
-       )
-       SELECT id FROM message`,
-      [
-        m.organizationId,
-        m.jobId,
-        m.messageId,
-        m.source,
-        m.senderAddress,
-        m.campaignId,
-        m.contactId,
-        m.tags,
-        m.trackOpens,
-        m.trackClicks,
-        cipher.encrypt(JSON.stringify(m.content)),
-        m.recipients.length,
-        m.createdAt,
-        m.recipients.map((_, i) => i),
-        m.recipients.map((r) => r.kind),
-        m.recipients.map((r) => cipher.encrypt(r.email)),
-        m.recipients.map((r) => cipher.blindIndex(normaliseEmail(r.email))),
-      ],
+         SELECT * FROM unnest($${r0 + 1}::uuid[], $${r0 + 2}::smallint[], $${r0 + 3}::uuid[],
+                              $${r0 + 4}::text[], $${r0 + 5}::text[], $${r0 + 6}::text[])
+       )${events.deliveries ? `, ${events.deliveries}` : ''}
+       SELECT ${events.probe} AS woken`,
+      params,
     );
-    return rows[0].id;
+    return ids;
   }
 
   /**
@@ -348,7 +370,7 @@ export class MessageRepository {
             AND (m.lease_until IS NULL OR m.lease_until < req.now)
           RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.sender_address,
                     m.campaign_id, m.contact_id, m.tags, m.track_opens, m.track_clicks,
-                    m.created_at, m.content)
+                    m.created_at, m.content, m.raw)
        SELECT c.*,
               EXISTS (SELECT 1 FROM webhook_endpoints e
                        WHERE e.organization_id = c.organization_id AND e.is_active
@@ -400,6 +422,7 @@ export class MessageRepository {
       trackClicks: row.track_clicks,
       createdAt: row.created_at,
       content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
+      raw: row.raw ? cipher.decryptBytes(row.raw) : undefined,
       outcomeEvents: row.outcome_events,
       recipients: (row.recipients ?? []).map((r) => ({
         idx: r.idx,

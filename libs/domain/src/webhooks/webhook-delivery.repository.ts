@@ -247,6 +247,52 @@ export class WebhookDeliveryRepository {
   }
 
   /**
+   * `insertForEvents` as common table expressions for a producer's own statement (the message
+   * insert: its rows and their events in one statement, so one round trip and atomic without a
+   * transaction block). Appends its parameters to `params`; `deliveries` is the CTE text to put in
+   * the caller's WITH, and `probe` an expression the caller's final SELECT must evaluate (it runs
+   * the NOTIFY of the new delivery ids, sent at commit, never for a failed statement).
+   */
+  eventsStatement(
+    events: { organizationId: string; type: string; data: unknown; occurredAt: Date }[],
+    at: Date,
+    channel: string,
+    params: unknown[],
+  ): { deliveries: string; probe: string } {
+    if (!events.length) return { deliveries: '', probe: '0' };
+    const cipher = fieldCipher();
+    const p = (v: unknown) => `$${params.push(v)}`;
+    const [org, type, data, occurred, now, ch] = [
+      p(events.map((e) => e.organizationId)),
+      p(events.map((e) => e.type)),
+      p(events.map((e) => cipher.encrypt(JSON.stringify(e.data ?? null)))),
+      p(events.map((e) => e.occurredAt)),
+      p(at),
+      p(channel),
+    ];
+    return {
+      deliveries: `webhook_ins AS (
+         INSERT INTO webhook_deliveries
+           (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
+            attempt_count, created_at, updated_at)
+         SELECT gen_random_uuid(), ev.organization_id, e.id, ev.type, ev.data, ev.occurred_at,
+                'pending', 0, ${now}::timestamptz, ${now}::timestamptz
+         FROM unnest(${org}::uuid[], ${type}::text[], ${data}::text[], ${occurred}::timestamptz[])
+              WITH ORDINALITY AS ev(organization_id, type, data, occurred_at, ord)
+         JOIN webhook_endpoints e
+           ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
+         ORDER BY ev.ord, e.id
+         RETURNING id
+       ), webhook_woken AS (
+         SELECT pg_notify(${ch}, string_agg(id::text, ',')) FROM (
+           SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM webhook_ins
+         ) w GROUP BY part
+       )`,
+      probe: `(SELECT count(*) FROM webhook_woken)`,
+    };
+  }
+
+  /**
    * Runs an `INSERT … RETURNING id` of deliveries. With a `channel`, the same statement wakes
    * the dispatchers (NOTIFY with the new ids, at most NOTIFY_IDS_MAX per notification), which
    * PostgreSQL sends when the transaction commits and never for a rolled-back one.

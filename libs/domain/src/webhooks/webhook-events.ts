@@ -92,6 +92,27 @@ export class WebhookEvents {
     );
   }
 
+  /**
+   * `emitManyWithin` as part of the producer's own statement (see
+   * `WebhookDeliveryRepository.eventsStatement`): the same deliveries, stored and announced
+   * exactly when that statement commits.
+   */
+  manyWithinStatement(
+    events: WebhookEvent[],
+    params: unknown[],
+  ): { deliveries: string; probe: string } {
+    const now = this.clock.now();
+    for (const e of events) {
+      if (!isWebhookEventType(e.type)) throw new Error(`Unknown webhook event type: ${e.type}`);
+    }
+    return this.deliveries.eventsStatement(
+      events.map((e) => ({ ...e, occurredAt: e.occurredAt ?? now })),
+      now,
+      this.channel,
+      params,
+    );
+  }
+
   /** One delivery to one endpoint (the test operation); none if the endpoint is inactive. */
   async emitToEndpoint(
     organizationId: string,

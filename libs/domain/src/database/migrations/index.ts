@@ -11,6 +11,8 @@ import { Campaigns1763700000700 } from './1763700000700-campaigns';
 import { CampaignFanout1763700000710 } from './1763700000710-campaign-fanout';
 import { WebhookDeliveriesFillfactor1763700001000 } from './1763700001000-webhook-deliveries-fillfactor';
 import { ContactTagIds1763700001400 } from './1763700001400-contact-tag-ids';
+import { OrganizationChangedNotify1763700001600 } from './1763700001600-organization-changed-notify';
+import { MessageRawBytea1763700001610 } from './1763700001610-message-raw-bytea';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -25,4 +27,6 @@ export const MIGRATIONS = [
   CampaignFanout1763700000710,
   WebhookDeliveriesFillfactor1763700001000,
   ContactTagIds1763700001400,
+  OrganizationChangedNotify1763700001600,
+  MessageRawBytea1763700001610,
 ];

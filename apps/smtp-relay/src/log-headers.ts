@@ -1,0 +1,44 @@
+// What the message log needs of a relayed message: the From mailbox and the Subject. Read with
+// the header libraries mailparser itself uses (mailsplit's header splitter, libmime's RFC 2047
+// decoder, nodemailer's addressparser), decoded as mailparser decodes them, without building
+// mailparser's whole header map and stream pipeline for every message.
+import Headers from '@zone-eu/mailsplit/lib/headers';
+import libmime from 'libmime';
+import addressparser from 'nodemailer/lib/addressparser';
+
+export interface LogHeaders {
+  from?: { email: string; name?: string };
+  subject?: string;
+}
+
+/** The header section of an RFC 5322 message (up to the first empty line). */
+export function headerBlock(raw: Buffer): Buffer {
+  const end = raw.indexOf('\r\n\r\n');
+  const lfEnd = end < 0 ? raw.indexOf('\n\n') : -1;
+  if (end >= 0) return raw.subarray(0, end + 4);
+  if (lfEnd >= 0) return raw.subarray(0, lfEnd + 2);
+  return raw.subarray(0, Math.min(raw.length, 64 * 1024));
+}
+
+function decoded(value: string): string {
+  try {
+    return libmime.decodeWords(value);
+  } catch {
+    return value;
+  }
+}
+
+export function logHeaders(raw: Buffer): LogHeaders {
+  const headers = new Headers(headerBlock(raw));
+  // getFirst reads the bytes as binary (latin1); 8-bit headers are UTF-8, as mailparser assumes.
+  const utf8 = (key: string) => Buffer.from(headers.getFirst(key), 'binary').toString();
+  const out: LogHeaders = {};
+  const subject = utf8('subject');
+  if (subject) out.subject = decoded(subject);
+  const first = addressparser(utf8('from'), { flatten: true })[0];
+  if (first?.address) {
+    const name = decoded((first.name || '').trim());
+    out.from = { email: first.address, name: name || undefined };
+  }
+  return out;
+}
