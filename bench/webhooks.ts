@@ -287,6 +287,7 @@ async function main(): Promise<void> {
     // The last notifications arrive on the listening connection shortly after the commits.
     while (dispatcher.backlog < N) await new Promise((r) => setTimeout(r, 10));
     const recorded = dispatcher.attemptsRecorded;
+    const statementsBefore = dispatcher.statements;
     await profileStart(round);
     cpu = await cpuSnapshot();
     t0 = process.hrtime.bigint();
@@ -294,6 +295,9 @@ async function main(): Promise<void> {
     await untilRecorded(recorded, start, N);
     ours.push(N / (Number(process.hrtime.bigint() - t0) / 1e9));
     const cpuOurs = await cpuPer(cpu, N);
+    const statements = dispatcher.statements;
+    const perClaim = N / (statements.claims - statementsBefore.claims);
+    const perRecord = N / (statements.records - statementsBefore.records);
     await profileStop(round, 'ours');
     cpuRatios.push(cpuBaseline.total / cpuOurs.total);
 
@@ -306,7 +310,7 @@ async function main(): Promise<void> {
     ourEndToEnd.push(N / (Number(process.hrtime.bigint() - t0) / 1e9));
     process.stderr.write(
       `round ${round + 1}: baseline ${baseline[round].toFixed(0)}/s (${fmtCpu(cpuBaseline)}), ` +
-        `ours ${ours[round].toFixed(0)}/s (${fmtCpu(cpuOurs)}), ours-e2e ${ourEndToEnd[round].toFixed(0)}/s, ` +
+        `ours ${ours[round].toFixed(0)}/s (${fmtCpu(cpuOurs)}; ${perClaim.toFixed(0)} per claim, ${perRecord.toFixed(0)} per record statement), ours-e2e ${ourEndToEnd[round].toFixed(0)}/s, ` +
         `load ${loadavg()[0].toFixed(2)}\n`,
     );
   }

@@ -29,6 +29,38 @@ describe(Batcher.name, () => {
     });
     await expect(b.submit(1)).rejects.toThrow('down');
   });
+
+  it('with a linger, waits for a fuller batch only while more calls are coming', async () => {
+    const batches: number[][] = [];
+    let more = true;
+    const b = new Batcher<number, number>(
+      async (items) => {
+        batches.push(items);
+        return items.map((i) => i * 10);
+      },
+      100,
+      1,
+      { minBatch: 3, ms: 40, more: () => more },
+    );
+    const firstTwo = [1, 2].map((i) => b.submit(i));
+    expect(batches).toEqual([]);
+    const third = b.submit(3);
+    expect(batches).toEqual([[1, 2, 3]]);
+    expect(await Promise.all([...firstTwo, third])).toEqual([10, 20, 30]);
+
+    // Fewer than minBatch: flushed when the linger ends.
+    const started = Date.now();
+    expect(await b.submit(4)).toBe(40);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(30);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+
+    // Nothing more coming: a lone call goes at once (once the previous flush has ended).
+    await new Promise((r) => setImmediate(r));
+    more = false;
+    const lone = b.submit(5);
+    expect(batches).toEqual([[1, 2, 3], [4], [5]]);
+    expect(await lone).toBe(50);
+  });
 });
 
 describe(Semaphore.name, () => {

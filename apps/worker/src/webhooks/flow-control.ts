@@ -1,29 +1,59 @@
 // Flow control of the dispatcher.
 
 /**
+ * Waiting for a fuller batch: while fewer than `minBatch` calls wait and `more()` says others
+ * are about to come (attempts still in flight), a flush waits up to `ms` for them.
+ */
+export interface Linger {
+  minBatch: number;
+  ms: number;
+  more: () => boolean;
+}
+
+/**
  * Group commit for the dispatcher's statements: calls made while a flush is running wait and go
- * together in the next one, so N concurrent attempts cost far fewer than N round trips, and a
- * lone call is not delayed at all.
+ * together in the next one, so N concurrent attempts cost far fewer than N round trips. A lone
+ * call is not delayed; with a `linger`, a small batch waits briefly for the calls known to be
+ * coming, because each flush has a fixed cost (a durable commit) on top of its rows.
  */
 export class Batcher<In, Out> {
   private queue: { item: In; resolve: (o: Out) => void; reject: (e: unknown) => void }[] = [];
   private running = 0;
+  private lingering?: NodeJS.Timeout;
 
   constructor(
     private readonly flush: (items: In[]) => Promise<Out[]>,
     private readonly maxBatch = 100,
     private readonly maxConcurrentFlushes = 4,
+    private readonly linger?: Linger,
   ) {}
 
   submit(item: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      this.pump();
+      this.pump(false);
     });
   }
 
-  private pump(): void {
+  private pump(lingered: boolean): void {
     while (this.running < this.maxConcurrentFlushes && this.queue.length) {
+      if (
+        !lingered &&
+        this.linger &&
+        this.queue.length < this.linger.minBatch &&
+        this.linger.more()
+      ) {
+        this.lingering ??= setTimeout(() => {
+          this.lingering = undefined;
+          this.pump(true);
+        }, this.linger.ms);
+        return;
+      }
+      lingered = false;
+      if (this.lingering) {
+        clearTimeout(this.lingering);
+        this.lingering = undefined;
+      }
       const batch = this.queue.splice(0, this.maxBatch);
       this.running += 1;
       this.flush(batch.map((b) => b.item))
@@ -33,7 +63,7 @@ export class Batcher<In, Out> {
         )
         .finally(() => {
           this.running -= 1;
-          this.pump();
+          this.pump(false);
         });
     }
   }
