@@ -380,6 +380,7 @@ async function main(): Promise<void> {
     workerPgCpu.push(((pgTicks() - pg0) * 10_000) / DELIVERIES);
     workerRedisCpu.push(((procTicks(redisPid) - r0) * 10_000) / DELIVERIES);
     sinkCpu.push(((procTicks(sink.child.pid!) - s1) * 10_000) / DELIVERIES);
+    await queue.pause();
     received += (await sink.count()) - before;
   }
   const nm = median(nodemailerRates);
