@@ -13,6 +13,8 @@ import { Test } from '@nestjs/testing';
 import type { Queue } from 'bull';
 import Redis from 'ioredis';
 import { ChildProcess, fork, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,7 +25,7 @@ import { DataSource } from 'typeorm';
 
 const ADMIN_URL =
   process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB_NAME = 'mp_bench_send';
+const DB_NAME = process.env.BENCH_DATABASE_NAME || 'mp_bench_send';
 const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS || 5);
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS || 2);
 const LIMIT_ROUNDS = Number(process.env.BENCH_LIMIT_ROUNDS || 12);
@@ -235,6 +237,83 @@ async function main(): Promise<void> {
   const sender = app.get(domain.SendService);
   const nodemailerRates: number[] = [];
   const workerRates: number[] = [];
+  // Node CPU (user + system, this process: the worker runs in it) per message of each side: the
+  // load-independent part of the comparison (PostgreSQL, Redis and the sink are other processes).
+  const nodemailerCpu: number[] = [];
+  const workerCpu: number[] = [];
+  const cpuMicros = (since: NodeJS.CpuUsage) => {
+    const d = process.cpuUsage(since);
+    return (d.user + d.system) / DELIVERIES;
+  };
+  const workerPgCpu: number[] = [];
+  // Redis's CPU (the whole server: other clients of the same server count too) in 10 ms ticks.
+  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+  const procTicks = (pid: number, file = `/proc/${pid}/stat`): number => {
+    try {
+      const f = readFileSync(file, 'utf8').split(') ')[1].split(' ');
+      return Number(f[11]) + Number(f[12]);
+    } catch {
+      return NaN;
+    }
+  };
+  // CPU of this database's PostgreSQL backends (same machine), found by their process titles
+  // and sampled while the worker runs: a backend that ends (pool idle timeout) keeps its last
+  // figure. Ticks of 10 ms.
+  const dbName = (await ds.query(`SELECT current_database() AS d`))[0].d as string;
+  const backendTicks = new Map<number, number>();
+  let scans = 0;
+  const samplePg = (): void => {
+    // The process list is scanned once a second (reading every title costs the bench's own
+    // CPU, counted as the worker's); the known backends' figures every call.
+    if (scans++ % 50 === 0) {
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry) || backendTicks.has(Number(entry))) continue;
+        try {
+          const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+          if (title.startsWith('postgres: ') && title.includes(` ${dbName} `)) {
+            backendTicks.set(Number(entry), 0);
+          }
+        } catch {
+          // gone already
+        }
+      }
+    }
+    for (const pid of backendTicks.keys()) {
+      const t = procTicks(pid);
+      if (t >= 0) backendTicks.set(pid, t);
+    }
+  };
+  const pgTicks = (): number => {
+    samplePg();
+    return [...backendTicks.values()].reduce((a, b) => a + b, 0);
+  };
+  const workerRedisCpu: number[] = [];
+  // This process's CPU on its main thread (the event loop), in ticks; process.cpuUsage counts
+  // every thread (GC helpers, libuv pool) as well.
+  const mainThreadTicks = () => procTicks(0, `/proc/self/task/${process.pid}/stat`);
+  const workerMainCpu: number[] = [];
+  const nodemailerMainCpu: number[] = [];
+  const sinkCpu: number[] = [];
+  const nodemailerSinkCpu: number[] = [];
+  // BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each side's delivery phase (this process).
+  const profileDir = process.env.BENCH_CPU_PROFILE;
+  const inspector = profileDir ? new Session() : null;
+  inspector?.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((res, rej) =>
+      inspector!.post(method, params, (err, out) => (err ? rej(err) : res(out))),
+    );
+  const profile = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    if (!inspector) return run();
+    await post('Profiler.enable');
+    await post('Profiler.start');
+    try {
+      return await run();
+    } finally {
+      const { profile: p } = (await post('Profiler.stop')) as { profile: unknown };
+      writeFileSync(join(profileDir!, `${name}.cpuprofile`), JSON.stringify(p));
+    }
+  };
   let received = 0;
   for (let round = 0; round < DELIVERY_ROUNDS; round++) {
     const transport = nodemailer.createTransport({
@@ -246,34 +325,61 @@ async function main(): Promise<void> {
       ...domain.SMTP_TIMEOUTS,
     });
     let sent = 0;
+    const s0 = procTicks(sink.child.pid!);
+    const m0 = mainThreadTicks();
+    const c0 = process.cpuUsage();
     const t0 = Date.now();
-    await Promise.all(
-      Array.from({ length: config.deliveryConcurrency }, async () => {
-        while (sent < DELIVERIES) {
-          sent++;
-          await transport.sendMail({
-            ...email,
-            envelope: { from: 'bench@sender.test', to: ['reader@example.test'] },
-          });
-        }
-      }),
+    await profile(`nodemailer-${round}`, () =>
+      Promise.all(
+        Array.from({ length: config.deliveryConcurrency }, async () => {
+          while (sent < DELIVERIES) {
+            sent++;
+            await transport.sendMail({
+              ...email,
+              envelope: { from: 'bench@sender.test', to: ['reader@example.test'] },
+            });
+          }
+        }),
+      ),
     );
     nodemailerRates.push(DELIVERIES / ((Date.now() - t0) / 1000));
+    nodemailerCpu.push(cpuMicros(c0));
+    nodemailerMainCpu.push(((mainThreadTicks() - m0) * 10_000) / DELIVERIES);
+    nodemailerSinkCpu.push(((procTicks(sink.child.pid!) - s0) * 10_000) / DELIVERIES);
     transport.close();
 
     // Messages are accepted while the queue is paused, then the worker drains them.
     for (let i = 0; i < DELIVERIES; i++) await sender.send(s.org.id, email);
     const before = await sink.count();
+    const pg0 = pgTicks();
+    const r0 = procTicks(redisPid);
+    const s1 = procTicks(sink.child.pid!);
+    const m1 = mainThreadTicks();
+    const c1 = process.cpuUsage();
     const t1 = Date.now();
-    await queue.resume();
-    for (;;) {
-      const [{ n }] = await ds.query(
-        `SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'`,
-      );
-      if (n >= DELIVERIES * (round + 1)) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await profile(`worker-${round}`, async () => {
+      await queue.resume();
+      // Wait on the sink's counter (a message over IPC), then for the delivered status of every
+      // message in the log: counting the messages table every 20 ms while the worker runs cost
+      // PostgreSQL 5–20 ms a time on a 6,000-row table, taken from the worker's share of the CPU.
+      while ((await sink.count()) - before < DELIVERIES) {
+        samplePg();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (;;) {
+        const [{ n }] = await ds.query(
+          `SELECT count(*)::int AS n FROM messages WHERE status = 'delivered'`,
+        );
+        if (n >= DELIVERIES * (round + 1)) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
     workerRates.push(DELIVERIES / ((Date.now() - t1) / 1000));
+    workerCpu.push(cpuMicros(c1));
+    workerMainCpu.push(((mainThreadTicks() - m1) * 10_000) / DELIVERIES);
+    workerPgCpu.push(((pgTicks() - pg0) * 10_000) / DELIVERIES);
+    workerRedisCpu.push(((procTicks(redisPid) - r0) * 10_000) / DELIVERIES);
+    sinkCpu.push(((procTicks(sink.child.pid!) - s1) * 10_000) / DELIVERIES);
     await queue.pause();
     received += (await sink.count()) - before;
   }
@@ -285,6 +391,14 @@ async function main(): Promise<void> {
   );
   line(`ours worker deliveries/s (${config.deliveryConcurrency} jobs)`, wk.toFixed(0));
   line('ratio worker/nodemailer (medians)', (wk / nm).toFixed(2));
+  line('node CPU µs/message nodemailer (median)', median(nodemailerCpu).toFixed(0));
+  line('node CPU µs/message worker (median)', median(workerCpu).toFixed(0));
+  line('node main thread µs/message nodemailer', median(nodemailerMainCpu).toFixed(0));
+  line('node main thread µs/message worker', median(workerMainCpu).toFixed(0));
+  line('PostgreSQL CPU µs/message worker (median)', median(workerPgCpu).toFixed(0));
+  line('Redis server CPU µs/message worker (median)', median(workerRedisCpu).toFixed(0));
+  line('sink CPU µs/message nodemailer (median)', median(nodemailerSinkCpu).toFixed(0));
+  line('sink CPU µs/message worker (median)', median(sinkCpu).toFixed(0));
   if (received !== DELIVERIES * DELIVERY_ROUNDS) line('WARNING sink received', String(received));
   line('delivery rounds x messages', `${DELIVERY_ROUNDS} x ${DELIVERIES}`);
 

@@ -13,6 +13,7 @@ import { WebhookDeliveriesFillfactor1763700001000 } from './1763700001000-webhoo
 import { ContactTagIds1763700001400 } from './1763700001400-contact-tag-ids';
 import { OrganizationChangedNotify1763700001600 } from './1763700001600-organization-changed-notify';
 import { MessageRawBytea1763700001610 } from './1763700001610-message-raw-bytea';
+import { DeliveryFillfactor1763700001800 } from './1763700001800-delivery-fillfactor';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   ContactTagIds1763700001400,
   OrganizationChangedNotify1763700001600,
   MessageRawBytea1763700001610,
+  DeliveryFillfactor1763700001800,
 ];
