@@ -11,6 +11,7 @@ import { Campaigns1763700000700 } from './1763700000700-campaigns';
 import { CampaignFanout1763700000710 } from './1763700000710-campaign-fanout';
 import { WebhookDeliveriesFillfactor1763700001000 } from './1763700001000-webhook-deliveries-fillfactor';
 import { ContactTagIds1763700001400 } from './1763700001400-contact-tag-ids';
+import { ContactTriggerCosts1763700001500 } from './1763700001500-contact-trigger-costs';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   CampaignFanout1763700000710,
   WebhookDeliveriesFillfactor1763700001000,
   ContactTagIds1763700001400,
+  ContactTriggerCosts1763700001500,
 ];
