@@ -104,7 +104,7 @@ async function main() {
   process.stderr.write(`generating ${fmt(ROWS)} rows...\n`);
   await generate(csv);
 
-  const url = await benchDatabase('mp_bench_imports');
+  const url = await benchDatabase(process.env.BENCH_IMPORT_DATABASE || 'mp_bench_imports');
   const env = benchEnv(url, {
     DATA_DIR: join(dir, 'data'),
     WORKER_HEALTH_PORT: String(HEALTH_PORT),
@@ -134,7 +134,13 @@ async function main() {
   const workerLog = join(dir, 'worker.log');
   const worker = spawn(
     process.execPath,
-    ['-r', join(ROOT, 'scripts/alias.js'), join(ROOT, 'dist/bench/apps/worker/src/main.js')],
+    [
+      // BENCH_NODE_ARGS adds flags to the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+      ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
+      '-r',
+      join(ROOT, 'scripts/alias.js'),
+      join(ROOT, 'dist/bench/apps/worker/src/main.js'),
+    ],
     { env, stdio: ['ignore', openSync(workerLog, 'w'), 'inherit'] },
   );
   for (let i = 0; ; i++) {

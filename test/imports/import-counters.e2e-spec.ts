@@ -255,6 +255,19 @@ describe('Contact import: counters, memberships, tags and the errors file', () =
       [s.org.id],
     );
     expect(diff).toEqual([]);
+    // tag_ids: written at insert for new contacts, by the assignments' trigger for existing ones.
+    const wrongTagIds = await ds.query(
+      `SELECT c.id FROM contacts c WHERE c.organization_id = $1 AND c.tag_ids <>
+         coalesce((SELECT array_agg(a.tag_id ORDER BY a.tag_id) FROM contact_tag_assignments a
+                    WHERE a.contact_id = c.id), '{}')`,
+      [s.org.id],
+    );
+    expect(wrongTagIds).toEqual([]);
+    const [{ tagged }] = await ds.query(
+      `SELECT count(*)::int AS tagged FROM contacts WHERE organization_id = $1 AND cardinality(tag_ids) > 0`,
+      [s.org.id],
+    );
+    expect(tagged).toBeGreaterThanOrEqual(expected.contacts.size);
     const phones = await s.http.get('/api/v1/user/contacts?channel=sms&limit=1');
     expect(phones.body.meta.total).toBeGreaterThan(3000);
   });

@@ -489,6 +489,9 @@ export class ImportRunner {
           // The batch and its checkpoint commit together, so a commit lost in a database crash
           // loses both and the import redoes that batch: it need not wait for the WAL flush.
           await em.query(`SET LOCAL synchronous_commit = off`);
+          // A batch's statements (and the triggers they fire) are estimated costly enough for
+          // JIT, whose compilation (0.5 s and more per statement) a few thousand rows never repay.
+          await em.query(`SET LOCAL jit = off`);
           const [row] = (await em.query(
             `SELECT status, lease_token, checkpoint_row FROM contact_imports WHERE id = $1
               FOR UPDATE`,

@@ -219,8 +219,11 @@ export class ImportWriter {
       for (const tag of row.values.tags) target.tags.add(tag);
     }
 
+    // Tag ids first: new contacts are inserted with their tag_ids already right, so the tag
+    // assignments' trigger finds nothing to rewrite (decisions §5 / migration 1763700001500).
+    const tagIds = await this.timed('tagNames', this.resolveTags(em, orgId, targets, ctx.tags));
     const created = targets.filter((t) => t.isNew);
-    await this.insertContacts(em, orgId, created);
+    await this.insertContacts(em, orgId, created, tagIds);
     const changed = targets.filter((t) => !t.isNew && t.values);
     if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
     await this.timed('channels', this.insertChannels(em, orgId, targets));
@@ -237,7 +240,7 @@ export class ImportWriter {
         ),
       );
     }
-    await this.timed('tags', this.assignTags(em, orgId, targets, ctx.tags));
+    await this.timed('tags', this.assignTags(em, orgId, targets, tagIds));
     return { newCount, duplicateCount };
   }
 
@@ -266,7 +269,12 @@ export class ImportWriter {
     return found;
   }
 
-  private async insertContacts(em: EntityManager, orgId: string, created: Target[]) {
+  private async insertContacts(
+    em: EntityManager,
+    orgId: string,
+    created: Target[],
+    tagIds: Map<Target, string[]>,
+  ) {
     if (!created.length) return;
     const cols = {
       id: [] as string[],
@@ -279,6 +287,7 @@ export class ImportWriter {
       custom: [] as (string | null)[],
       notes: [] as (string | null)[],
       mask: [] as number[],
+      tags: [] as string[],
     };
     for (const t of created) {
       const v = t.values!;
@@ -299,6 +308,8 @@ export class ImportWriter {
           (t.whatsapp.size ? CHANNEL_INFO.whatsapp.bit : 0) |
           (t.telegram.size ? CHANNEL_INFO.telegram.bit : 0),
       );
+      // A uuid[] literal: ids are lower-case hex, sorted as PostgreSQL sorts uuids.
+      cols.tags.push(`{${(tagIds.get(t) ?? []).join(',')}}`);
     }
     // channel_mask is written here, with the bits of the records this batch inserts next: the
     // channel tables' triggers then find every bit already set and leave the new rows alone,
@@ -307,12 +318,12 @@ export class ImportWriter {
       'contacts',
       em.query(
         `INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
-                             language, status, custom_fields, notes, channel_mask)
+                             language, status, custom_fields, notes, channel_mask, tag_ids)
        SELECT u.id, $1, u.first, u.last, u.display, u.tz, u.lang, u.status, u.custom::jsonb,
-              u.notes, u.mask
+              u.notes, u.mask, u.tags::uuid[]
          FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::text[], $9::text[], $10::text[], $11::smallint[])
-              AS u(id, first, last, display, tz, lang, status, custom, notes, mask)`,
+                     $8::text[], $9::text[], $10::text[], $11::smallint[], $12::text[])
+              AS u(id, first, last, display, tz, lang, status, custom, notes, mask, tags)`,
         [
           orgId,
           cols.id,
@@ -325,6 +336,7 @@ export class ImportWriter {
           cols.custom,
           cols.notes,
           cols.mask,
+          cols.tags,
         ],
       ),
     );
@@ -469,30 +481,49 @@ export class ImportWriter {
     }
   }
 
-  /** The import's tags on every contact of the batch, each row's own tags on its contact. */
-  private async assignTags(
+  /**
+   * The tag ids of each contact of the batch (sorted): the import's tags on every one, each
+   * row's own tags on its contact. Creates the tags the organization does not have yet.
+   */
+  private async resolveTags(
     em: EntityManager,
     orgId: string,
     targets: Target[],
     importTags: string[],
-  ): Promise<void> {
+  ): Promise<Map<Target, string[]>> {
+    const byTarget = new Map<Target, string[]>();
     const names = new Set<string>(importTags);
     for (const t of targets) for (const n of t.tags) names.add(n);
-    if (!names.size) return;
+    if (!names.size) return byTarget;
     const tags = await this.tagsService.ensure(em, orgId, [...names]);
-    const idOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.id]));
-    const importTagIds = importTags.map((n) => idOf.get(n.toLowerCase())).filter(Boolean);
-    const contactIds: string[] = [];
-    const tagIds: string[] = [];
+    const idOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.id.toLowerCase()]));
+    const importTagIds = importTags
+      .map((n) => idOf.get(n.toLowerCase()))
+      .filter((id): id is string => !!id);
     for (const t of targets) {
-      const ids = new Set<string>(importTagIds as string[]);
+      const ids = new Set<string>(importTagIds);
       for (const n of t.tags) {
         const id = idOf.get(n.toLowerCase());
         if (id) ids.add(id);
       }
-      for (const id of ids) {
+      if (ids.size) byTarget.set(t, [...ids].sort());
+    }
+    return byTarget;
+  }
+
+  /** Tag assignments of the batch's contacts (new ones already carry them in tag_ids). */
+  private async assignTags(
+    em: EntityManager,
+    orgId: string,
+    targets: Target[],
+    tagIds: Map<Target, string[]>,
+  ): Promise<void> {
+    const contactIds: string[] = [];
+    const ids: string[] = [];
+    for (const t of targets) {
+      for (const id of tagIds.get(t) ?? []) {
         contactIds.push(t.contactId);
-        tagIds.push(id);
+        ids.push(id);
       }
     }
     if (!contactIds.length) return;
@@ -500,7 +531,7 @@ export class ImportWriter {
       `INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id)
        SELECT u.c, u.t, $1 FROM unnest($2::uuid[], $3::uuid[]) AS u(c, t) ORDER BY 1, 2
        ON CONFLICT (contact_id, tag_id) DO NOTHING`,
-      [orgId, contactIds, tagIds],
+      [orgId, contactIds, ids],
     );
   }
 }

@@ -11,6 +11,7 @@ import { Campaigns1763700000700 } from './1763700000700-campaigns';
 import { CampaignFanout1763700000710 } from './1763700000710-campaign-fanout';
 import { WebhookDeliveriesFillfactor1763700001000 } from './1763700001000-webhook-deliveries-fillfactor';
 import { ContactTagIds1763700001400 } from './1763700001400-contact-tag-ids';
+import { ContactTriggerCosts1763700001500 } from './1763700001500-contact-trigger-costs';
 import { OrganizationChangedNotify1763700001600 } from './1763700001600-organization-changed-notify';
 import { MessageRawBytea1763700001610 } from './1763700001610-message-raw-bytea';
 import { DeliveryFillfactor1763700001800 } from './1763700001800-delivery-fillfactor';
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   CampaignFanout1763700000710,
   WebhookDeliveriesFillfactor1763700001000,
   ContactTagIds1763700001400,
+  ContactTriggerCosts1763700001500,
   OrganizationChangedNotify1763700001600,
   MessageRawBytea1763700001610,
   DeliveryFillfactor1763700001800,
