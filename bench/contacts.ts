@@ -334,23 +334,31 @@ async function direct(
   };
 }
 
-/** autocannon in its own process, so the load generator does not share the API's event loop. */
+/**
+ * autocannon in its own process, so the load generator does not share the API's event loop, and in
+ * its own session: with autogroup scheduling the kernel shares CPU between sessions first, and the
+ * baseline's load generator (this process) does not take from PostgreSQL's share either.
+ */
 function api(url: string, apiKey: string, connections: number, seconds: number): Promise<Figures> {
   const bin = resolve(require.resolve('autocannon'), '..', 'autocannon.js');
   const run = (duration: number) =>
     new Promise<Figures>((done, fail) => {
       const cpu = process.cpuUsage();
-      const child = spawn(process.execPath, [
-        bin,
-        '-j',
-        '-c',
-        String(connections),
-        '-d',
-        String(duration),
-        '-H',
-        `X-API-Key=${apiKey}`,
-        url,
-      ]);
+      const child = spawn(
+        process.execPath,
+        [
+          bin,
+          '-j',
+          '-c',
+          String(connections),
+          '-d',
+          String(duration),
+          '-H',
+          `X-API-Key=${apiKey}`,
+          url,
+        ],
+        { detached: true },
+      );
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.on('error', fail);
@@ -420,6 +428,7 @@ async function main() {
         DATA_DIR: process.env.DATA_DIR!,
       }),
       () => httpReady(`http://127.0.0.1:${CLUSTER_PORT}/health`),
+      { ownSession: true },
     );
     const repo = app.get(ContactsRepository);
     const email = emailOf(Math.floor(N / 2));
