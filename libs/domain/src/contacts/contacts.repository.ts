@@ -83,11 +83,12 @@ export class ContactsRepository {
   /**
    * The SQL of one GET /contacts page. `page` is one statement: per contact of the page, the
    * total (`total`), the contact (`contact`), its channel records as a JSON array per channel
-   * (`ch_<channel>`, only for the channels its channel_mask has) and its tag names (`tag_names`). The total comes from contact_counters (kept by triggers) unless there is a
-   * search, else a window count over the matches; the page walks the sort field's index and the
-   * records and tags are looked up for the page's rows only. `count` is the same total on its own,
-   * needed only when the page is empty (past the last page). The text is assembled directly (no
-   * query builder: it ran on every request).
+   * (`ch_<channel>`, only for the channels its channel_mask has) and its tag names (`tag_names`).
+   * The total comes from contact_counters (kept by triggers) unless there is a search, else a
+   * window count over the matches; the page walks the sort field's index and the records and tags
+   * are looked up for the page's rows only. `count` is the same total on its own, needed only when
+   * the page is empty (past the last page). The text is assembled directly (no query builder: it
+   * ran on every request).
    */
   listQueries(orgId: string, q: ContactListQuery): { page: SqlQuery; count: SqlQuery } {
     const params: unknown[] = [orgId];
