@@ -17,15 +17,12 @@ import { parseArgs } from 'node:util';
 import { Client, Pool } from 'pg';
 import {
   blindIndexOf,
-  CONTACT_CHANNELS,
   ContactsRepository,
   fieldCipher,
   normaliseContactListQuery,
   OrganizationService,
   ApiKeyService,
-  SqlQuery,
 } from '@app/domain';
-import type { Contact } from '@app/domain';
 import type { ContactListQueryInput } from '@app/domain';
 import { createTestApp } from '../test/support/app';
 import { benchEnv, httpReady, startApp, stop } from './support/harness';
@@ -47,7 +44,8 @@ const CONNECTIONS = Number(args.connections);
 const PROCESSES = Number(args.processes);
 const CLUSTER_PORT = 3391;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const DB_NAME = 'mp_bench_contacts';
+// BENCH_CONTACTS_DB names another database (e.g. when several sessions bench on one server).
+const DB_NAME = process.env.BENCH_CONTACTS_DB || 'mp_bench_contacts';
 // A fixed key so a seeded database can be reused between runs (bench data only).
 const BENCH_KEY = Buffer.from('contacts-bench-encryption-key-32').toString('base64');
 const SEED_VERSION = 5;
@@ -294,7 +292,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-/** The statements GET /contacts runs, replayed through pg: the page with its total, then the loaders. */
+/**
+ * The statements GET /contacts runs, replayed through pg: the page statement (contacts, total,
+ * channel records and tag names), and the count when a page past the first comes back empty.
+ */
 async function direct(
   pool: Pool,
   repo: ContactsRepository,
@@ -305,21 +306,9 @@ async function direct(
 ): Promise<Figures> {
   const q = normaliseContactListQuery(input);
   const { count, page } = repo.listQueries(orgId, q);
-  const { sql: pageSql, params: pageParams } = page;
   const once = async () => {
-    const rows = await pool.query(pageSql, pageParams);
+    const rows = await pool.query(page.sql, page.params);
     if (!rows.rows.length && q.page > 1) await pool.query(count.sql, count.params);
-    // What the loaders need of each contact: its id and channel bits.
-    const contacts = rows.rows.map(
-      (r: { c_id: string; c_channel_mask: number }) =>
-        ({ id: r.c_id, channelMask: r.c_channel_mask }) as Contact,
-    );
-    if (!contacts.length) return;
-    const loaders: SqlQuery[] = repo.loaderQueries(orgId, contacts, {
-      channels: CONTACT_CHANNELS,
-      tags: true,
-    });
-    await Promise.all(loaders.map((q) => pool.query(q.sql, q.params)));
   };
   for (let i = 0; i < 50; i++) await once(); // warm up
   const latencies: number[] = [];
@@ -345,23 +334,31 @@ async function direct(
   };
 }
 
-/** autocannon in its own process, so the load generator does not share the API's event loop. */
+/**
+ * autocannon in its own process, so the load generator does not share the API's event loop, and in
+ * its own session: with autogroup scheduling the kernel shares CPU between sessions first, and the
+ * baseline's load generator (this process) does not take from PostgreSQL's share either.
+ */
 function api(url: string, apiKey: string, connections: number, seconds: number): Promise<Figures> {
   const bin = resolve(require.resolve('autocannon'), '..', 'autocannon.js');
   const run = (duration: number) =>
     new Promise<Figures>((done, fail) => {
       const cpu = process.cpuUsage();
-      const child = spawn(process.execPath, [
-        bin,
-        '-j',
-        '-c',
-        String(connections),
-        '-d',
-        String(duration),
-        '-H',
-        `X-API-Key=${apiKey}`,
-        url,
-      ]);
+      const child = spawn(
+        process.execPath,
+        [
+          bin,
+          '-j',
+          '-c',
+          String(connections),
+          '-d',
+          String(duration),
+          '-H',
+          `X-API-Key=${apiKey}`,
+          url,
+        ],
+        { detached: true },
+      );
       let out = '';
       child.stdout.on('data', (d) => (out += d));
       child.on('error', fail);
@@ -431,6 +428,7 @@ async function main() {
         DATA_DIR: process.env.DATA_DIR!,
       }),
       () => httpReady(`http://127.0.0.1:${CLUSTER_PORT}/health`),
+      { ownSession: true },
     );
     const repo = app.get(ContactsRepository);
     const email = emailOf(Math.floor(N / 2));

@@ -38,11 +38,18 @@ export function benchEnv(
   };
 }
 
-/** Starts a compiled app (api, worker, smtp-relay) and resolves once `ready` answers. */
+/**
+ * Starts a compiled app (api, worker, smtp-relay) and resolves once `ready` answers. `ownSession`
+ * starts it in a session of its own, as a deployed service runs: with the kernel's autogroup
+ * scheduling (Linux desktop and many VM defaults), CPU is shared between sessions first, so an
+ * app in the bench's session would share one session's share with the bench and its load
+ * generator.
+ */
 export async function startApp(
   app: 'api' | 'worker' | 'smtp-relay',
   env: NodeJS.ProcessEnv,
   ready: () => Promise<boolean>,
+  opts: { ownSession?: boolean } = {},
 ): Promise<ChildProcess> {
   const main = resolve(ROOT, `dist/bench/apps/${app}/src/main.js`);
   // BENCH_NODE_ARGS adds flags to the app processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
@@ -50,6 +57,7 @@ export async function startApp(
   const child = spawn(process.execPath, [...extra, '-r', ALIAS, main], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
+    detached: opts.ownSession ?? false,
   });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {

@@ -154,6 +154,28 @@ describe('Authentication and authorization (§3)', () => {
       await s.http.delete(`${KEYS}/${key.id}`).expect(200);
       expect401(await request(server).get(ME).set('X-API-Key', value));
     });
+    it('a key revoked through one replica stops at once on another that had it cached', async () => {
+      // A second app: its own process-local key cache, the same database and Redis.
+      const replica = await createTestApp();
+      try {
+        const { key, value } = await createKey(app, s.org.id);
+        const viaReplica = () => request(replica.getHttpServer()).get(ME).set('X-API-Key', value);
+        // The replica caches the verified key (10 s).
+        await viaReplica().expect(200);
+        await viaReplica().expect(200);
+        await s.http.delete(`${KEYS}/${key.id}`).expect(200);
+        // The invalidation travels over Redis pub/sub: allow it a moment, far below the cache TTL.
+        const deadline = Date.now() + 2000;
+        let res = await viaReplica();
+        while (res.status === 200 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+          res = await viaReplica();
+        }
+        expect401(res);
+      } finally {
+        await replica.close();
+      }
+    });
     it('expired key', async () => {
       const { key, value } = await createKey(app, s.org.id);
       await request(server).get(ME).set('X-API-Key', value).expect(200);

@@ -1,5 +1,6 @@
-// Contact reads: the SQL of GET /contacts (one count, one page) and the batch loaders that preload
-// channel records, tags and memberships for a set of contacts in one query each.
+// Contact reads: the SQL of GET /contacts (one statement: the page with its total, channel records
+// and tag names) and the batch loaders that preload channel records, tags and memberships for a set
+// of contacts in one query each.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
@@ -80,11 +81,14 @@ export class ContactsRepository {
   }
 
   /**
-   * The SQL of one GET /contacts page. `page` returns the page's contacts (columns aliased
-   * `c_<column>`) with the total in a `total` column: from contact_counters (kept by triggers)
-   * unless there is a search, else a window count over the matches; it walks the sort field's
-   * index. `count` is the same total on its own, needed only when the page is empty (past the last
-   * page). The text is assembled directly (no query builder: it ran on every request).
+   * The SQL of one GET /contacts page. `page` is one statement: per contact of the page, the
+   * total (`total`), the contact (`contact`), its channel records as a JSON array per channel
+   * (`ch_<channel>`, only for the channels its channel_mask has) and its tag names (`tag_names`).
+   * The total comes from contact_counters (kept by triggers) unless there is a search, else a
+   * window count over the matches; the page walks the sort field's index and the records and tags
+   * are looked up for the page's rows only. `count` is the same total on its own, needed only when
+   * the page is empty (past the last page). The text is assembled directly (no query builder: it
+   * ran on every request).
    */
   listQueries(orgId: string, q: ContactListQuery): { page: SqlQuery; count: SqlQuery } {
     const params: unknown[] = [orgId];
@@ -119,10 +123,54 @@ export class ContactsRepository {
     const nulls = sort.nullable ? ' NULLS LAST' : '';
     const limit = Math.trunc(q.limit);
     const offset = Math.trunc((q.page - 1) * q.limit);
-    const pageSql =
+    const contactsSql =
       `SELECT ${this.contactColumns()}, ${totalColumn} AS total FROM contacts c WHERE ${whereSql}` +
       ` ORDER BY c.${sort.column} ${dir}${nulls}, c.id ${dir} LIMIT ${limit} OFFSET ${offset}`;
+    // The limited page is a subquery, so the lookups below run for its rows only; the outer ORDER
+    // BY restores its order (a sort of at most 100 rows).
+    const pageSql =
+      `SELECT p.total, ${this.embeddedColumns()} FROM (${contactsSql}) p` +
+      ` ORDER BY p.c_${sort.column} ${dir}${nulls}, p.c_id ${dir}`;
     return { page: { sql: pageSql, params }, count: { sql: countSql, params } };
+  }
+
+  private embeddedColumnsSql?: string;
+
+  /**
+   * Per contact of a page (`p`): the contact as a JSON object keyed by column name (what `hydrate`
+   * reads); one JSON array of records per channel, in the loaders' order, null when the contact's
+   * channel_mask lacks the channel (not looked up) or it has no record; its tag names as a JSON
+   * array. JSON because node-postgres turns each column of a row into a value on its own (its
+   * timestamp parser costs several microseconds a value, and a page carries hundreds) while a
+   * JSON column is one JSON.parse; timestamps then become Dates through TypeORM's hydration.
+   */
+  private embeddedColumns(): string {
+    if (this.embeddedColumnsSql) return this.embeddedColumnsSql;
+    const contact = this.ds
+      .getMetadata(Contact)
+      .columns.filter((c) => c.isSelect)
+      .map((c) => `'${c.databaseName}', p.c_${c.databaseName}`)
+      .join(', ');
+    const parts = [`json_build_object(${contact}) AS contact`];
+    for (const ch of CONTACT_CHANNELS) {
+      const meta = this.ds.getMetadata(CHANNEL_INFO[ch].entity);
+      const pairs = meta.columns
+        .filter((c) => c.isSelect)
+        .map((c) => `'${c.databaseName}', r.${c.databaseName}`)
+        .join(', ');
+      parts.push(
+        `CASE WHEN (p.c_channel_mask & ${CHANNEL_INFO[ch].bit}) <> 0 THEN` +
+          ` (SELECT json_agg(json_build_object(${pairs}) ORDER BY r.created_at, r.id)` +
+          ` FROM ${meta.tableName} r WHERE r.organization_id = $1 AND r.contact_id = p.c_id) END AS ch_${ch}`,
+      );
+    }
+    parts.push(
+      `(SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tag_assignments a` +
+        ` JOIN contact_tags t ON t.id = a.tag_id` +
+        ` WHERE a.organization_id = $1 AND a.contact_id = p.c_id) AS tag_names`,
+    );
+    this.embeddedColumnsSql = parts.join(', ');
+    return this.embeddedColumnsSql;
   }
 
   private contactColumnsSql?: string;
@@ -137,20 +185,40 @@ export class ContactsRepository {
     return this.contactColumnsSql;
   }
 
-  /** Runs the page query: its contacts and the total. */
-  async page(
+  /**
+   * Runs the page statement: its contacts with every channel array (empty when the contact has no
+   * record) and tag names, and the total. Records become entities through `hydrate`, exactly as
+   * the loaders' rows do (decryption by `encryptedColumn` included).
+   */
+  async listPage(
     query: { page: SqlQuery; count: SqlQuery },
     pageNumber: number,
-  ): Promise<{ contacts: Contact[]; total: number }> {
-    const raw = await this.read<Record<string, unknown> & { total: string }>(
-      query.page.sql,
-      query.page.params,
-    );
-    if (raw.length) {
-      return { contacts: this.hydrate<Contact>(Contact, raw, 'c'), total: Number(raw[0].total) };
+  ): Promise<{ views: ContactView[]; total: number }> {
+    type PageRow = Record<string, unknown> & {
+      total: string;
+      contact: Record<string, unknown>;
+      tag_names: string[] | null;
+    };
+    const raw = await this.read<PageRow>(query.page.sql, query.page.params);
+    if (!raw.length) {
+      // An empty first page means nothing matches; past the last page the total is counted apart.
+      return { views: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
     }
-    // An empty first page means nothing matches; past the last page the total is counted apart.
-    return { contacts: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
+    const contacts = this.hydrate<Contact>(
+      Contact,
+      raw.map((r) => r.contact),
+    );
+    const views = raw.map((row, i) => {
+      const view: ContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
+      for (const ch of CONTACT_CHANNELS) {
+        const records = row[`ch_${ch}`] as Record<string, unknown>[] | null;
+        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = records
+          ? this.hydrate(CHANNEL_INFO[ch].entity, records)
+          : [];
+      }
+      return view;
+    });
+    return { views, total: Number(raw[0].total) };
   }
 
   /** Name fragment (one trigram index) or exact email / phone number (blind indexes, every key). */
@@ -276,17 +344,6 @@ export class ContactsRepository {
   private channelsFor(contacts: Contact[], wanted: readonly ContactChannel[]): ContactChannel[] {
     const mask = contacts.reduce((m, c) => m | c.channelMask, 0);
     return wanted.filter((ch) => (mask & CHANNEL_INFO[ch].bit) !== 0);
-  }
-
-  /** Every statement `complete` runs for these contacts (the bench replays them through pg). */
-  loaderQueries(orgId: string, contacts: Contact[], opts: ContactLoadOptions): SqlQuery[] {
-    const ids = contacts.map((c) => c.id);
-    const out: SqlQuery[] = [];
-    for (const ch of this.channelsFor(contacts, opts.channels ?? [])) {
-      out.push(this.channelQuery(orgId, ids, ch));
-    }
-    if (opts.tags || opts.tagRecords) out.push(this.tagNamesQuery(orgId, ids));
-    return out;
   }
 
   /** Contacts of the organization by id, in the order of `ids` (unknown ids are skipped). */

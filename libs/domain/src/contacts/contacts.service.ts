@@ -84,14 +84,10 @@ export class ContactsService {
     private readonly events: ContactEvents,
   ) {}
 
-  /** GET /contacts: a page with channel records and tag names preloaded (one query per kind). */
+  /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
   async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
     const q = normaliseContactListQuery(input);
-    const { contacts, total } = await this.repo.page(this.repo.listQueries(orgId, q), q.page);
-    const views = await this.repo.complete(orgId, contacts, {
-      channels: CONTACT_CHANNELS,
-      tags: true,
-    });
+    const { views, total } = await this.repo.listPage(this.repo.listQueries(orgId, q), q.page);
     return new Page(
       views,
       total,

@@ -5,21 +5,24 @@ import {
   createDecipheriv,
   createHash,
   createHmac,
+  createSecretKey,
   hkdfSync,
+  KeyObject,
   randomBytes,
 } from 'node:crypto';
 import type { ValueTransformer } from 'typeorm';
 
 interface KeyEntry {
   id: string;
-  key: Buffer;
+  /** The AES key as a KeyObject, made once: a Buffer key is turned into one on every call. */
+  key: KeyObject;
   blindKey: Buffer;
 }
 
 function entry(key: Buffer): KeyEntry {
   return {
     id: createHash('sha256').update(key).digest('hex').slice(0, 8),
-    key,
+    key: createSecretKey(key),
     blindKey: Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'blind-index-v1', 32)),
   };
 }
