@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
-import { generateWebhookSecret, signatureHeader, verifySignature } from './webhook-signature';
+import {
+  generateWebhookSecret,
+  signatureHeader,
+  signingKey,
+  verifySignature,
+} from './webhook-signature';
 
 describe('webhook signature', () => {
   it('is t=<seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>', () => {
@@ -11,6 +16,21 @@ describe('webhook signature', () => {
       .update(`1700000000.${body}`)
       .digest('hex');
     expect(signatureHeader(secret, 1700000000, body)).toBe(`t=1700000000,v1=${expected}`);
+  });
+
+  it('signs the same with a signing key made from the secret', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.integer({ min: 1, max: 2 ** 31 }), (s, body, t) => {
+        const secret = s || generateWebhookSecret();
+        expect(signatureHeader(signingKey(secret), t, body)).toBe(signatureHeader(secret, t, body));
+        expect(
+          verifySignature(secret, signatureHeader(signingKey(secret), t, body), body, {
+            nowSeconds: t,
+          }),
+        ).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('verifies its own signatures and rejects any change of secret, body or time', () => {
