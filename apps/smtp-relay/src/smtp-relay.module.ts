@@ -16,7 +16,7 @@ import { SmtpRelayService } from './smtp-relay.service';
   imports: [
     AppConfigModule,
     DatabaseModule.forRoot({ migrate: false }),
-    RedisModule.withAutoPipelining(),
+    RedisModule,
     QueuesModule,
     LimitsModule,
     TenancyModule,
