@@ -362,6 +362,56 @@ describe('email.* webhook events (e2e)', () => {
     expect(sent.body).not.toContain('Relayed body');
   });
 
+  it('gives email.sent to an endpoint created after messages that had none to go to', async () => {
+    // The message repository stops building email.sent events for an organization whose last
+    // messages found no subscribed endpoint; a new endpoint must still get the next ones.
+    const late = await createSession(api, { plan: 'pro' });
+    const receiver = await new Receiver().start();
+    try {
+      const relay = (to: string) =>
+        api.get(SendService).submitRaw(late.org.id, {
+          raw: Buffer.from(
+            `From: sender@sender.test\r\nTo: ${to}\r\nSubject: Late\r\n\r\nBody\r\n`,
+          ),
+          envelopeFrom: 'sender@sender.test',
+          recipients: [to],
+        });
+      const before = [
+        await send(late, { to: 'early@example.test' }),
+        await relay('early2@example.test'),
+      ];
+      for (const { jobId } of before) {
+        await late.http.get(`/api/v1/user/messages/${jobId}`).expect(200);
+      }
+      expect((await late.http.get(DELIVERIES).expect(200)).body.data).toHaveLength(0);
+
+      await late.http
+        .post(ENDPOINTS, { url: `${receiver.url}/late`, events: ['email.sent'] })
+        .expect(201);
+      const after = [
+        await relay('late@example.test'),
+        await send(late, { to: 'late2@example.test' }),
+      ];
+      for (const { jobId } of after) {
+        const [sent] = await waitForEvents(receiver, jobId, 'email.sent');
+        expect(parse(sent).data.jobId).toBe(jobId);
+        // Stored once: the statement that found the new endpoint wrote nothing before the rerun.
+        const res = await late.http.get(`/api/v1/user/messages/${jobId}`).expect(200);
+        expect(res.body.data.jobId).toBe(jobId);
+      }
+      await settled(late);
+      for (const { jobId } of [...before, ...after]) {
+        expect(requestsFor(receiver, jobId, 'email.sent')).toHaveLength(
+          after.some((a) => a.jobId === jobId) ? 1 : 0,
+        );
+      }
+      const rows = (await late.http.get(`${DELIVERIES}?limit=100`).expect(200)).body.data;
+      expect(rows).toHaveLength(2);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   it('keeps answering the pixel and the redirect while the webhook store is down', async () => {
     const { jobId, messageId } = await send(s, {
       to: 'outage@example.test',

@@ -62,6 +62,23 @@ export function smtpReplyFor(err: unknown): SmtpError {
   return smtpError(451, 'Temporary failure, please try again later');
 }
 
+/**
+ * The DATA stream's chunks joined once, into a buffer of the known total length (no async
+ * iterator and its promise per chunk).
+ */
+export function collect(stream: Readable): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+    });
+    stream.once('end', () => resolve(Buffer.concat(chunks, length)));
+    stream.once('error', reject);
+  });
+}
+
 @Injectable()
 export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SmtpRelayService.name);
@@ -174,13 +191,11 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async onData(stream: Readable, session: SMTPServerSession): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    const raw = await collect(stream);
     if ((stream as Readable & { sizeExceeded?: boolean }).sizeExceeded) {
       throw smtpError(552, `Message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`);
     }
     const user = session.user as RelayUser;
-    const raw = Buffer.concat(chunks);
     try {
       // The log needs From and Subject only: the header block, not the whole MIME tree.
       const headers = logHeaders(raw);

@@ -15,6 +15,22 @@ describe(FieldCipher.name, () => {
     expect(c.decrypt(a)).toBe('ana@example.com');
   });
 
+  it('never repeats a nonce across the pooled randomness (text and bytes, past several pools)', () => {
+    const c = new FieldCipher(oldKey);
+    const nonces = new Set<string>();
+    for (let i = 0; i < 1200; i++) {
+      const text = c.encrypt(`v${i}`);
+      const buf = Buffer.from(text.slice(text.lastIndexOf(':') + 1), 'base64');
+      nonces.add(buf.subarray(0, 12).toString('hex'));
+      expect(c.decrypt(text)).toBe(`v${i}`);
+      const bytes = c.encryptBytes(Buffer.from(`b${i}`));
+      const head = `v1:${c.currentKeyId}:`.length;
+      nonces.add(bytes.subarray(head, head + 12).toString('hex'));
+      expect(c.decryptBytes(bytes).toString()).toBe(`b${i}`);
+    }
+    expect(nonces.size).toBe(2400);
+  });
+
   it('reads values of an old key after rotation and finds their blind index', () => {
     const before = new FieldCipher(oldKey);
     const stored = before.encrypt('+14155550100');

@@ -130,8 +130,9 @@ export class EmailEvents implements OnModuleDestroy {
   withinStatement(
     events: WebhookEvent[],
     params: unknown[],
+    when?: string,
   ): { deliveries: string; probe: string } {
-    return this.webhooks.manyWithinStatement(events, params);
+    return this.webhooks.manyWithinStatement(events, params, when);
   }
 
   /**

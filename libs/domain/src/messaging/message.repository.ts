@@ -284,11 +284,26 @@ export class MessageRepository {
   );
 
   /**
+   * Organizations whose last insert found no active webhook endpoint subscribed to email.sent:
+   * their next messages go without building and encrypting email.sent events, and the statement
+   * checks, in its own snapshot, that this still holds (see insertMany).
+   */
+  private readonly noSentSubscriber = new Set<string>();
+
+  /**
    * The messages of a batch, their recipients and their email.sent events in one statement, so
    * one round trip and atomic (ids made here, so recipients need not wait for RETURNING). A raw
    * message (SMTP) goes to the bytea column, encrypted as bytes and sent in binary.
+   *
+   * The events of an organization in `noSentSubscriber` are not built. The statement reads the
+   * endpoints subscribed to email.sent of the batch's organizations (`sent_subscribers`, the same
+   * snapshot as the join that stores the deliveries); should one of those organizations have one
+   * now, the statement writes nothing and the batch runs again with their events. So an
+   * email.sent delivery exists exactly when it did with the events always built.
    */
   private async insertMany(items: NewMessage[]): Promise<string[]> {
+    const orgs = [...new Set(items.map((m) => m.organizationId))];
+    const skipped = orgs.filter((o) => this.noSentSubscriber.has(o));
     const cipher = fieldCipher();
     const ids = items.map(() => randomUUID());
     const params: unknown[] = [];
@@ -327,9 +342,25 @@ export class MessageRepository {
       recipients.map((x) => cipher.encrypt(x.r.email)),
       recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email))),
     );
-    const events = this.events.withinStatement(items.flatMap(sentEventsOf), params);
-    await this.ds.query(
-      `WITH message AS (
+    const subscribers = bind(orgs);
+    const guard = skipped.length
+      ? `NOT EXISTS (SELECT 1 FROM sent_subscribers WHERE org = ANY(${bind(skipped)}::uuid[]))`
+      : '';
+    const events = this.events.withinStatement(
+      (skipped.length
+        ? items.filter((m) => !this.noSentSubscriber.has(m.organizationId))
+        : items
+      ).flatMap(sentEventsOf),
+      params,
+      guard || undefined,
+    );
+    const where = guard ? `WHERE ${guard}` : '';
+    const [row]: { subscribed: string[] }[] = await this.ds.query(
+      `WITH sent_subscribers AS (
+         SELECT DISTINCT organization_id AS org FROM webhook_endpoints
+          WHERE organization_id = ANY(${subscribers}::uuid[]) AND is_active
+            AND 'email.sent' = ANY(events)
+       ), message AS (
          INSERT INTO messages (id, organization_id, job_id, message_id, source, sender_address,
            campaign_id, contact_id, tags, track_opens, track_clicks, content, raw, status,
            recipient_count, next_attempt_at, created_at, updated_at)
@@ -338,14 +369,25 @@ export class MessageRepository {
            FROM (VALUES ${values.join(', ')})
              AS t(id, org, job, mid, source, sender, campaign, contact, tags, opens, clicks,
                   content, raw, rcount, at)
+          ${where}
        ), recipients AS (
          INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
          SELECT * FROM unnest($${r0 + 1}::uuid[], $${r0 + 2}::smallint[], $${r0 + 3}::uuid[],
                               $${r0 + 4}::text[], $${r0 + 5}::text[], $${r0 + 6}::text[])
+          ${where}
        )${events.deliveries ? `, ${events.deliveries}` : ''}
-       SELECT ${events.probe} AS woken`,
+       SELECT ${events.probe} AS woken, ARRAY(SELECT org::text FROM sent_subscribers) AS subscribed`,
       params,
     );
+    const subscribed = new Set(row.subscribed);
+    if (this.noSentSubscriber.size >= 10_000) this.noSentSubscriber.clear();
+    for (const o of orgs) {
+      if (subscribed.has(o)) this.noSentSubscriber.delete(o);
+      else this.noSentSubscriber.add(o);
+    }
+    // An organization taken for unsubscribed has an endpoint now: nothing was written; again,
+    // with its events.
+    if (skipped.some((o) => subscribed.has(o))) return this.insertMany(items);
     return ids;
   }
 

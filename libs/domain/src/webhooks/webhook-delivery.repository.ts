@@ -257,13 +257,15 @@ export class WebhookDeliveryRepository {
    * insert: its rows and their events in one statement, so one round trip and atomic without a
    * transaction block). Appends its parameters to `params`; `deliveries` is the CTE text to put in
    * the caller's WITH, and `probe` an expression the caller's final SELECT must evaluate (it runs
-   * the NOTIFY of the new delivery ids, sent at commit, never for a failed statement).
+   * the NOTIFY of the new delivery ids, sent at commit, never for a failed statement). `when`, a
+   * condition over the caller's other CTEs, stores the deliveries only where it holds.
    */
   eventsStatement(
     events: { organizationId: string; type: string; data: unknown; occurredAt: Date }[],
     at: Date,
     channel: string,
     params: unknown[],
+    when?: string,
   ): { deliveries: string; probe: string } {
     if (!events.length) return { deliveries: '', probe: '0' };
     const cipher = fieldCipher();
@@ -287,6 +289,7 @@ export class WebhookDeliveryRepository {
               WITH ORDINALITY AS ev(organization_id, type, data, occurred_at, ord)
          JOIN webhook_endpoints e
            ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
+         ${when ? `WHERE ${when}` : ''}
          ORDER BY ev.ord, e.id
          RETURNING id
        ), webhook_woken AS (

@@ -100,6 +100,7 @@ export class WebhookEvents {
   manyWithinStatement(
     events: WebhookEvent[],
     params: unknown[],
+    when?: string,
   ): { deliveries: string; probe: string } {
     const now = this.clock.now();
     for (const e of events) {
@@ -110,6 +111,7 @@ export class WebhookEvents {
       now,
       this.channel,
       params,
+      when,
     );
   }
 
