@@ -9,7 +9,16 @@ import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
-import { admin, benchDatabase, benchEnv, fmt, ROOT, startApp, stop } from './support/harness';
+import {
+  admin,
+  benchDatabase,
+  benchEnv,
+  fmt,
+  processCpuMs,
+  ROOT,
+  startApp,
+  stop,
+} from './support/harness';
 
 const total = Number(process.argv[2] || 3000);
 const connections = Number(process.argv[3] || 20);
@@ -32,18 +41,6 @@ interface Run {
   p99: number;
 }
 
-/** CPU time (user + system, ms) a process has used, from /proc (0 where there is none). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): utime and stime are 14th and 15th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * CPU per message of the relay process and of its PostgreSQL backends over one run: load-
  * independent figures (the 2-core machine's wall-clock ratios move with everyone else's work).
@@ -61,12 +58,12 @@ async function withCpu(
       )) as { rows: { pid: number }[] }
     ).rows.map((r) => r.pid);
   const before = await backends();
-  const pg0 = new Map(before.map((p) => [p, cpuMs(p)]));
-  const relay0 = cpuMs(relayPid);
+  const pg0 = new Map(before.map((p) => [p, processCpuMs(p)]));
+  const relay0 = processCpuMs(relayPid);
   const r = await run();
-  const relayCpu = (cpuMs(relayPid) - relay0) / count;
+  const relayCpu = (processCpuMs(relayPid) - relay0) / count;
   let pg = 0;
-  for (const p of await backends()) pg += cpuMs(p) - (pg0.get(p) ?? 0);
+  for (const p of await backends()) pg += processCpuMs(p) - (pg0.get(p) ?? 0);
   return { ...r, relayCpu, pgCpu: pg / count };
 }
 
@@ -164,9 +161,9 @@ async function main(): Promise<void> {
   try {
     await drive(sinkPort, 200, true);
     await drive(RELAY_PORT, 200, true, key.apiKey.key);
-    const sink0 = cpuMs(sink.pid!);
+    const sink0 = processCpuMs(sink.pid!);
     const bare1 = await drive(sinkPort, total, true);
-    const sinkCpu = (cpuMs(sink.pid!) - sink0) / total;
+    const sinkCpu = (processCpuMs(sink.pid!) - sink0) / total;
     const ours1 = await relayRun();
     const bare2 = await drive(sinkPort, total, true);
     const ours2 = await relayRun();

@@ -18,7 +18,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,7 @@ import {
 } from '@app/domain';
 import { WebhookDispatcher } from '../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { WorkerModule } from '../apps/worker/src/worker.module';
+import { processCpuMs } from './support/harness';
 
 const N = Number(process.argv[2] ?? 5000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -87,18 +88,6 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T) => Promise
 function cpuMsPer(since: NodeJS.CpuUsage, n: number): number {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000 / n;
-}
-
-/** User + system CPU milliseconds of another process (Linux /proc; 0 when it cannot be read). */
-function procCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the line (11 and 12 after the command), in ticks.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /**
@@ -192,20 +181,20 @@ async function main(): Promise<void> {
   /** CPU of this process, the receiver and this database's PostgreSQL backends. */
   const cpuSnapshot = async () => {
     const pg = new Map<number, number>();
-    for (const pid of await pgBackends()) pg.set(pid, procCpuMs(pid));
+    for (const pid of await pgBackends()) pg.set(pid, processCpuMs(pid));
     const [db] = (await ds.query(
       `SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`,
     )) as { commits: number }[];
-    return { node: process.cpuUsage(), receiver: procCpuMs(child.pid!), pg, db };
+    return { node: process.cpuUsage(), receiver: processCpuMs(child.pid!), pg, db };
   };
   type CpuSnapshot = Awaited<ReturnType<typeof cpuSnapshot>>;
   /** Milliseconds of CPU per request since `since`: this process, the receiver, PostgreSQL. */
   const cpuPer = async (since: CpuSnapshot, n: number) => {
     const node = cpuMsPer(since.node, n);
-    const receiver = (procCpuMs(child.pid!) - since.receiver) / n;
+    const receiver = (processCpuMs(child.pid!) - since.receiver) / n;
     let pgMs = 0;
     // A backend that connected since the snapshot spent all its CPU in the interval.
-    for (const pid of await pgBackends()) pgMs += procCpuMs(pid) - (since.pg.get(pid) ?? 0);
+    for (const pid of await pgBackends()) pgMs += processCpuMs(pid) - (since.pg.get(pid) ?? 0);
     // Statistics reach pg_stat_database up to a second late: an approximate figure.
     const [db] = (await ds.query(
       `SELECT xact_commit::int - $1 AS commits FROM pg_stat_database WHERE datname = current_database()`,

@@ -1,6 +1,7 @@
 // Shared bench plumbing: a throwaway database, the compiled apps as child processes, an org and key.
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 
@@ -98,4 +99,16 @@ export function fmt(n: number, digits = 0): string {
     maximumFractionDigits: digits,
     minimumFractionDigits: digits,
   });
+}
+
+/** CPU time (user + system, ms) another process has used, from Linux /proc (0 where it cannot be read). */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
 }
