@@ -27,6 +27,7 @@ export * from './database/data-source-options';
 export * from './database/database.module';
 export * from './database/embedded-postgres';
 export * from './database/migrate';
+export * from './database/pg-listener';
 export * from './errors/domain-errors';
 export * from './limits/ip-limits';
 export * from './limits/key-rate-limiter';

@@ -9,13 +9,12 @@
 // the read was in flight can never be cached over.
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { PgListener } from '../database/pg-listener';
 import { Organization } from './organization.entity';
 import { OrganizationService } from './organization.service';
 
 export const ORGANIZATION_CHANGED_CHANNEL = 'organization_changed';
-const RECONNECT_MS = 1000;
 /** Entries kept at most; the oldest go first (Map order). */
 const MAX_ENTRIES = 10_000;
 /** A safety net only: entries are re-read after this long even without a notification. */
@@ -27,26 +26,31 @@ export class OrganizationCache implements OnApplicationBootstrap, OnApplicationS
   private readonly entries = new Map<string, { org: Organization; at: number }>();
   private generation = 0;
   private listening = false;
-  private client?: pg.Client;
-  private stopped = false;
-  private retry?: NodeJS.Timeout;
+  private readonly listener: PgListener;
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    @InjectDataSource() ds: DataSource,
     private readonly organizations: OrganizationService,
-  ) {}
+  ) {
+    this.listener = new PgListener(
+      (ds.options as { url?: string }).url,
+      ORGANIZATION_CHANGED_CHANNEL,
+      {
+        notified: (id) => id && this.forget(id),
+        up: () => (this.listening = true),
+        down: () => this.forgetAll(),
+      },
+      this.logger,
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.connect();
+    await this.listener.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
+    await this.listener.stop();
     this.forgetAll();
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => undefined);
   }
 
   /** The organization (NotFoundError when there is none), as committed at most a notification ago. */
@@ -73,34 +77,5 @@ export class OrganizationCache implements OnApplicationBootstrap, OnApplicationS
     this.listening = false;
     this.generation++;
     this.entries.clear();
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stopped) return;
-    const options = this.ds.options as { url?: string };
-    const client = new pg.Client({ connectionString: options.url });
-    client.on('notification', (n) => {
-      if (n.channel === ORGANIZATION_CHANGED_CHANNEL && n.payload) this.forget(n.payload);
-    });
-    const lost = (err?: Error) => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      this.forgetAll();
-      client.removeAllListeners('notification');
-      void client.end().catch(() => undefined);
-      if (this.stopped) return;
-      this.logger.warn({ msg: 'organization change listener lost', err: err?.message });
-      this.retry = setTimeout(() => void this.connect(), RECONNECT_MS);
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    this.client = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${ORGANIZATION_CHANGED_CHANNEL}`);
-      if (this.client === client) this.listening = true;
-    } catch (err) {
-      lost(err as Error);
-    }
   }
 }
