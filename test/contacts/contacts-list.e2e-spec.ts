@@ -361,14 +361,7 @@ describe('GET /contacts', () => {
       // and the tag names.
       const six = await list('limit=6');
       expect(spy.mock.calls.length).toBe(1);
-      for (const key of [
-        'emails',
-        'smsNumbers',
-        'whatsappAccounts',
-        'telegramAccounts',
-        'imessageAccounts',
-        'pushNotifications',
-      ]) {
+      for (const key of CHANNEL_ARRAY_KEYS) {
         expect(six.data.some((c: Record<string, unknown[]>) => c[key].length > 0)).toBe(true);
       }
       spy.mockClear();
