@@ -31,6 +31,35 @@ export function deliverJobId(messageId: string, dispatchSeq: number): string {
 /** How long an enqueue may take before the caller moves on (the sweeper will catch up). */
 const ENQUEUE_TIMEOUT_MS = 3000;
 
+/** The Bull job of one dispatch of a message (its id makes a second add of it a no-op). */
+function deliverJob(messageId: string, dispatchSeq: number, delayMs = 0) {
+  return {
+    name: EMAIL_JOBS.deliver,
+    data: { messageId } satisfies DeliverEmailJob,
+    opts: {
+      jobId: deliverJobId(messageId, dispatchSeq),
+      delay: Math.max(0, Math.round(delayMs)),
+      removeOnComplete: true,
+      removeOnFail: 1000,
+    },
+  };
+}
+
+/** `work`, or a rejection once it has taken longer than ENQUEUE_TIMEOUT_MS. */
+async function withinEnqueueTimeout(work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      work,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 @Injectable()
 export class EmailDispatcher {
   private readonly logger = new Logger(EmailDispatcher.name);
@@ -39,20 +68,9 @@ export class EmailDispatcher {
 
   /** Adds the delivery job; false (logged) when Redis did not take it. Never throws. */
   async enqueue(messageId: string, dispatchSeq: number, delayMs = 0): Promise<boolean> {
-    const payload: DeliverEmailJob = { messageId };
-    let timer: NodeJS.Timeout | undefined;
+    const job = deliverJob(messageId, dispatchSeq, delayMs);
     try {
-      await Promise.race([
-        this.queue.add(EMAIL_JOBS.deliver, payload, {
-          jobId: deliverJobId(messageId, dispatchSeq),
-          delay: Math.max(0, Math.round(delayMs)),
-          removeOnComplete: true,
-          removeOnFail: 1000,
-        }),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
-        }),
-      ]);
+      await withinEnqueueTimeout(this.queue.add(job.name, job.data, job.opts));
       return true;
     } catch (err) {
       this.logger.warn({
@@ -61,8 +79,6 @@ export class EmailDispatcher {
         err: (err as Error).message,
       });
       return false;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -82,24 +98,8 @@ export class EmailDispatcher {
   );
 
   private async addNow(ids: string[]): Promise<boolean[]> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        this.queue.addBulk(
-          ids.map((messageId) => ({
-            name: EMAIL_JOBS.deliver,
-            data: { messageId } satisfies DeliverEmailJob,
-            opts: {
-              jobId: deliverJobId(messageId, 0),
-              removeOnComplete: true,
-              removeOnFail: 1000,
-            },
-          })),
-        ),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('enqueue timed out')), ENQUEUE_TIMEOUT_MS);
-        }),
-      ]);
+      await withinEnqueueTimeout(this.queue.addBulk(ids.map((id) => deliverJob(id, 0))));
       return ids.map(() => true);
     } catch (err) {
       this.logger.warn({
@@ -108,8 +108,6 @@ export class EmailDispatcher {
         err: (err as Error).message,
       });
       return ids.map(() => false);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
