@@ -306,43 +306,48 @@ export class MessageRepository {
     const skipped = orgs.filter((o) => this.noSentSubscriber.has(o));
     const cipher = fieldCipher();
     const ids = items.map(() => randomUUID());
-    const params: unknown[] = [];
-    const bind = (v: unknown) => `$${params.push(v)}`;
-    const values = items.map((m, i) => {
-      const row = [
-        bind(ids[i]),
-        bind(m.organizationId),
-        bind(m.jobId),
-        bind(m.messageId),
-        bind(m.source),
-        bind(m.senderAddress),
-        bind(m.campaignId),
-        bind(m.contactId),
-        bind(m.tags),
-        bind(m.trackOpens),
-        bind(m.trackClicks),
-        bind(cipher.encrypt(JSON.stringify(m.content))),
-        bind(m.raw ? cipher.encryptBytes(m.raw) : null),
-        bind(m.recipients.length),
-        bind(m.createdAt),
-      ];
-      return `(${row[0]}::uuid, ${row[1]}::uuid, ${row.slice(2, 6).join(', ')}, ${row[6]}::uuid,
-        ${row[7]}::uuid, ${row[8]}::text[], ${row[9]}::boolean, ${row[10]}::boolean, ${row[11]},
-        ${row[12]}::bytea, ${row[13]}::int, ${row[14]}::timestamptz)`;
-    });
+    // Fixed text per shape (guard or not, events or not): one array per column, so the statement
+    // is a named prepared statement of each pooled connection, parsed and planned once instead of
+    // on every batch. The raw messages travel as one binary bytea, cut by offset and length.
+    const raws = items.map((m) => (m.raw ? cipher.encryptBytes(m.raw) : null));
+    const rawStart: (number | null)[] = [];
+    const rawLength: (number | null)[] = [];
+    let offset = 1;
+    for (const r of raws) {
+      rawStart.push(r ? offset : null);
+      rawLength.push(r ? r.length : null);
+      if (r) offset += r.length;
+    }
     const recipients = items.flatMap((m, i) =>
       m.recipients.map((r, idx) => ({ id: ids[i], org: m.organizationId, idx, r })),
     );
-    const r0 = params.length;
-    params.push(
+    const params: unknown[] = [
+      ids,
+      items.map((m) => m.organizationId),
+      items.map((m) => m.jobId),
+      items.map((m) => m.messageId),
+      items.map((m) => m.source),
+      items.map((m) => m.senderAddress),
+      items.map((m) => m.campaignId),
+      items.map((m) => m.contactId),
+      items.map((m) => JSON.stringify(m.tags)),
+      items.map((m) => m.trackOpens),
+      items.map((m) => m.trackClicks),
+      items.map((m) => cipher.encrypt(JSON.stringify(m.content))),
+      Buffer.concat(raws.filter((r): r is Buffer => r !== null)),
+      rawStart,
+      rawLength,
+      items.map((m) => m.recipients.length),
+      items.map((m) => m.createdAt),
       recipients.map((x) => x.id),
       recipients.map((x) => x.idx),
       recipients.map((x) => x.org),
       recipients.map((x) => x.r.kind),
       recipients.map((x) => cipher.encrypt(x.r.email)),
       recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email))),
-    );
-    const subscribers = bind(orgs);
+      orgs,
+    ];
+    const bind = (v: unknown) => `$${params.push(v)}`;
     const guard = skipped.length
       ? `NOT EXISTS (SELECT 1 FROM sent_subscribers WHERE org = ANY(${bind(skipped)}::uuid[]))`
       : '';
@@ -355,29 +360,34 @@ export class MessageRepository {
       guard || undefined,
     );
     const where = guard ? `WHERE ${guard}` : '';
-    const [row]: { subscribed: string[] }[] = await this.ds.query(
+    const [row] = await this.direct<{ subscribed: string[] }>(
       `WITH sent_subscribers AS (
          SELECT DISTINCT organization_id AS org FROM webhook_endpoints
-          WHERE organization_id = ANY(${subscribers}::uuid[]) AND is_active
+          WHERE organization_id = ANY($24::uuid[]) AND is_active
             AND 'email.sent' = ANY(events)
        ), message AS (
          INSERT INTO messages (id, organization_id, job_id, message_id, source, sender_address,
            campaign_id, contact_id, tags, track_opens, track_clicks, content, raw, status,
            recipient_count, next_attempt_at, created_at, updated_at)
-         SELECT t.id, t.org, t.job, t.mid, t.source, t.sender, t.campaign, t.contact, t.tags,
-                t.opens, t.clicks, t.content, t.raw, 'queued', t.rcount, t.at, t.at, t.at
-           FROM (VALUES ${values.join(', ')})
+         SELECT t.id, t.org, t.job, t.mid, t.source, t.sender, t.campaign, t.contact,
+                ARRAY(SELECT jsonb_array_elements_text(t.tags::jsonb)), t.opens, t.clicks,
+                t.content, substring($13::bytea FROM t.raw_start FOR t.raw_length), 'queued',
+                t.rcount, t.at, t.at, t.at
+           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
+                       $7::uuid[], $8::uuid[], $9::text[], $10::boolean[], $11::boolean[],
+                       $12::text[], $14::int[], $15::int[], $16::int[], $17::timestamptz[])
              AS t(id, org, job, mid, source, sender, campaign, contact, tags, opens, clicks,
-                  content, raw, rcount, at)
+                  content, raw_start, raw_length, rcount, at)
           ${where}
        ), recipients AS (
          INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
-         SELECT * FROM unnest($${r0 + 1}::uuid[], $${r0 + 2}::smallint[], $${r0 + 3}::uuid[],
-                              $${r0 + 4}::text[], $${r0 + 5}::text[], $${r0 + 6}::text[])
+         SELECT * FROM unnest($18::uuid[], $19::smallint[], $20::uuid[],
+                              $21::text[], $22::text[], $23::text[])
           ${where}
        )${events.deliveries ? `, ${events.deliveries}` : ''}
        SELECT ${events.probe} AS woken, ARRAY(SELECT org::text FROM sent_subscribers) AS subscribed`,
       params,
+      `mp_message_insert_${guard ? 'g' : 'a'}${events.deliveries ? 'e' : 'n'}`,
     );
     const subscribed = new Set(row.subscribed);
     if (this.noSentSubscriber.size >= 10_000) this.noSentSubscriber.clear();
