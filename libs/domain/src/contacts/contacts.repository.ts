@@ -3,9 +3,8 @@
 // of contacts in one query each.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
 import { DataSource, In, ObjectLiteral } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { poolQuery } from '../database/pool-query';
 import { blindIndexCandidatesOf } from './blind-index';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
 import { ContactList } from './contact-list.entity';
@@ -70,14 +69,9 @@ export function escapeLike(value: string): string {
 export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /**
-   * A read statement straight through the driver's pool (the pool TypeORM itself uses, with its
-   * type parsers): `DataSource.query` builds a query runner and an entity manager per statement,
-   * and the list path runs up to 8 statements per request. Not for use inside a transaction.
-   */
-  private async read<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]> {
-    const pool = (this.ds.driver as PostgresDriver).master as Pool;
-    return (await pool.query(sql, params)).rows as T[];
+  /** A read through the driver's pool (see poolQuery); the list path runs it on every request. */
+  private read<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]> {
+    return poolQuery<T>(this.ds, sql, params);
   }
 
   /**

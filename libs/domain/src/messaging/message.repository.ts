@@ -3,10 +3,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { MicroBatcher } from '../common/micro-batcher';
+import { poolQuery } from '../database/pool-query';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import type { WebhookEvent } from '../webhooks/webhook-events';
@@ -230,19 +229,9 @@ export class MessageRepository {
     private readonly events: EmailEvents,
   ) {}
 
-  /**
-   * A statement straight through the driver's pool (the pool TypeORM itself uses, with its type
-   * parsers): `DataSource.query` builds a query runner and an entity manager per statement. The
-   * delivery hot path (claims, run records) uses it; not for use inside a transaction. A `name`
-   * makes it a prepared statement of each pooled connection: the text is parsed and analysed
-   * once per connection instead of on every call (PostgreSQL's CPU is shared with the worker).
-   */
-  private async direct<T>(sql: string, params: unknown[], name?: string): Promise<T[]> {
-    const pool = (this.ds.driver as PostgresDriver).master as Pool;
-    const res = await pool.query(
-      name ? { name, text: sql, values: params } : { text: sql, values: params },
-    );
-    return res.rows as T[];
+  /** The hot path's statements (claims, run records, inserts) through the driver's pool. */
+  private direct<T>(sql: string, params: unknown[], name?: string): Promise<T[]> {
+    return poolQuery<T>(this.ds, sql, params, name);
   }
 
   /**
