@@ -8,9 +8,9 @@ import {
   createSecretKey,
   hkdfSync,
   KeyObject,
-  randomBytes,
 } from 'node:crypto';
 import type { ValueTransformer } from 'typeorm';
+import { pooledRandomBytes } from './random-pool';
 
 interface KeyEntry {
   id: string;
@@ -19,18 +19,9 @@ interface KeyEntry {
   blindKey: Buffer;
 }
 
-// Nonces are drawn from the CSPRNG 4 KB at a time (341 nonces per call), as node pools the
-// randomness of randomUUID: a randomBytes(12) per value costs a native call and a buffer each.
-// Every nonce is a fresh slice of a pool that is never written again, so none repeats.
-const NONCE_POOL_BYTES = 12 * 341;
-let noncePool = Buffer.alloc(0);
-let nonceAt = 0;
+/** A fresh 96-bit AES-GCM nonce, never handed out twice (see random-pool). */
 function nextNonce(): Buffer {
-  if (nonceAt + 12 > noncePool.length) {
-    noncePool = randomBytes(NONCE_POOL_BYTES);
-    nonceAt = 0;
-  }
-  return noncePool.subarray(nonceAt, (nonceAt += 12));
+  return pooledRandomBytes(12);
 }
 
 function entry(key: Buffer): KeyEntry {

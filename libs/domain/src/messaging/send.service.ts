@@ -1,9 +1,9 @@
 // The email send API (§8): validates the payload and the campaign and contact it names, checks the
 // subscription and the organization sending limits, commits the message to PostgreSQL, then queues its delivery (durable first).
 import { Injectable, Logger } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import { Clock } from '../common/clock';
+import { pooledRandomFraction } from '../crypto/random-pool';
 import {
   DomainError,
   NotFoundError,
@@ -27,18 +27,8 @@ export interface SendResult {
 }
 
 // ulid's default source calls crypto.getRandomValues once per random character (16 per new
-// millisecond); the same CSPRNG drawn 4 KB at a time serves 256 ids per call.
-let randomPool = Buffer.alloc(0);
-let randomAt = 0;
-function pooledRandom(): number {
-  if (randomAt >= randomPool.length) {
-    randomPool = randomBytes(4096);
-    randomAt = 0;
-  }
-  return randomPool[randomAt++] / 256;
-}
-
-const ulid = monotonicFactory(pooledRandom);
+// millisecond); the pooled CSPRNG serves them from one draw per 4 KB.
+const ulid = monotonicFactory(pooledRandomFraction);
 
 @Injectable()
 export class SendService {
@@ -173,10 +163,9 @@ export class SendService {
       recipients: prepared.recipients,
       createdAt: now,
     });
-    // Committed: from here the message is the sweeper's to recover if Redis loses the job. The
-    // relay's concurrent DATA completions share one Redis pipeline.
-    if (source === 'smtp') await this.dispatcher.enqueueNew(rowId);
-    else await this.dispatcher.enqueue(rowId, 0);
+    // Committed: from here the message is the sweeper's to recover if Redis loses the job.
+    // Concurrent sends (API requests, relay DATA completions) share one Redis pipeline.
+    await this.dispatcher.enqueueNew(rowId);
     return {
       jobId,
       messageId,
