@@ -2,12 +2,14 @@
 import { Module } from '@nestjs/common';
 import {
   AppConfigModule,
+  ContactsModule,
   DatabaseModule,
   ImportsModule,
   LimitsModule,
   QueuesModule,
   RedisModule,
 } from '@app/domain';
+import { ContactEventsSweeper } from './contacts/contact-events.sweeper';
 import { CampaignsWorkerModule } from './campaigns/campaigns-worker.module';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
@@ -26,8 +28,9 @@ import { ImportsSweeper } from './imports/imports.sweeper';
     WorkerMessagingModule,
     CampaignsWorkerModule,
     ImportsModule,
+    ContactsModule,
   ],
   controllers: [WorkerHealthController],
-  providers: [ImportsProcessor, ImportsSweeper],
+  providers: [ImportsProcessor, ImportsSweeper, ContactEventsSweeper],
 })
 export class WorkerModule {}

@@ -20,7 +20,7 @@ import {
 } from './contact-channels.entity';
 import { ContactEvents } from './contact-events';
 import { countryOfPhone, normalisePhone } from './phone-number';
-import { asDuplicateEmail, inTransaction } from './transaction';
+import { asDuplicateEmail } from './transaction';
 
 type Maybe<T> = T | null | undefined;
 
@@ -145,17 +145,17 @@ export class ContactChannelsService {
     channel: C,
     input: ChannelInputOf[C],
   ): Promise<ChannelRecordOf[C]> {
-    const record = await inTransaction(this.ds, async (em) => {
+    return this.events.change(async (em, raise) => {
       await this.lockContact(em, orgId, contactId);
-      return this.insertRecord(em, orgId, contactId, channel, input);
+      const record = await this.insertRecord(em, orgId, contactId, channel, input);
+      raise({
+        type: 'contact.updated',
+        organizationId: orgId,
+        contactId,
+        refs: { [channel]: record.id },
+      });
+      return record;
     });
-    await this.events.publish({
-      type: 'contact.updated',
-      organizationId: orgId,
-      contactId,
-      refs: { [channel]: record.id },
-    });
-    return record;
   }
 
   /**
@@ -292,7 +292,7 @@ export class ContactChannelsService {
     patch: ChannelPatchOf[C],
   ): Promise<ChannelRecordOf[C]> {
     const info = CHANNEL_INFO[channel];
-    const { before, after } = await inTransaction(this.ds, async (em) => {
+    return this.events.change(async (em, raise) => {
       await this.lockContact(em, orgId, contactId);
       const repo = em.getRepository<ObjectLiteral>(info.entity);
       const record = await repo.findOne({
@@ -307,30 +307,27 @@ export class ContactChannelsService {
         changes[stamp] = this.clock.now();
       }
       if (Object.keys(changes).length) await repo.update({ id: recordId }, changes);
-      return {
-        before: record,
-        after: (await repo.findOneByOrFail({ id: recordId })) as ChannelRecordOf[C],
-      };
-    });
-    await this.events.publish({
-      type: 'contact.updated',
-      organizationId: orgId,
-      contactId,
-      refs: { [channel]: recordId },
-    });
-    if (
-      channel === 'push' &&
-      before.status === 'active' &&
-      (after.status === 'expired' || after.status === 'inactive')
-    ) {
-      await this.events.publish({
-        type: 'push.token_invalidated',
+      const after = (await repo.findOneByOrFail({ id: recordId })) as ChannelRecordOf[C];
+      raise({
+        type: 'contact.updated',
         organizationId: orgId,
         contactId,
-        refs: { push: recordId },
+        refs: { [channel]: recordId },
       });
-    }
-    return after;
+      if (
+        channel === 'push' &&
+        record.status === 'active' &&
+        (after.status === 'expired' || after.status === 'inactive')
+      ) {
+        raise({
+          type: 'push.token_invalidated',
+          organizationId: orgId,
+          contactId,
+          refs: { push: recordId },
+        });
+      }
+      return after;
+    });
   }
 
   async delete(
@@ -340,18 +337,18 @@ export class ContactChannelsService {
     recordId: string,
   ): Promise<void> {
     const info = CHANNEL_INFO[channel];
-    await inTransaction(this.ds, async (em) => {
+    await this.events.change(async (em, raise) => {
       await this.lockContact(em, orgId, contactId);
       const res = await em
         .getRepository<ObjectLiteral>(info.entity)
         .delete({ id: recordId, contactId, organizationId: orgId });
       if (!res.affected) throw new NotFoundError(info.label);
-    });
-    await this.events.publish({
-      type: 'contact.updated',
-      organizationId: orgId,
-      contactId,
-      refs: { [channel]: recordId },
+      raise({
+        type: 'contact.updated',
+        organizationId: orgId,
+        contactId,
+        refs: { [channel]: recordId },
+      });
     });
   }
 

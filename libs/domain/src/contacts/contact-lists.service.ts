@@ -213,7 +213,7 @@ export class ContactListsService {
     contactId: string,
     reason: string | null,
   ): Promise<ContactListMembership> {
-    const transitioned = await inTransaction(this.ds, async (em) => {
+    await this.events.change(async (em, raise) => {
       await this.lockLists(em, orgId, [listId]);
       const rows: { id: string }[] = await em.query(
         `WITH changed AS (
@@ -229,20 +229,19 @@ export class ContactListsService {
          SELECT id FROM changed`,
         [listId, contactId, this.clock.now(), reason],
       );
-      return rows.length > 0;
+      if (rows.length) {
+        raise({
+          type: 'contact.unsubscribed',
+          organizationId: orgId,
+          contactId,
+          refs: { contactList: listId },
+        });
+      }
     });
     const membership = await this.ds
       .getRepository(ContactListMembership)
       .findOneBy({ contactListId: listId, contactId, organizationId: orgId });
     if (!membership) throw new NotFoundError('Membership');
-    if (transitioned) {
-      await this.events.publish({
-        type: 'contact.unsubscribed',
-        organizationId: orgId,
-        contactId,
-        refs: { contactList: listId },
-      });
-    }
     return membership;
   }
 

@@ -1,5 +1,6 @@
 // Contacts (§5): listing with filters, full reads, and the create / update / delete paths. Each
-// change goes through exactly one method here, which publishes its event after the commit.
+// change goes through exactly one method here, which raises its event in the change's transaction
+// (ContactEvents.change: stored in the outbox with the change, sent after the commit).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -29,7 +30,6 @@ import { ContactTagsService } from './contact-tags.service';
 import { ContactView } from './contact-views';
 import { Contact, ContactStatus, deriveDisplayName } from './contact.entity';
 import { ContactLoadOptions, ContactsRepository, LOAD_EVERYTHING } from './contacts.repository';
-import { inTransaction } from './transaction';
 
 export interface ContactFields {
   firstName?: string | null;
@@ -109,7 +109,7 @@ export class ContactsService {
   }
 
   async create(orgId: string, input: CreateContactInput): Promise<ContactView> {
-    const id = await inTransaction(this.ds, async (em) => {
+    const id = await this.events.change(async (em, raise) => {
       const { identifiers } = await em.getRepository(Contact).insert({
         organizationId: orgId,
         firstName: trimmedOrNull(input.firstName),
@@ -136,10 +136,10 @@ export class ContactsService {
       if (input.tags?.length) await this.tags.assign(em, orgId, contactId, input.tags);
       if (input.listIds?.length)
         await this.lists.subscribeIn(em, orgId, input.listIds, [contactId]);
+      // Event hook: contact.created is raised here, and only here, with the insert.
+      raise({ type: 'contact.created', organizationId: orgId, contactId });
       return contactId;
     });
-    // Event hook: contact.created is published here, and only here, after the commit.
-    await this.events.publish({ type: 'contact.created', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 
@@ -151,40 +151,40 @@ export class ContactsService {
     for (const key of ['firstName', 'lastName', 'displayName'] as const) {
       if (key in changes) changes[key] = trimmedOrNull(changes[key]);
     }
-    await inTransaction(this.ds, async (em) => {
+    await this.events.change(async (em, raise) => {
       await this.lockContact(em, orgId, id, 'FOR NO KEY UPDATE');
       if (Object.keys(changes).length)
         await em.getRepository(Contact).update({ id }, changes as QueryDeepPartialEntity<Contact>);
+      // Event hook: contact.updated for field changes is raised here.
+      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
     });
-    // Event hook: contact.updated for field changes is published here, after the commit.
-    await this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 
   /** Deletes the contact, its channel records, tags and memberships (subscriberCount adjusted). */
   async delete(orgId: string, id: string): Promise<void> {
-    await inTransaction(this.ds, async (em) => {
+    await this.events.change(async (em, raise) => {
       await this.lockContact(em, orgId, id, 'FOR UPDATE');
       await this.lists.removeContactIn(em, orgId, id);
       await em.query(`DELETE FROM contacts WHERE id = $1`, [id]);
+      // Event hook: contact.deleted is raised here, and only here, with the delete.
+      raise({ type: 'contact.deleted', organizationId: orgId, contactId: id });
     });
-    // Event hook: contact.deleted is published here, and only here, after the commit.
-    await this.events.publish({ type: 'contact.deleted', organizationId: orgId, contactId: id });
   }
 
   /** POST /contacts/{id}/tags: adds the named tags (created when missing). */
   async addTags(orgId: string, id: string, names: string[]): Promise<ContactView> {
-    await inTransaction(this.ds, async (em) => {
+    await this.events.change(async (em, raise) => {
       await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
       await this.tags.assign(em, orgId, id, names);
+      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
     });
-    await this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 
   /** DELETE /contacts/{id}/tags/{tagId}: removes one tag from the contact. */
   async removeTag(orgId: string, id: string, tagId: string): Promise<ContactView> {
-    await inTransaction(this.ds, async (em) => {
+    await this.events.change(async (em, raise) => {
       await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
       const tag = await em
         .getRepository(ContactTag)
@@ -194,8 +194,8 @@ export class ContactsService {
         id,
         tagId,
       ]);
+      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
     });
-    await this.events.publish({ type: 'contact.updated', organizationId: orgId, contactId: id });
     return this.get(orgId, id);
   }
 
