@@ -90,6 +90,7 @@ export * from './webhooks/webhook-endpoint.entity';
 export * from './webhooks/webhook-endpoint.service';
 export * from './webhooks/webhook-event-types';
 export * from './webhooks/webhook-events';
+export * from './webhooks/webhook-retention';
 export * from './webhooks/webhook-retry-policy';
 export * from './webhooks/webhook-signature';
 export * from './webhooks/webhook-target-guard';

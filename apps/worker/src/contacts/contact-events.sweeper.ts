@@ -6,16 +6,19 @@ import {
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnModuleDestroy,
+  OnApplicationShutdown,
 } from '@nestjs/common';
 import { APP_CONFIG, ContactEvents } from '@app/domain';
 import type { AppConfig } from '@app/domain';
+import { Periodic } from '../periodic';
 
 @Injectable()
-export class ContactEventsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+export class ContactEventsSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ContactEventsSweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly periodic = new Periodic('contact event sweep', this.logger, async () => {
+    const raised = await this.events.sweep();
+    if (raised) this.logger.log({ msg: 'contact events raised by the sweeper', raised });
+  });
 
   constructor(
     private readonly events: ContactEvents,
@@ -23,24 +26,10 @@ export class ContactEventsSweeper implements OnApplicationBootstrap, OnModuleDes
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.webhookScanIntervalMs);
-    this.timer.unref();
+    this.periodic.start(this.config.webhookScanIntervalMs);
   }
 
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  async sweep(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const raised = await this.events.sweep();
-      if (raised) this.logger.log({ msg: 'contact events raised by the sweeper', raised });
-    } catch (err) {
-      this.logger.warn({ msg: 'contact event sweep failed', err: (err as Error).message });
-    } finally {
-      this.running = false;
-    }
+  onApplicationShutdown(): Promise<void> {
+    return this.periodic.stop();
   }
 }

@@ -5,16 +5,17 @@ import {
   Injectable,
   Logger,
   OnApplicationBootstrap,
-  OnModuleDestroy,
+  OnApplicationShutdown,
 } from '@nestjs/common';
 import { APP_CONFIG, ImportsService } from '@app/domain';
 import type { AppConfig } from '@app/domain';
+import { Periodic } from '../periodic';
 
 @Injectable()
-export class ImportsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(ImportsSweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running = false;
+export class ImportsSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly periodic = new Periodic('import sweep', new Logger(ImportsSweeper.name), () =>
+    this.imports.sweep(),
+  );
 
   constructor(
     private readonly imports: ImportsService,
@@ -22,24 +23,10 @@ export class ImportsSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.sweep();
-    this.timer = setInterval(() => void this.sweep(), this.config.imports.sweepSeconds * 1000);
-    this.timer.unref();
+    this.periodic.start(this.config.imports.sweepSeconds * 1000, { now: true });
   }
 
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  async sweep(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      await this.imports.sweep();
-    } catch (err) {
-      this.logger.warn({ msg: 'import sweep failed', err: (err as Error).message });
-    } finally {
-      this.running = false;
-    }
+  onApplicationShutdown(): Promise<void> {
+    return this.periodic.stop();
   }
 }

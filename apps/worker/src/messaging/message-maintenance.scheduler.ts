@@ -9,43 +9,30 @@ import {
 } from '@nestjs/common';
 import { APP_CONFIG, MessageMaintenanceService } from '@app/domain';
 import type { AppConfig } from '@app/domain';
+import { Periodic } from '../periodic';
 
 @Injectable()
 export class MessageMaintenanceScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MessageMaintenanceScheduler.name);
-  private readonly timers: NodeJS.Timeout[] = [];
-  private readonly running = new Set<string>();
+  private readonly sweep = new Periodic('message sweep', this.logger, () =>
+    this.maintenance.sweep(this.config.emailSweepGraceMs),
+  );
+  private readonly retention = new Periodic('message retention', this.logger, () =>
+    this.maintenance.purgeExpired(),
+  );
 
   constructor(
     private readonly maintenance: MessageMaintenanceService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Each task first runs one interval after the start. */
   onApplicationBootstrap(): void {
-    this.every('sweep', this.config.emailSweepIntervalMs, () =>
-      this.maintenance.sweep(this.config.emailSweepGraceMs),
-    );
-    this.every('retention', this.config.messageRetentionIntervalMs, () =>
-      this.maintenance.purgeExpired(),
-    );
+    this.sweep.start(this.config.emailSweepIntervalMs);
+    this.retention.start(this.config.messageRetentionIntervalMs);
   }
 
-  /** Runs `task` every `ms` (first run after one interval); never two runs of a task at once. */
-  private every(name: string, ms: number, task: () => Promise<unknown>): void {
-    const timer = setInterval(() => {
-      if (this.running.has(name)) return;
-      this.running.add(name);
-      task()
-        .catch((err: Error) =>
-          this.logger.warn({ msg: `message ${name} failed`, err: err.message }),
-        )
-        .finally(() => this.running.delete(name));
-    }, ms);
-    timer.unref();
-    this.timers.push(timer);
-  }
-
-  onApplicationShutdown(): void {
-    for (const t of this.timers) clearInterval(t);
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.sweep.stop(), this.retention.stop()]);
   }
 }

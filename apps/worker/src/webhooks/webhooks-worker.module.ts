@@ -4,12 +4,19 @@ import { Module } from '@nestjs/common';
 import { WebhooksModule } from '@app/domain';
 import { WebhookDispatcher } from './webhook-dispatcher.service';
 import { WebhookHttpClient } from './webhook-http.client';
+import { WebhookRetentionScheduler } from './webhook-retention.scheduler';
 import { WebhookRetryScheduler } from './webhook-retry.scheduler';
 import { WebhookWakeListener } from './webhook-wake.listener';
 
 @Module({
   imports: [WebhooksModule],
-  providers: [WebhookHttpClient, WebhookDispatcher, WebhookWakeListener, WebhookRetryScheduler],
+  providers: [
+    WebhookHttpClient,
+    WebhookDispatcher,
+    WebhookWakeListener,
+    WebhookRetryScheduler,
+    WebhookRetentionScheduler,
+  ],
   exports: [WebhookDispatcher],
 })
 export class WebhooksWorkerModule {}

@@ -5,6 +5,7 @@ import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookEvents } from './webhook-events';
+import { WebhookRetention } from './webhook-retention';
 
 @Module({
   providers: [
@@ -12,12 +13,14 @@ import { WebhookEvents } from './webhook-events';
     WebhookEndpointService,
     WebhookDeliveryService,
     WebhookEvents,
+    WebhookRetention,
   ],
   exports: [
     WebhookDeliveryRepository,
     WebhookEndpointService,
     WebhookDeliveryService,
     WebhookEvents,
+    WebhookRetention,
   ],
 })
 export class WebhooksModule {}

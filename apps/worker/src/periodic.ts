@@ -1,0 +1,40 @@
+// A task the worker runs on a timer rather than as a queue job (so it keeps running when Redis has
+// lost every job): every `ms`, never two runs at once, stopped at shutdown. A failed run is
+// logged and the next tick tries again.
+import { Logger } from '@nestjs/common';
+
+export class Periodic {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly name: string,
+    private readonly logger: Logger,
+    private readonly task: () => Promise<unknown>,
+  ) {}
+
+  /** Starts the timer; with `now`, also runs the task at once. */
+  start(ms: number, { now = false } = {}): void {
+    this.timer = setInterval(() => void this.run(), ms);
+    this.timer.unref();
+    if (now) void this.run();
+  }
+
+  /** One run, unless one is already under way (then that one is awaited). */
+  run(): Promise<void> {
+    this.running ??= this.task()
+      .then(
+        () => undefined,
+        (err: Error) => this.logger.warn({ msg: `${this.name} failed`, err: err.message }),
+      )
+      .finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /** Stops the timer and waits for a run under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}
