@@ -417,7 +417,7 @@ describe('Webhook delivery (e2e)', () => {
       await sleep(SCAN_MS * 4);
       expect((await delivery(ids[0])).status).toBe('pending');
       await ds.query(
-        `UPDATE webhook_deliveries SET updated_at = now() - interval '1 minute' WHERE id = $1`,
+        `UPDATE webhook_delivery_queue SET queued_at = now() - interval '1 minute' WHERE delivery_id = $1`,
         ids,
       );
       const d = await settled(ids[0]);
