@@ -209,7 +209,7 @@ export class WebhookDeliveryRepository {
        SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
        FROM webhook_endpoints e
        WHERE e.organization_id = $1 AND ${target}
-       RETURNING id`,
+       RETURNING id, webhook_endpoint_id`,
       params,
       at,
       channel,
@@ -241,7 +241,7 @@ export class WebhookDeliveryRepository {
        JOIN webhook_endpoints e
          ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
        ORDER BY ev.ord, e.id
-       RETURNING id`,
+       RETURNING id, webhook_endpoint_id`,
       [
         events.map((e) => e.organizationId),
         events.map((e) => e.type),
@@ -293,10 +293,10 @@ export class WebhookDeliveryRepository {
            ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
          ${when ? `WHERE ${when}` : ''}
          ORDER BY ev.ord, e.id
-         RETURNING id
+         RETURNING id, webhook_endpoint_id
        ), webhook_queued AS (
-         INSERT INTO webhook_delivery_queue (delivery_id, queued_at)
-         SELECT id, ${now}::timestamptz FROM webhook_ins
+         INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+         SELECT id, webhook_endpoint_id, ${now}::timestamptz FROM webhook_ins
        ), webhook_woken AS (
          SELECT pg_notify(${ch}, string_agg(id::text, ',')) FROM (
            SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM webhook_ins
@@ -307,7 +307,7 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Runs an `INSERT … RETURNING id` of deliveries and queues them (`webhook_delivery_queue`, in
+   * Runs an `INSERT … RETURNING id, webhook_endpoint_id` of deliveries and queues them (`webhook_delivery_queue`, in
    * the same statement). With a `channel`, the same statement wakes the dispatchers (NOTIFY with
    * the new ids, at most NOTIFY_IDS_MAX per notification), which PostgreSQL sends when the
    * transaction commits and never for a rolled-back one.
@@ -330,7 +330,8 @@ export class WebhookDeliveryRepository {
     const rows: { id: string }[] = await em.query(
       `WITH ins AS (${insert}),
        queued AS (
-         INSERT INTO webhook_delivery_queue (delivery_id, queued_at) SELECT id, ${queuedAt} FROM ins
+         INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+         SELECT id, webhook_endpoint_id, ${queuedAt} FROM ins
        )${woken}
        SELECT id FROM ins${channel ? ', (SELECT count(*) FROM woken) w' : ''}`,
       params,
@@ -382,7 +383,8 @@ export class WebhookDeliveryRepository {
    * The due-retry scan: claims up to `limit` queued deliveries whose retry is due, plus those
    * whose wake-up was lost or whose worker died mid-attempt (lease expired), skipping rows
    * another worker is claiming right now (`FOR UPDATE SKIP LOCKED`). A queue row whose delivery
-   * is no longer pending (a resend ended it while its attempt's worker was gone) is dropped.
+   * is no longer pending (a resend ended it while its attempt's worker was gone) or gone is
+   * dropped.
    */
   async claimDue(now: Date, limit: number): Promise<ClaimedDelivery[]> {
     const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
@@ -399,8 +401,9 @@ export class WebhookDeliveryRepository {
          LIMIT $1
          FOR UPDATE SKIP LOCKED
        ), ended AS (
-         DELETE FROM webhook_delivery_queue q USING due, webhook_deliveries d
-         WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status <> 'pending'
+         DELETE FROM webhook_delivery_queue q USING due
+         WHERE q.delivery_id = due.delivery_id AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries d WHERE d.id = q.delivery_id AND d.status = 'pending')
        )
        UPDATE webhook_delivery_queue q SET ${claimSet('$4')}
        FROM due, webhook_deliveries d, webhook_endpoints e, relaxed

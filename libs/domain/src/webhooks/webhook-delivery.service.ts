@@ -138,7 +138,8 @@ export class WebhookDeliveryService {
       await returning(
         em,
         `WITH queued AS (
-           INSERT INTO webhook_delivery_queue (delivery_id, queued_at) VALUES ($1, $2)
+           INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+           SELECT id, webhook_endpoint_id, $2 FROM webhook_deliveries WHERE id = $1
            ON CONFLICT (delivery_id) DO UPDATE SET next_retry_at = NULL, queued_at = $2
          )
          UPDATE webhook_deliveries SET status = 'pending', next_retry_at = NULL, updated_at = $2
