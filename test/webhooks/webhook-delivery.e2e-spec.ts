@@ -329,6 +329,32 @@ describe('Webhook delivery (e2e)', () => {
     });
   });
 
+  describe('work queue', () => {
+    const counts = async (ids: string[]) =>
+      (
+        await ds.query(
+          `SELECT (SELECT count(*) FROM webhook_deliveries WHERE id = ANY($1))::int AS deliveries,
+             (SELECT count(*) FROM webhook_attempts WHERE webhook_delivery_id = ANY($1))::int AS attempts,
+             (SELECT count(*) FROM webhook_delivery_queue WHERE delivery_id = ANY($1))::int AS queued`,
+          [ids],
+        )
+      )[0] as { deliveries: number; attempts: number; queued: number };
+
+    it('queues a delivery while it is pending only; removing the endpoint removes its deliveries, attempts and queue rows', async () => {
+      receiver.behaviour = () => 'destroy';
+      const ep = await endpoint({ maxRetries: 5 });
+      const retrying = await sendTest(ep.id);
+      await waitFor(async () => (await delivery(retrying)).attemptCount >= 1);
+      expect((await counts([retrying])).queued).toBe(1);
+      receiver.behaviour = () => ({ status: 200 });
+      const done = await sendTest(ep.id);
+      expect((await settled(done)).status).toBe('delivered');
+      expect(await counts([done])).toEqual({ deliveries: 1, attempts: 1, queued: 0 });
+      await s.http.delete(`${ENDPOINTS}/${ep.id}`).expect(200);
+      expect(await counts([retrying, done])).toEqual({ deliveries: 0, attempts: 0, queued: 0 });
+    });
+  });
+
   describe('active endpoints only', () => {
     it('events while inactive are neither stored nor sent after reactivation', async () => {
       const ep = await endpoint({ events: ['contact.updated'] });
@@ -417,7 +443,7 @@ describe('Webhook delivery (e2e)', () => {
       await sleep(SCAN_MS * 4);
       expect((await delivery(ids[0])).status).toBe('pending');
       await ds.query(
-        `UPDATE webhook_deliveries SET updated_at = now() - interval '1 minute' WHERE id = $1`,
+        `UPDATE webhook_delivery_queue SET queued_at = now() - interval '1 minute' WHERE delivery_id = $1`,
         ids,
       );
       const d = await settled(ids[0]);

@@ -24,11 +24,10 @@ describe('Webhook dispatch with two workers (e2e)', () => {
     api = await createApiApp(config);
     // Workers take whatever is due in the shared database: other files' leftovers would count as
     // this file's attempts. Start from a quiet database (they are not this file's to deliver).
-    await api
-      .get(DataSource)
-      .query(
-        `UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL WHERE status = 'pending'`,
-      );
+    await api.get(DataSource).query(
+      `WITH unqueued AS (DELETE FROM webhook_delivery_queue)
+       UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL WHERE status = 'pending'`,
+    );
     workers = [await createWorker(config), await createWorker(config)];
     receiver = await new Receiver().start();
     ds = api.get(DataSource);
@@ -186,7 +185,7 @@ describe('Webhook dispatch with two workers (e2e)', () => {
     }
     // Old enough for the scans to treat them as lost.
     await ds.query(
-      `UPDATE webhook_deliveries SET updated_at = now() - interval '1 minute' WHERE id = ANY($1)`,
+      `UPDATE webhook_delivery_queue SET queued_at = now() - interval '1 minute' WHERE delivery_id = ANY($1)`,
       [ids],
     );
     await settle(endpointId, 200);

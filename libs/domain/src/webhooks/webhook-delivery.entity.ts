@@ -39,9 +39,6 @@ export class WebhookDelivery {
   @Column('text', { nullable: true }) responseBody: string | null;
   @Column('timestamptz', { nullable: true }) nextRetryAt: Date | null;
   @Column('timestamptz', { nullable: true }) deliveredAt: Date | null;
-  /** Lease of the worker attempting it; internal. */
-  @Column('timestamptz', { nullable: true, select: false }) lockedUntil: Date | null;
-  @Column('uuid', { nullable: true, select: false }) lockedBy: string | null;
   @Column('timestamptz') createdAt: Date;
   @Column('timestamptz') updatedAt: Date;
 }

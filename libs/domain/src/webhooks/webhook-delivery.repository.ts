@@ -75,16 +75,16 @@ export const STALE_AFTER_MS = 30_000;
 export const NOTIFY_IDS_MAX = 150;
 
 /**
- * The lease: one new id per claim statement (`lease`, a parameter), shared by the rows it claims.
- * A lease only has to differ from every other claim of the same row, and every claim statement
- * draws its own; one id per row cost PostgreSQL a gen_random_uuid() per row and the driver a
- * parsed column per row.
+ * The lease, on the delivery's queue row: one new id per claim statement (`lease`, a parameter),
+ * shared by the rows it claims. A lease only has to differ from every other claim of the same
+ * row, and every claim statement draws its own; one id per row cost PostgreSQL a
+ * gen_random_uuid() per row and the driver a parsed column per row. Only unindexed columns
+ * change, so a claim is a HOT update of a narrow row. `next_retry_at` stays as it was: the scan
+ * finds an expired lease by `locked_until` whatever it holds.
  */
 const claimSet = (lease: string) => `
   locked_by = ${lease}::uuid,
-  locked_until = $2::timestamptz + make_interval(secs => e.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
-  next_retry_at = NULL,
-  updated_at = $2`;
+  locked_until = $2::timestamptz + make_interval(secs => e.timeout_seconds + ${LEASE_MARGIN_SECONDS})`;
 
 /**
  * A claim commits without waiting for the WAL flush (`relaxed`, joined into the claim so that it
@@ -153,7 +153,7 @@ const DELIVERY_COLUMNS = `
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS "cursorAt"`;
 
 /** A delivery as the API reads it: the stored row with its envelope decrypted. */
-export type DeliveryRow = Omit<WebhookDelivery, 'data' | 'lockedUntil' | 'lockedBy'> & {
+export type DeliveryRow = Omit<WebhookDelivery, 'data'> & {
   payload: WebhookEnvelope;
   cursorAt: string;
 };
@@ -209,8 +209,9 @@ export class WebhookDeliveryRepository {
        SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
        FROM webhook_endpoints e
        WHERE e.organization_id = $1 AND ${target}
-       RETURNING id`,
+       RETURNING id, webhook_endpoint_id`,
       params,
+      at,
       channel,
     );
   }
@@ -240,7 +241,7 @@ export class WebhookDeliveryRepository {
        JOIN webhook_endpoints e
          ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
        ORDER BY ev.ord, e.id
-       RETURNING id`,
+       RETURNING id, webhook_endpoint_id`,
       [
         events.map((e) => e.organizationId),
         events.map((e) => e.type),
@@ -248,6 +249,7 @@ export class WebhookDeliveryRepository {
         events.map((e) => e.occurredAt),
         at,
       ],
+      at,
       channel,
     );
   }
@@ -291,7 +293,10 @@ export class WebhookDeliveryRepository {
            ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
          ${when ? `WHERE ${when}` : ''}
          ORDER BY ev.ord, e.id
-         RETURNING id
+         RETURNING id, webhook_endpoint_id
+       ), webhook_queued AS (
+         INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+         SELECT id, webhook_endpoint_id, ${now}::timestamptz FROM webhook_ins
        ), webhook_woken AS (
          SELECT pg_notify(${ch}, string_agg(id::text, ',')) FROM (
            SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM webhook_ins
@@ -302,29 +307,33 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Runs an `INSERT … RETURNING id` of deliveries. With a `channel`, the same statement wakes
-   * the dispatchers (NOTIFY with the new ids, at most NOTIFY_IDS_MAX per notification), which
-   * PostgreSQL sends when the transaction commits and never for a rolled-back one.
+   * Runs an `INSERT … RETURNING id, webhook_endpoint_id` of deliveries and queues them (`webhook_delivery_queue`, in
+   * the same statement). With a `channel`, the same statement wakes the dispatchers (NOTIFY with
+   * the new ids, at most NOTIFY_IDS_MAX per notification), which PostgreSQL sends when the
+   * transaction commits and never for a rolled-back one.
    */
   private async insertNotifying(
     em: EntityManager | DataSource,
     insert: string,
     params: unknown[],
+    at: Date,
     channel: string | null,
   ): Promise<string[]> {
-    if (!channel) {
-      const rows: { id: string }[] = await em.query(insert, params);
-      return rows.map((r) => r.id);
-    }
-    params.push(channel);
+    const queuedAt = `$${params.push(at)}::timestamptz`;
+    const woken = channel
+      ? `, woken AS (
+           SELECT pg_notify($${params.push(channel)}, string_agg(id::text, ',')) FROM (
+             SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM ins
+           ) p GROUP BY part
+         )`
+      : '';
     const rows: { id: string }[] = await em.query(
       `WITH ins AS (${insert}),
-       woken AS (
-         SELECT pg_notify($${params.length}, string_agg(id::text, ',')) FROM (
-           SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM ins
-         ) p GROUP BY part
-       )
-       SELECT id FROM ins, (SELECT count(*) FROM woken) w`,
+       queued AS (
+         INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+         SELECT id, webhook_endpoint_id, ${queuedAt} FROM ins
+       )${woken}
+       SELECT id FROM ins${channel ? ', (SELECT count(*) FROM woken) w' : ''}`,
       params,
     );
     return rows.map((r) => r.id);
@@ -340,30 +349,30 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Takes the lease of each of these deliveries that is due (nobody holds it, no later retry
-   * set), in one statement: rows another worker is claiming right now are skipped
+   * Takes the lease of each of these deliveries that is due (queued, nobody holds it, no later
+   * retry set), in one statement: rows another worker is claiming right now are skipped
    * (`FOR UPDATE SKIP LOCKED`), so of two workers claiming the same row exactly one gets it.
-   * Returns the claimed ones.
+   * Returns the claimed ones. The delivery row itself is only read.
    */
   async claimByIds(ids: string[], now: Date): Promise<ClaimedDelivery[]> {
     if (!ids.length) return [];
     const lease = randomUUID();
     const rows = await returning<ClaimRow>(
       this.ds,
-      // The ids come first, as a join: left to itself the planner may read the whole pending
+      // The ids come first, as a join: left to itself the planner may read the whole queue
       // index (dead entries included) and AND it with the primary key on every claim.
       `WITH ${RELAXED},
        target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id),
        due AS (
-         SELECT d.id FROM target t JOIN webhook_deliveries d ON d.id = t.id
-         WHERE d.status = 'pending'
-           AND (d.locked_until IS NULL OR d.locked_until < $2)
-           AND (d.next_retry_at IS NULL OR d.next_retry_at <= $2)
-         FOR UPDATE OF d SKIP LOCKED
+         SELECT q.delivery_id FROM target t JOIN webhook_delivery_queue q ON q.delivery_id = t.id
+         WHERE (q.locked_until IS NULL OR q.locked_until < $2)
+           AND (q.next_retry_at IS NULL OR q.next_retry_at <= $2)
+         FOR UPDATE OF q SKIP LOCKED
        )
-       UPDATE webhook_deliveries d SET ${claimSet('$3')}
-       FROM due, webhook_endpoints e, relaxed
-       WHERE d.id = due.id AND e.id = d.webhook_endpoint_id
+       UPDATE webhook_delivery_queue q SET ${claimSet('$3')}
+       FROM due, webhook_deliveries d, webhook_endpoints e, relaxed
+       WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
+         AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
       [ids, now, lease],
     );
@@ -371,9 +380,11 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * The due-retry scan: claims up to `limit` pending deliveries whose retry is due, plus those
-   * whose first job was lost or whose worker died mid-attempt (lease expired), skipping rows
-   * another worker is claiming right now (`FOR UPDATE SKIP LOCKED`).
+   * The due-retry scan: claims up to `limit` queued deliveries whose retry is due, plus those
+   * whose wake-up was lost or whose worker died mid-attempt (lease expired), skipping rows
+   * another worker is claiming right now (`FOR UPDATE SKIP LOCKED`). A queue row whose delivery
+   * is no longer pending (a resend ended it while its attempt's worker was gone) or gone is
+   * dropped.
    */
   async claimDue(now: Date, limit: number): Promise<ClaimedDelivery[]> {
     const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
@@ -382,18 +393,22 @@ export class WebhookDeliveryRepository {
       this.ds,
       `WITH ${RELAXED},
        due AS (
-         SELECT id FROM webhook_deliveries
-         WHERE status = 'pending'
-           AND (locked_until IS NULL OR locked_until < $2)
+         SELECT delivery_id FROM webhook_delivery_queue
+         WHERE (locked_until IS NULL OR locked_until < $2)
            AND (next_retry_at <= $2
-                OR (next_retry_at IS NULL AND (locked_until IS NOT NULL OR updated_at < $3)))
+                OR (next_retry_at IS NULL AND (locked_until IS NOT NULL OR queued_at < $3)))
          ORDER BY next_retry_at NULLS FIRST
          LIMIT $1
          FOR UPDATE SKIP LOCKED
+       ), ended AS (
+         DELETE FROM webhook_delivery_queue q USING due
+         WHERE q.delivery_id = due.delivery_id AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries d WHERE d.id = q.delivery_id AND d.status = 'pending')
        )
-       UPDATE webhook_deliveries d SET ${claimSet('$4')}
-       FROM due, webhook_endpoints e, relaxed
-       WHERE d.id = due.id AND e.id = d.webhook_endpoint_id
+       UPDATE webhook_delivery_queue q SET ${claimSet('$4')}
+       FROM due, webhook_deliveries d, webhook_endpoints e, relaxed
+       WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
+         AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
       [limit, now, staleBefore, lease],
     );
@@ -402,7 +417,9 @@ export class WebhookDeliveryRepository {
 
   /**
    * Records attempts and their deliveries' new state together, each only while its lease is
-   * still held. Returns the ids recorded; a missing one lost its lease (re-claimed or deleted).
+   * still held (on the queue row). An ended delivery leaves the queue, one to be retried stays
+   * with its retry time and no lease. The delivery's update changes no indexed column (a HOT
+   * update). Returns the ids recorded; a missing one lost its lease (re-claimed or deleted).
    */
   async finishAttempts(items: FinishedAttempt[], now: Date): Promise<Set<string>> {
     if (!items.length) return new Set();
@@ -415,14 +432,26 @@ export class WebhookDeliveryRepository {
            $11::timestamptz[])
          AS t(id, lease, status, http_status_code, delivery_error, response_body, next_retry_at,
               delivered_at, attempt_error, duration_ms, started_at)
+       ), ended AS (
+         DELETE FROM webhook_delivery_queue q USING input i
+         WHERE q.delivery_id = i.id AND q.locked_by = i.lease AND i.status <> 'pending'
+         RETURNING q.delivery_id AS id
+       ), again AS (
+         UPDATE webhook_delivery_queue q SET
+           next_retry_at = i.next_retry_at, locked_by = NULL, locked_until = NULL
+         FROM input i
+         WHERE q.delivery_id = i.id AND q.locked_by = i.lease AND i.status = 'pending'
+         RETURNING q.delivery_id AS id
+       ), held AS (
+         SELECT id FROM ended UNION ALL SELECT id FROM again
        ), upd AS (
          UPDATE webhook_deliveries d SET
            status = i.status, attempt_count = d.attempt_count + 1,
            http_status_code = i.http_status_code, error_message = i.delivery_error,
            response_body = i.response_body, next_retry_at = i.next_retry_at,
-           delivered_at = i.delivered_at, locked_until = NULL, locked_by = NULL, updated_at = $12
-         FROM input i
-         WHERE d.id = i.id AND d.locked_by = i.lease
+           delivered_at = i.delivered_at, updated_at = $12
+         FROM input i JOIN held h ON h.id = i.id
+         WHERE d.id = i.id
          RETURNING d.id, d.organization_id, d.attempt_count, i.http_status_code, i.attempt_error,
            i.response_body, i.duration_ms, i.started_at
        )
@@ -456,10 +485,10 @@ export class WebhookDeliveryRepository {
   async renewLease(claimed: ClaimedDelivery, now: Date): Promise<boolean> {
     const rows = await returning<{ id: string }>(
       this.ds,
-      `UPDATE webhook_deliveries
+      `UPDATE webhook_delivery_queue
        SET locked_until = $3::timestamptz + make_interval(secs => $4 + ${LEASE_MARGIN_SECONDS})
-       WHERE id = $1 AND locked_by = $2
-       RETURNING id`,
+       WHERE delivery_id = $1 AND locked_by = $2
+       RETURNING delivery_id AS id`,
       [claimed.id, claimed.leaseId, now, claimed.endpoint.timeoutSeconds],
     );
     return rows.length > 0;
@@ -468,9 +497,13 @@ export class WebhookDeliveryRepository {
   /** Ends a delivery without an attempt (its endpoint was deactivated before it was sent). */
   async failWithoutAttempt(claimed: ClaimedDelivery, message: string, now: Date): Promise<void> {
     await this.ds.query(
-      `UPDATE webhook_deliveries SET status = 'failed', error_message = $3, next_retry_at = NULL,
-         locked_until = NULL, locked_by = NULL, updated_at = $4
-       WHERE id = $1 AND locked_by = $2`,
+      `WITH ended AS (
+         DELETE FROM webhook_delivery_queue WHERE delivery_id = $1 AND locked_by = $2
+         RETURNING delivery_id
+       )
+       UPDATE webhook_deliveries SET status = 'failed', error_message = $3, next_retry_at = NULL,
+         updated_at = $4
+       WHERE id = (SELECT delivery_id FROM ended)`,
       [claimed.id, claimed.leaseId, message, now],
     );
   }

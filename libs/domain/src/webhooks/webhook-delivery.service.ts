@@ -118,18 +118,31 @@ export class WebhookDeliveryService {
       if (row.attempt_count >= row.max_retries) {
         if (row.status !== 'failed') {
           const reason = row.error_message ?? 'no attempt succeeded';
+          // Off the queue unless an attempt is in flight (a live lease): that attempt's
+          // outcome still stands when it is recorded, as it ends the delivery itself.
           await returning(
             em,
-            `UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL,
+            `WITH unqueued AS (
+               DELETE FROM webhook_delivery_queue
+               WHERE delivery_id = $1 AND (locked_until IS NULL OR locked_until < $3)
+             )
+             UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL,
                error_message = $2, updated_at = $3 WHERE id = $1`,
             [id, WEBHOOK_MESSAGES.maxRetriesPrefix + reason, now],
           );
         }
         return false;
       }
+      // Back on the queue, due now; a lease held by an attempt in flight is kept (its outcome
+      // stands, and the wake-up's claim skips the row until it is recorded).
       await returning(
         em,
-        `UPDATE webhook_deliveries SET status = 'pending', next_retry_at = NULL, updated_at = $2
+        `WITH queued AS (
+           INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+           SELECT id, webhook_endpoint_id, $2 FROM webhook_deliveries WHERE id = $1
+           ON CONFLICT (delivery_id) DO UPDATE SET next_retry_at = NULL, queued_at = $2
+         )
+         UPDATE webhook_deliveries SET status = 'pending', next_retry_at = NULL, updated_at = $2
          WHERE id = $1`,
         [id, now],
       );

@@ -20,6 +20,7 @@ import {
   WEBHOOK_ENDPOINT_LIMITS,
   WEBHOOK_MESSAGES,
 } from './webhook-event-types';
+import { returning } from './webhook-delivery.repository';
 import { generateWebhookSecret } from './webhook-signature';
 import { parseWebhookUrl, resolveTarget, TargetNotAllowedError } from './webhook-target-guard';
 
@@ -177,10 +178,36 @@ export class WebhookEndpointService {
     return this.view(organizationId, id);
   }
 
-  /** Removes the endpoint, its secret and its delivery history (cascade). */
+  /**
+   * Removes the endpoint, its secret and its delivery history. Attempts have no foreign key to
+   * their delivery (see migration 1763700003000), so they are removed here, in a statement after
+   * the deliveries' own: an attempt recorded before the deliveries were deleted is visible to it,
+   * and none can be recorded after (recording updates the delivery row, which is gone).
+   */
   async remove(organizationId: string, id: string): Promise<void> {
-    const result = await this.repo().delete({ id, organizationId });
-    if (!result.affected) throw new NotFoundError('Webhook endpoint');
+    await this.ds.transaction(async (em) => {
+      const found: unknown[] = await em.query(
+        `SELECT id FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
+        [id, organizationId],
+      );
+      if (!found.length) throw new NotFoundError('Webhook endpoint');
+      const gone = await returning<{ id: string }>(
+        em,
+        `DELETE FROM webhook_deliveries WHERE organization_id = $1 AND webhook_endpoint_id = $2
+         RETURNING id`,
+        [organizationId, id],
+      );
+      if (gone.length)
+        await em.query(
+          `DELETE FROM webhook_attempts WHERE organization_id = $1 AND webhook_delivery_id = ANY($2)`,
+          [organizationId, gone.map((g) => g.id)],
+        );
+      // Its queue rows go with it (foreign key, cascade).
+      await em.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND organization_id = $2`, [
+        id,
+        organizationId,
+      ]);
+    });
   }
 
   async regenerateSecret(

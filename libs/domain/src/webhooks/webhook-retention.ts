@@ -35,7 +35,10 @@ export class WebhookRetention {
               WHERE d.status <> 'pending'
               LIMIT $2
                 FOR UPDATE OF d SKIP LOCKED)
-           RETURNING 1)
+           RETURNING id),
+         -- Attempts have no foreign key to their delivery (docs/webhooks.md, round 5).
+         attempts AS (
+           DELETE FROM webhook_attempts WHERE webhook_delivery_id IN (SELECT id FROM gone))
          SELECT count(*)::int AS n FROM gone`,
         [now, PURGE_BATCH],
       );

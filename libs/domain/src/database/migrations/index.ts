@@ -15,6 +15,7 @@ import { ContactTriggerCosts1763700001500 } from './1763700001500-contact-trigge
 import { OrganizationChangedNotify1763700001600 } from './1763700001600-organization-changed-notify';
 import { MessageRawBytea1763700001610 } from './1763700001610-message-raw-bytea';
 import { DeliveryFillfactor1763700001800 } from './1763700001800-delivery-fillfactor';
+import { WebhookDeliveryQueue1763700003000 } from './1763700003000-webhook-delivery-queue';
 import { ContactEventOutbox1763700003300 } from './1763700003300-contact-event-outbox';
 
 export const MIGRATIONS = [
@@ -34,5 +35,6 @@ export const MIGRATIONS = [
   OrganizationChangedNotify1763700001600,
   MessageRawBytea1763700001610,
   DeliveryFillfactor1763700001800,
+  WebhookDeliveryQueue1763700003000,
   ContactEventOutbox1763700003300,
 ];
