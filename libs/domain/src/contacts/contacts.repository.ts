@@ -176,7 +176,8 @@ export class ContactsRepository {
    * channel_mask lacks the channel (not looked up) or it has no record; its tag names as a JSON
    * array. JSON because node-postgres turns each column of a row into a value on its own (its
    * timestamp parser costs several microseconds a value, and a page carries hundreds) while a
-   * JSON column is one JSON.parse; timestamps then become Dates through TypeORM's hydration.
+   * JSON column is one JSON.parse; timestamps travel as text PostgreSQL formats (timestampSql)
+   * and become Dates in `hydrate`.
    */
   private embeddedColumns(): string {
     if (this.embeddedColumnsSql) return this.embeddedColumnsSql;
