@@ -4,7 +4,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, ObjectLiteral } from 'typeorm';
-import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { poolQuery } from '../database/pool-query';
 import { blindIndexCandidatesOf } from './blind-index';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
@@ -61,45 +60,6 @@ const AS_RETURNED = new Set([
   'int',
   'jsonb',
 ]);
-
-const TIMESTAMP_TYPES = new Set(['timestamptz', 'timestamp with time zone']);
-
-/**
- * A timestamp column of the page statement as text: in years 1-9999, PostgreSQL's ISO 8601 in UTC
- * with milliseconds, exactly what Date.prototype.toISOString prints (both truncate to the
- * millisecond); outside them (where the two formats differ in sign and digits) the epoch in
- * milliseconds. PostgreSQL's own JSON text of such a year is not one Date can parse.
- */
-function timestampSql(expr: string): string {
-  return (
-    `CASE WHEN ${expr} >= '0001-01-01Z' AND ${expr} < '10000-01-01Z'` +
-    ` THEN to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` +
-    ` ELSE floor(extract(epoch FROM ${expr}) * 1000)::int8::text END`
-  );
-}
-
-/** The ISO text timestampSql makes of a timestamp in years 1-9999. */
-const ISO_TEXT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-/**
- * A Date built from the ISO 8601 text PostgreSQL formatted for the page statement (timestampSql),
- * which toISOString / toJSON return as it is instead of formatting the instant again: a first
- * page carries ~500 timestamps, and formatting one costs several times what parsing it does.
- * Only the list page's entities carry these; they are mapped to the response and never changed.
- */
-export class IsoTextDate extends Date {
-  constructor(private readonly isoText: string) {
-    super(isoText);
-  }
-
-  override toISOString(): string {
-    return this.isoText;
-  }
-
-  override toJSON(): string {
-    return this.isoText;
-  }
-}
 
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
@@ -176,24 +136,21 @@ export class ContactsRepository {
    * channel_mask lacks the channel (not looked up) or it has no record; its tag names as a JSON
    * array. JSON because node-postgres turns each column of a row into a value on its own (its
    * timestamp parser costs several microseconds a value, and a page carries hundreds) while a
-   * JSON column is one JSON.parse; timestamps travel as text PostgreSQL formats (timestampSql)
-   * and become Dates in `hydrate`.
+   * JSON column is one JSON.parse; timestamps then become Dates through TypeORM's hydration.
    */
   private embeddedColumns(): string {
     if (this.embeddedColumnsSql) return this.embeddedColumnsSql;
-    const value = (c: ColumnMetadata, expr: string) =>
-      typeof c.type === 'string' && TIMESTAMP_TYPES.has(c.type) ? timestampSql(expr) : expr;
     const contact = this.ds
       .getMetadata(Contact)
       .columns.filter((c) => c.isSelect)
-      .map((c) => `'${c.databaseName}', ${value(c, `p.c_${c.databaseName}`)}`)
+      .map((c) => `'${c.databaseName}', p.c_${c.databaseName}`)
       .join(', ');
     const parts = [`json_build_object(${contact}) AS contact`];
     for (const ch of CONTACT_CHANNELS) {
       const meta = this.ds.getMetadata(CHANNEL_INFO[ch].entity);
       const pairs = meta.columns
         .filter((c) => c.isSelect)
-        .map((c) => `'${c.databaseName}', ${value(c, `r.${c.databaseName}`)}`)
+        .map((c) => `'${c.databaseName}', r.${c.databaseName}`)
         .join(', ');
       parts.push(
         `CASE WHEN (p.c_channel_mask & ${CHANNEL_INFO[ch].bit}) <> 0 THEN` +
@@ -340,23 +297,13 @@ export class ContactsRepository {
           typeof column.type === 'string' &&
           AS_RETURNED.has(column.type),
       );
-      // Timestamps the page statement sent as text (timestampSql): ISO text that the Date keeps,
-      // or epoch milliseconds. Rows read by node-postgres carry Dates already.
-      const timestamp = cols.map(
-        ({ column }) => typeof column.type === 'string' && TIMESTAMP_TYPES.has(column.type),
-      );
       hydrator = (row) => {
         const out = Object.create(proto) as ObjectLiteral;
         for (let i = 0; i < cols.length; i++) {
           const { column, key } = cols[i];
-          const v = row[key];
           out[column.propertyName] = plain[i]
-            ? v
-            : timestamp[i] && typeof v === 'string'
-              ? ISO_TEXT.test(v)
-                ? new IsoTextDate(v)
-                : new Date(Number(v))
-              : driver.prepareHydratedValue(v, column);
+            ? row[key]
+            : driver.prepareHydratedValue(row[key], column);
         }
         return out;
       };
