@@ -346,6 +346,39 @@ describe('GET /contacts', () => {
     expect(rulesOf(res.body, field)).toContain(rule);
   });
 
+  it('lists each contact exactly as GET /contacts/{id} answers it (timestamps to the byte)', async () => {
+    // The page reads its records as JSON columns, the read by id through node-postgres's own
+    // parsers: both must print the same text, sub-millisecond instants (now()) and early or late
+    // years included.
+    const edge = await createContact(s, {
+      firstName: 'Edge',
+      lastActivityAt: '0999-06-15T12:34:56.789Z',
+      whatsappAccounts: [{ phoneNumber: '+447700900002', lastSeenAt: '9999-12-31T23:59:59.999Z' }],
+      pushNotifications: [
+        {
+          deviceToken: 'edge-device',
+          platform: 'ios',
+          lastUsedAt: '0001-01-01T00:00:00.000Z',
+          expiresAt: '2999-01-01T00:00:00.001Z',
+        },
+      ],
+    });
+    const page = await list('limit=100');
+    expect(page.data.map((c: { id: string }) => c.id)).toContain(edge.id);
+    for (const listed of page.data) {
+      const one = (await s.http.get(`${CONTACTS}/${listed.id}`).expect(200)).body.data;
+      delete one.tagRecords;
+      delete one.listMemberships;
+      expect(JSON.stringify(listed)).toBe(JSON.stringify(one));
+    }
+    const listed = page.data.find((c: { id: string }) => c.id === edge.id);
+    expect(listed.lastActivityAt).toBe('0999-06-15T12:34:56.789Z');
+    expect(listed.whatsappAccounts[0].lastSeenAt).toBe('9999-12-31T23:59:59.999Z');
+    expect(listed.pushNotifications[0].lastUsedAt).toBe('0001-01-01T00:00:00.000Z');
+    expect(listed.pushNotifications[0].expiresAt).toBe('2999-01-01T00:00:00.001Z');
+    await s.http.delete(`${CONTACTS}/${edge.id}`).expect(200);
+  });
+
   it('needs contacts:read', async () => {
     const other = await createSession(app, { scopes: ['contacts:write'] });
     const res = await other.http.get(CONTACTS).expect(403);

@@ -13,6 +13,8 @@ describe(FieldCipher.name, () => {
     expect(a).toMatch(new RegExp(`^v1:${c.currentKeyId}:`));
     expect(a).not.toContain('ana');
     expect(c.decrypt(a)).toBe('ana@example.com');
+    // Multi-byte UTF-8 (names, handles) and the empty string come back whole.
+    for (const text of ['Zoë Ünal 测试 😀', '']) expect(c.decrypt(c.encrypt(text))).toBe(text);
   });
 
   it('never repeats a nonce across the pooled randomness (text and bytes, past several pools)', () => {
