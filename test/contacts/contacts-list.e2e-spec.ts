@@ -379,6 +379,26 @@ describe('GET /contacts', () => {
     await s.http.delete(`${CONTACTS}/${edge.id}`).expect(200);
   });
 
+  it('refuses a date past year 9999 or before year 1 with 422 naming the field', async () => {
+    const late = await s.http
+      .post(CONTACTS, { firstName: 'Late', lastActivityAt: '+010000-01-01T00:00:00.001Z' })
+      .expect(422);
+    expect(rulesOf(late.body, 'lastActivityAt')).toEqual(['type']);
+    const early = await s.http
+      .post(CONTACTS, {
+        firstName: 'Early',
+        pushNotifications: [
+          { deviceToken: 'd', platform: 'ios', expiresAt: '-000001-01-01T00:00:00.000Z' },
+        ],
+      })
+      .expect(422);
+    expect(early.body.errors.map((e: { field: string }) => e.field)).toContain(
+      'pushNotifications.0.expiresAt',
+    );
+    // Nothing half-written: the page still reads.
+    await s.http.get(`${CONTACTS}?limit=100`).expect(200);
+  });
+
   it('needs contacts:read', async () => {
     const other = await createSession(app, { scopes: ['contacts:write'] });
     const res = await other.http.get(CONTACTS).expect(403);

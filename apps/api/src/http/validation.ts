@@ -77,8 +77,14 @@ export const IsOmittable = () => ValidateIf((_: object, v: unknown) => v !== und
  * A date field's conversion: an ISO string or an epoch number becomes a Date, anything else is left
  * for IsDate to refuse. Replaces class-transformer's `Type(() => Date)`, whose `new Date(value)`
  * threw on an object without a callable toString (a 500) and read `true` as 1970-01-01T00:00:00.001Z.
+ * A date outside the years 0001–9999 becomes an invalid Date, which IsDate refuses too: ISO 8601
+ * without an extended year (what every response prints) has no form for it, and one stored made
+ * every later read of the record a 500.
  */
 export const ToDate = () =>
-  Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' || typeof value === 'number' ? new Date(value) : value,
-  );
+  Transform(({ value }: { value: unknown }) => {
+    if (typeof value !== 'string' && typeof value !== 'number') return value;
+    const date = new Date(value);
+    const year = date.getUTCFullYear();
+    return year >= 1 && year <= 9999 ? date : new Date(NaN);
+  });
