@@ -16,6 +16,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import {
   createReadStream,
   createWriteStream,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -145,7 +146,8 @@ async function describeServer(pg: Client, kind: string): Promise<string> {
                      'bgwriter_lru_maxpages', 'synchronous_commit', 'full_page_writes')
       ORDER BY name`,
   );
-  const [{ v }] = (await pg.query<{ v: string }>(`SHOW server_version`)).rows;
+  const [{ v }] = (await pg.query<{ v: string }>(`SELECT current_setting('server_version') AS v`))
+    .rows;
   return `server            ${kind}, PostgreSQL ${v}: ${rows.map((r) => `${r.name}=${r.setting}`).join(' ')}`;
 }
 
@@ -155,11 +157,11 @@ async function main() {
   process.stderr.write(`generating ${fmt(ROWS)} rows...\n`);
   await generate(csv);
 
+  // Its own directory, readable by the OS user the server runs as when the bench runs as root.
+  const serverRoot = join(tmpdir(), `mp-bench-import-pg-${process.pid}`);
+  if (args.embedded) mkdirSync(serverRoot, { recursive: true, mode: 0o755 });
   const server = args.embedded
-    ? await startEmbeddedPostgres(
-        join(dir, 'embedded'),
-        Number(process.env.BENCH_EMBEDDED_PG_PORT || 54398),
-      )
+    ? await startEmbeddedPostgres(serverRoot, Number(process.env.BENCH_EMBEDDED_PG_PORT || 54398))
     : null;
   const adminUrl = server ? server.url.replace(/\/[^/]*$/, '/postgres') : undefined;
   const url = await benchDatabase(
@@ -185,7 +187,7 @@ async function main() {
     `CREATE TABLE bench_copy (email text, first_name text, last_name text, phone text, plan text, score text, tags text)`,
   );
   const serverLine = await describeServer(pg, server ? 'embedded' : 'DATABASE_URL');
-  const serverDir = join(dir, 'embedded', 'pg');
+  const serverDir = join(serverRoot, 'pg');
   const c0 = process.hrtime.bigint();
   await copyFrom(pg, `COPY bench_copy FROM STDIN WITH (FORMAT csv, HEADER true)`, csv);
   const copySeconds = Number(process.hrtime.bigint() - c0) / 1e9;
@@ -284,7 +286,10 @@ async function main() {
         : []),
     ].join('\n') + '\n',
   );
-  if (!args.keep) rmSync(dir, { recursive: true, force: true });
+  if (!args.keep) {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(serverRoot, { recursive: true, force: true });
+  }
 }
 
 main().then(

@@ -117,7 +117,6 @@ interface RawRow {
 
 /** A batch whose transaction is running. */
 interface Flight {
-  lastRow: number;
   /** Email hashes it inserts: a later batch with one of them waits for its commit. */
   hashes: Set<string>;
   /** Resolves once the transaction holds the import row (or has ended). */
@@ -152,6 +151,11 @@ export class ImportRunner {
   ) {
     this.batchSize = config.imports.batchSize;
     this.leaseSeconds = config.imports.leaseSeconds;
+  }
+
+  /** Where the last run's time went (batches, of which pipelined, ms per phase). */
+  lastRunStats(): Readonly<typeof this.stats> {
+    return { ...this.stats };
   }
 
   /**
@@ -405,7 +409,6 @@ export class ImportRunner {
       let onLocked = () => undefined as void;
       const locked = new Promise<void>((resolve) => (onLocked = resolve));
       const flight: Flight = {
-        lastRow: p.lastRow,
         hashes: new Set(p.valid.flatMap((r) => (r.emailHash ? [r.emailHash] : []))),
         locked,
         done: Promise.resolve(null),
