@@ -1,4 +1,4 @@
-// npm run bench -- import [--rows 1000000] [--partial true|false] [--list NAME] [--keep]
+// npm run bench -- import [--rows 1000000] [--partial true|false] [--list NAME] [--keep] [--embedded]
 //
 // Generates a CSV (email, first and last name, phone, two custom fields, tags), then in the same
 // run measures
@@ -8,11 +8,15 @@
 //             start to completed, rows/s, and the worker's peak RSS (VmHWM of /proc/<pid>/status).
 // The import writes contacts with encrypted, blind-indexed emails and phone numbers and two tags
 // per row (plus a list membership with --list), with every index and trigger of the contacts
-// schema live.
+// schema live. The database server is BENCH_ADMIN_DATABASE_URL's (default: the local one on 5432)
+// or, with --embedded, the product's default: the embedded PostgreSQL with the settings the apps
+// start it with (libs/domain/src/database/embedded-postgres.ts), in a fresh data directory. The
+// bench prints the server's version and the settings that matter for a bulk load.
 import { ChildProcess, spawn } from 'node:child_process';
 import {
   createReadStream,
   createWriteStream,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readFileSync,
@@ -23,7 +27,17 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { admin, benchDatabase, benchEnv, fmt, httpReady, ROOT, stop } from './support/harness';
+import { startEmbeddedPostgres } from '@app/domain';
+import {
+  admin,
+  benchDatabase,
+  benchEnv,
+  fmt,
+  httpReady,
+  processCpuMs,
+  ROOT,
+  stop,
+} from './support/harness';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,6 +46,8 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     /** Also subscribe every contact to this list (one membership per row). */
     list: { type: 'string' },
+    /** Run against a fresh embedded PostgreSQL started as the apps start it. */
+    embedded: { type: 'boolean', default: false },
   },
 });
 const ROWS = Number(args.rows);
@@ -92,10 +108,47 @@ function copyFrom(client: Client, sql: string, path: string): Promise<void> {
   });
 }
 
+/** CPU seconds of a local PostgreSQL: the postmaster, its exited (reaped) and its live children. */
+function serverCpuSeconds(dataDir: string): number {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const fields = (p: number | string) => {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      return stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number);
+    };
+    const own = fields(pid);
+    let ticks = own[11] + own[12] + own[13] + own[14];
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    for (const c of children ? children.split(' ') : []) {
+      const f = fields(c);
+      ticks += f[11] + f[12];
+    }
+    return ticks / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 function peakRss(child: ChildProcess): number {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb * 1024;
+}
+
+/** The server's version and its settings that weigh on a bulk load. */
+async function describeServer(pg: Client, kind: string): Promise<string> {
+  const { rows } = await pg.query<{ name: string; setting: string }>(
+    `SELECT name, current_setting(name) AS setting FROM pg_settings
+      WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression',
+                     'bgwriter_lru_maxpages', 'synchronous_commit', 'full_page_writes')
+      ORDER BY name`,
+  );
+  const [{ v }] = (await pg.query<{ v: string }>(`SELECT current_setting('server_version') AS v`))
+    .rows;
+  return `server            ${kind}, PostgreSQL ${v}: ${rows.map((r) => `${r.name}=${r.setting}`).join(' ')}`;
 }
 
 async function main() {
@@ -104,7 +157,17 @@ async function main() {
   process.stderr.write(`generating ${fmt(ROWS)} rows...\n`);
   await generate(csv);
 
-  const url = await benchDatabase(process.env.BENCH_IMPORT_DATABASE || 'mp_bench_imports');
+  // Its own directory, readable by the OS user the server runs as when the bench runs as root.
+  const serverRoot = join(tmpdir(), `mp-bench-import-pg-${process.pid}`);
+  if (args.embedded) mkdirSync(serverRoot, { recursive: true, mode: 0o755 });
+  const server = args.embedded
+    ? await startEmbeddedPostgres(serverRoot, Number(process.env.BENCH_EMBEDDED_PG_PORT || 54398))
+    : null;
+  const adminUrl = server ? server.url.replace(/\/[^/]*$/, '/postgres') : undefined;
+  const url = await benchDatabase(
+    process.env.BENCH_IMPORT_DATABASE || 'mp_bench_imports',
+    adminUrl,
+  );
   const env = benchEnv(url, {
     DATA_DIR: join(dir, 'data'),
     WORKER_HEALTH_PORT: String(HEALTH_PORT),
@@ -123,6 +186,8 @@ async function main() {
   await pg.query(
     `CREATE TABLE bench_copy (email text, first_name text, last_name text, phone text, plan text, score text, tags text)`,
   );
+  const serverLine = await describeServer(pg, server ? 'embedded' : 'DATABASE_URL');
+  const serverDir = join(serverRoot, 'pg');
   const c0 = process.hrtime.bigint();
   await copyFrom(pg, `COPY bench_copy FROM STDIN WITH (FORMAT csv, HEADER true)`, csv);
   const copySeconds = Number(process.hrtime.bigint() - c0) / 1e9;
@@ -163,11 +228,16 @@ async function main() {
   if (args.list) cliArgs.push('--list', args.list);
   if (args.partial === 'true') cliArgs.push('--partial');
   let rss = 0;
+  let workerCpuMs = 0;
+  const serverCpu0 = serverCpuSeconds(serverDir);
+  let serverCpu = NaN;
   let result: { import: Record<string, unknown> };
   try {
     result = admin(env, cliArgs) as { import: Record<string, unknown> };
   } finally {
     rss = peakRss(worker);
+    workerCpuMs = processCpuMs(worker.pid!);
+    serverCpu = serverCpuSeconds(serverDir) - serverCpu0;
     await stop(worker);
   }
   const imp = result.import;
@@ -179,7 +249,15 @@ async function main() {
     ? JSON.stringify(
         Object.fromEntries(
           Object.entries(JSON.parse(finished) as Record<string, unknown>).filter(([k]) =>
-            ['batches', 'prepareMs', 'commitMs', 'waitMs', 'filterMs', 'sqlMs'].includes(k),
+            [
+              'batches',
+              'pipelined',
+              'prepareMs',
+              'commitMs',
+              'waitMs',
+              'filterMs',
+              'sqlMs',
+            ].includes(k),
           ),
         ),
       )
@@ -192,18 +270,26 @@ async function main() {
     ])
   ).rows;
   await pg.end();
+  await server?.stop();
 
   process.stdout.write(
     [
+      serverLine,
       `rows              ${fmt(ROWS)} (${fmt(readFileSync(csv).length / 1e6, 1)} MB CSV), load average ${load.toFixed(1)} at start`,
       `baseline          COPY into an unindexed table: ${fmt(copySeconds, 2)} s, ${fmt(copied / copySeconds)} rows/s`,
       `ours              import (${imp.status}, partial uploads ${args.partial}): ${fmt(seconds, 1)} s, ${fmt(ROWS / seconds)} rows/s; ${fmt(contacts)} contacts, new ${fmt(imp.newCount as number)}, errors ${fmt(imp.errorCount as number)}`,
       `ratio             ${fmt(seconds / copySeconds, 1)}x the COPY's time`,
-      `worker peak RSS   ${fmt(rss / 1024 / 1024)} MB (VmHWM)`,
+      `worker peak RSS   ${fmt(rss / 1024 / 1024)} MB (VmHWM); worker CPU ${fmt(workerCpuMs / 1000, 1)} s (start-up included)`,
       `worker timing     ${timing}`,
+      ...(server
+        ? [`server CPU        ${fmt(serverCpu, 1)} s (all PostgreSQL processes, import only)`]
+        : []),
     ].join('\n') + '\n',
   );
-  if (!args.keep) rmSync(dir, { recursive: true, force: true });
+  if (!args.keep) {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(serverRoot, { recursive: true, force: true });
+  }
 }
 
 main().then(

@@ -12,13 +12,13 @@ const ADMIN_URL =
   process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Creates (or recreates) a bench database and returns its URL. */
-export async function benchDatabase(name: string): Promise<string> {
-  const admin = new Client({ connectionString: ADMIN_URL });
+export async function benchDatabase(name: string, adminUrl = ADMIN_URL): Promise<string> {
+  const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
-  const url = new URL(ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { ContactsService, EmailHashFilter } from '@app/domain';
+import { ContactsService, EmailHashFilter, ImportRunner } from '@app/domain';
 import { runAdmin as runCli } from '../../apps/api/src/cli';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
@@ -292,6 +292,48 @@ describe('Contact import processing', () => {
     expect(await contactsOf(s)).toBe(2);
     const c = (await s.http.get(`/api/v1/user/contacts/${existing.contact.id}`)).body.data;
     expect(c.tags).toEqual(['late']);
+  });
+
+  it('runs new-contact batches two at a time, committed in file order', async () => {
+    const s = await createSession(app);
+    orgs.push(s.org.id);
+    // 6,000 new contacts (no duplicate, so batches may overlap) with an invalid row every 97th:
+    // the errors file and the counters must come out as if the batches had run one by one.
+    let csv = line(['email', 'status']);
+    const invalid: number[] = [];
+    for (let i = 1; i <= 6000; i++) {
+      const bad = i % 97 === 0;
+      if (bad) invalid.push(i);
+      csv += line([`pipe${i}@pipeline.test`, bad ? 'deleted' : 'active']);
+    }
+    const up = await upload(s, csv);
+    await start(s, up.import.id, {
+      fieldMappings: [
+        { csvHeader: 'email', serviceField: 'email' },
+        { csvHeader: 'status', serviceField: 'status' },
+      ],
+      allowPartialUpload: true,
+      tags: ['piped'],
+    });
+    const done = await waitForImport(s, up.import.id, { timeoutMs: 120_000 });
+    expect(done).toMatchObject({
+      status: 'completed_with_errors',
+      processedRows: 6000,
+      errorCount: invalid.length,
+      newCount: 6000 - invalid.length,
+      successCount: 6000 - invalid.length,
+      duplicateCount: 0,
+    });
+    const stats = worker.get(ImportRunner).lastRunStats();
+    expect(stats.pipelined).toBeGreaterThan(0);
+    expect(await contactsOf(s)).toBe(6000 - invalid.length);
+    const errors = await downloadErrors(s, up.import.id);
+    expect(errors.rows.slice(1).map((r) => Number(r[2]))).toEqual(invalid);
+    const [tag] = (await ds.query(
+      `SELECT contact_count FROM contact_tags WHERE organization_id = $1 AND name = 'piped'`,
+      [s.org.id],
+    )) as { contact_count: number }[];
+    expect(tag.contact_count).toBe(6000 - invalid.length);
   });
 
   it('cancel stops a processing import at its next batch; committed batches stay', async () => {

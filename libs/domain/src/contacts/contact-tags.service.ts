@@ -92,19 +92,25 @@ export class ContactTagsService {
   async ensure(em: EntityManager, orgId: string, names: string[]): Promise<ContactTag[]> {
     const unique = uniqueTagNames(names);
     if (!unique.length) return [];
+    const find = () =>
+      em
+        .getRepository(ContactTag)
+        .createQueryBuilder('t')
+        .where('t.organizationId = :orgId', { orgId })
+        .andWhere('lower(t.name) = ANY(:names)', { names: unique.map((n) => n.toLowerCase()) })
+        .orderBy('lower(t.name)', 'ASC')
+        .getMany();
+    // Existing tags are read first: an INSERT ... ON CONFLICT meeting a tag whose contact_count
+    // another transaction has just moved (any tagging does) waits for that transaction to end.
+    const found = await find();
+    if (found.length === unique.length) return found;
     await em.query(
       `INSERT INTO contact_tags (organization_id, name)
        SELECT $1, n FROM unnest($2::text[]) AS n
        ON CONFLICT (organization_id, lower(name)) DO NOTHING`,
       [orgId, unique],
     );
-    return em
-      .getRepository(ContactTag)
-      .createQueryBuilder('t')
-      .where('t.organizationId = :orgId', { orgId })
-      .andWhere('lower(t.name) = ANY(:names)', { names: unique.map((n) => n.toLowerCase()) })
-      .orderBy('lower(t.name)', 'ASC')
-      .getMany();
+    return find();
   }
 
   /** Adds the named tags to a contact (idempotent). */

@@ -19,7 +19,7 @@ import { csvLine, describeCsvError, readCsv } from './csv-file';
 import { checkRow, compileMappings, CompiledMapping } from './import-fields';
 import { EmailHashFilter } from './email-hash-filter';
 import { ImportStorage } from './import-storage';
-import { ImportWriter, PreparedRow, prepareRow } from './import-writer';
+import { BatchResult, ImportWriter, PreparedRow, prepareRow } from './import-writer';
 
 /** The run ends without changing the import: cancelled, deleted, or taken over by another worker. */
 class ImportStopped extends Error {}
@@ -32,6 +32,9 @@ class ImportFailure extends Error {}
 
 /** Errors from the CSV parser (the file itself is broken). */
 class CsvBroken extends Error {}
+
+/** A batch got the import row before the previous batch committed: it is redone after it. */
+class OutOfTurn extends Error {}
 
 /** After this many runs that ended in an unexpected error, the import is failed, not retried. */
 const MAX_ATTEMPTS = 5;
@@ -76,9 +79,10 @@ class ErrorsFile {
     return file;
   }
 
-  /** Bytes written after `committed` that the next commit will include. */
+  /** Bytes written after `committed` (by the batches in flight, in file order). */
   pending = 0;
 
+  /** Appends a batch's lines; returns the file's length with them (the batch's checkpoint). */
   async append(lines: string[]): Promise<number> {
     if (lines.length) {
       const buf = Buffer.from(lines.join(''));
@@ -88,11 +92,13 @@ class ErrorsFile {
     return this.committed + this.pending;
   }
 
-  commit(): void {
-    this.committed += this.pending;
-    this.pending = 0;
+  /** A batch committed with this length (batches commit in file order). */
+  commit(length: number): void {
+    this.pending -= length - this.committed;
+    this.committed = length;
   }
 
+  /** Drops what no committed batch holds (called when no other batch is in flight). */
   async rollback(): Promise<void> {
     this.pending = 0;
     await this.fh.truncate(this.committed);
@@ -107,6 +113,16 @@ interface RawRow {
   rowNo: number;
   record: string[];
   endByte: number;
+}
+
+/** A batch whose transaction is running. */
+interface Flight {
+  /** Email hashes it inserts: a later batch with one of them waits for its commit. */
+  hashes: Set<string>;
+  /** Resolves once the transaction holds the import row (or has ended). */
+  locked: Promise<void>;
+  /** Resolves when the transaction has ended: null once committed, else its error. */
+  done: Promise<unknown>;
 }
 
 interface Prepared {
@@ -124,7 +140,7 @@ export class ImportRunner {
   private readonly leaseSeconds: number;
   private stopping = false;
   /** Where the last run's time went (logged when it ends; the bench reads the log). */
-  private stats = { batches: 0, prepareMs: 0, commitMs: 0, waitMs: 0, filterMs: 0 };
+  private stats = { batches: 0, pipelined: 0, prepareMs: 0, commitMs: 0, waitMs: 0, filterMs: 0 };
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -135,6 +151,11 @@ export class ImportRunner {
   ) {
     this.batchSize = config.imports.batchSize;
     this.leaseSeconds = config.imports.leaseSeconds;
+  }
+
+  /** Where the last run's time went (batches, of which pipelined, ms per phase). */
+  lastRunStats(): Readonly<typeof this.stats> {
+    return { ...this.stats };
   }
 
   /**
@@ -153,7 +174,7 @@ export class ImportRunner {
     const lease = randomUUID();
     const imp = await this.claim(importId, lease);
     if (!imp) return false;
-    this.stats = { batches: 0, prepareMs: 0, commitMs: 0, waitMs: 0, filterMs: 0 };
+    this.stats = { batches: 0, pipelined: 0, prepareMs: 0, commitMs: 0, waitMs: 0, filterMs: 0 };
     this.writer.timings = {};
     const log = { importId, organizationId: imp.organizationId, attempt: imp.attempts };
     this.logger.log({ msg: 'import run started', ...log, resumeFromRow: imp.checkpointRow });
@@ -304,7 +325,7 @@ export class ImportRunner {
       await errors?.close();
     }
     if (invalid > 0) {
-      errors!.commit();
+      errors!.commit(errors!.committed + errors!.pending);
       const reason =
         `${invalid} of ${rows} rows are invalid and partial uploads are off, so nothing was ` +
         `imported. First: ${firstProblem}. The errors file lists every invalid row.`;
@@ -373,44 +394,55 @@ export class ImportRunner {
     const t0 = Date.now();
     const filter = await EmailHashFilter.load(this.ds, imp.organizationId);
     this.stats.filterMs = Date.now() - t0;
-    let checkpointRow = imp.checkpointRow;
-    const fromByte = checkpointRow > 0 ? imp.checkpointByte : 0;
-    let rowNo = checkpointRow;
+    const fromByte = imp.checkpointRow > 0 ? imp.checkpointByte : 0;
+    let rowNo = imp.checkpointRow;
     let header = fromByte === 0;
     let batch: RawRow[] = [];
-    let inflight: Promise<void> | null = null;
+    /** Batches whose transaction runs, oldest first (two at most). */
+    const flights: Flight[] = [];
     let failure: unknown = null;
 
     // Batches are sized so one commits in about TARGET_COMMIT_MS: polls see progress at least
     // every second whatever the machine's speed, and a crash loses at most that much work.
     let size = Math.min(this.batchSize, 1000);
-    const commit = async (p: Prepared) => {
-      const began = Date.now();
-      const errorsLength = await errors.append(p.errorLines);
-      try {
+    const launch = (p: Prepared, prev: Flight | undefined): Flight => {
+      let onLocked = () => undefined as void;
+      const locked = new Promise<void>((resolve) => (onLocked = resolve));
+      const flight: Flight = {
+        hashes: new Set(p.valid.flatMap((r) => (r.emailHash ? [r.emailHash] : []))),
+        locked,
+        done: Promise.resolve(null),
+      };
+      flight.done = (async () => {
+        const began = Date.now();
+        const errorsLength = await errors.append(p.errorLines);
         await this.commitBatch(
           imp,
           lease,
           listId,
           p,
-          checkpointRow,
+          prev,
+          onLocked,
           errorsRel,
           errorsLength,
           filter,
         );
-        errors.commit();
-        checkpointRow = p.lastRow;
+        errors.commit(errorsLength);
         for (const r of p.valid) if (r.emailHash) filter.add(r.emailHash);
-      } catch (err) {
-        await errors.rollback();
-        throw err;
-      }
-      const ms = Math.max(1, Date.now() - began);
-      const rows = p.lastRow - p.firstRow + 1;
-      const ideal = (rows * TARGET_COMMIT_MS) / ms;
-      size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
-      this.stats.commitMs += ms;
-      this.stats.batches++;
+        const ms = Math.max(1, Date.now() - began);
+        const rows = p.lastRow - p.firstRow + 1;
+        const ideal = (rows * TARGET_COMMIT_MS) / ms;
+        size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
+        this.stats.commitMs += ms;
+        this.stats.batches++;
+        return null;
+      })().catch((err: unknown) => {
+        failure ??= err;
+        return err;
+      });
+      // Released only by the batch's end, whether it committed or not.
+      void flight.done.then(() => onLocked());
+      return flight;
     };
     const flush = async () => {
       if (!batch.length) return;
@@ -419,14 +451,23 @@ export class ImportRunner {
       this.stats.prepareMs += Date.now() - t0;
       batch = [];
       const t1 = Date.now();
-      if (inflight) await inflight;
+      if (flights.length === 2) await flights.shift()!.done;
+      let prev: Flight | undefined = flights[0];
+      if (prev && this.independentOf(prepared, prev, filter)) {
+        // Its transaction starts once the previous one holds its place in the commit order
+        // (the import row), so every wait between the two happens inside PostgreSQL, where a
+        // deadlock is detected, and never in this process while a transaction is open.
+        await prev.locked;
+        this.stats.pipelined++;
+      } else if (prev) {
+        await flights.shift()!.done;
+        prev = undefined;
+      }
       this.stats.waitMs += Date.now() - t1;
       if (failure) throw failure;
       if (isLost()) throw new ImportStopped('lease lost');
       if (this.stopping) throw new WorkerStopping();
-      inflight = commit(prepared).catch((err: unknown) => {
-        failure = err;
-      });
+      flights.push(launch(prepared, prev));
     };
 
     try {
@@ -440,15 +481,28 @@ export class ImportRunner {
         if (batch.length >= size) await flush();
       }
       await flush();
-      if (inflight) await inflight;
+      for (const f of flights) await f.done;
       if (failure) throw failure;
     } catch (err) {
-      // Let an in-flight batch settle before the file handle goes away.
-      if (inflight) await inflight;
+      // Let the batches in flight settle before the file handle goes away; the errors file
+      // keeps what the committed batches hold.
+      for (const f of flights) await f.done;
+      await errors.rollback();
       throw err;
     } finally {
       await errors.close();
     }
+  }
+
+  /**
+   * Whether a batch can run beside the previous one, still uncommitted: none of its emails is
+   * one the previous batch inserts or one the organization may have (those rows need the
+   * database's answer, which the previous batch's commit may change, and lock existing contacts).
+   */
+  private independentOf(p: Prepared, prev: Flight, filter: EmailHashFilter): boolean {
+    return !p.valid.some((r) =>
+      r.emailCandidates.some((h) => prev.hashes.has(h) || filter.mightContain(h)),
+    );
   }
 
   private prepare(rows: RawRow[], mapping: CompiledMapping): Prepared {
@@ -469,8 +523,11 @@ export class ImportRunner {
   }
 
   /**
-   * One transaction: the import row locked and checked (still ours, still processing, checkpoint
-   * where this run left it), the batch written, the counters and checkpoint moved. A batch that
+   * One transaction: the batch's new contacts and emails inserted, then the import row locked
+   * and checked (still ours, still processing, checkpoint right before the batch), the rest of
+   * the batch written, the counters and checkpoint moved. Batches commit in file order: when the
+   * previous batch (`prev`) still runs, this one waits for its import row lock inside PostgreSQL
+   * and, should it find the previous batch not committed, redoes its work after it. A batch that
    * meets a concurrent write of the same email (unique violation) is retried whole.
    */
   private async commitBatch(
@@ -478,7 +535,8 @@ export class ImportRunner {
     lease: string,
     listId: string | null,
     p: Prepared,
-    expectedCheckpoint: number,
+    prev: Flight | undefined,
+    onLocked: () => void,
     errorsRel: string,
     errorsLength: number,
     filter: EmailHashFilter,
@@ -492,31 +550,41 @@ export class ImportRunner {
           // A batch's statements (and the triggers they fire) are estimated costly enough for
           // JIT, whose compilation (0.5 s and more per statement) a few thousand rows never repay.
           await em.query(`SET LOCAL jit = off`);
-          const [row] = (await em.query(
-            `SELECT status, lease_token, checkpoint_row FROM contact_imports WHERE id = $1
-              FOR UPDATE`,
-            [imp.id],
-          )) as { status: string; lease_token: string | null; checkpoint_row: number }[];
-          if (!row) throw new ImportStopped('the import was deleted');
-          if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
-          if (row.lease_token !== lease) throw new ImportStopped('another worker took the import');
-          if (row.checkpoint_row !== expectedCheckpoint)
-            throw new ImportStopped('the checkpoint moved under this run');
-          const result = p.valid.length
-            ? await this.writer.writeBatch(
-                em,
-                {
-                  organizationId: imp.organizationId,
-                  duplicateHandling: imp.duplicateHandling,
-                  listId,
-                  tags: imp.tags,
-                },
-                p.valid,
-                // A retry after a unique violation: someone wrote one of these emails since
-                // the filter was loaded, so every row is looked up.
-                attempt === 1 ? filter : null,
-              )
-            : { newCount: 0, duplicateCount: 0 };
+          const takeTurn = async () => {
+            const [row] = (await em.query(
+              `SELECT status, lease_token, checkpoint_row FROM contact_imports WHERE id = $1
+                FOR UPDATE`,
+              [imp.id],
+            )) as { status: string; lease_token: string | null; checkpoint_row: number }[];
+            if (!row) throw new ImportStopped('the import was deleted');
+            if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
+            if (row.lease_token !== lease)
+              throw new ImportStopped('another worker took the import');
+            if (row.checkpoint_row !== p.firstRow - 1) {
+              if (prev) throw new OutOfTurn();
+              throw new ImportStopped('the checkpoint moved under this run');
+            }
+            onLocked();
+          };
+          let result: BatchResult = { newCount: 0, duplicateCount: 0 };
+          if (p.valid.length) {
+            result = await this.writer.writeBatch(
+              em,
+              {
+                organizationId: imp.organizationId,
+                duplicateHandling: imp.duplicateHandling,
+                listId,
+                tags: imp.tags,
+              },
+              p.valid,
+              // A retry after a unique violation: someone wrote one of these emails since
+              // the filter was loaded, so every row is looked up.
+              attempt === 1 ? filter : null,
+              takeTurn,
+            );
+          } else {
+            await takeTurn();
+          }
           const rows = p.lastRow - p.firstRow + 1;
           const errorsCount = rows - p.valid.length;
           await em.query(
@@ -547,6 +615,15 @@ export class ImportRunner {
         });
         return;
       } catch (err) {
+        if (err instanceof OutOfTurn && prev) {
+          // The previous batch had not committed when this one got the import row (its
+          // transaction was retried, or failed): wait for its outcome, then redo this batch.
+          const prevFailure = await prev.done;
+          if (prevFailure) throw new ImportStopped('an earlier batch of this run failed');
+          prev = undefined;
+          attempt--;
+          continue;
+        }
         const duplicateEmail =
           err instanceof QueryFailedError &&
           (err as { code?: string }).code === '23505' &&

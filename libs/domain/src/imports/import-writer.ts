@@ -150,12 +150,15 @@ export class ImportWriter {
   /**
    * @param filter the organization's known email hashes: only rows it may contain are looked up
    *   in the database (null: look every row up).
+   * @param beforeShared runs after the new contacts and their emails are inserted, before the
+   *   statements that touch rows shared with other transactions.
    */
   async writeBatch(
     em: EntityManager,
     ctx: BatchContext,
     rows: PreparedRow[],
     filter: EmailHashFilter | null = null,
+    beforeShared: () => Promise<void> = async () => undefined,
   ): Promise<BatchResult> {
     const orgId = ctx.organizationId;
     const update = ctx.duplicateHandling === 'update';
@@ -224,6 +227,9 @@ export class ImportWriter {
     const tagIds = await this.timed('tagNames', this.resolveTags(em, orgId, targets, ctx.tags));
     const created = targets.filter((t) => t.isNew);
     await this.insertContacts(em, orgId, created, tagIds);
+    // What follows writes rows other transactions share (tag counts, the list, existing contacts):
+    // the caller takes its place in the commit order first (see ImportRunner.commitBatch).
+    await beforeShared();
     const changed = targets.filter((t) => !t.isNew && t.values);
     if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
     await this.timed('channels', this.insertChannels(em, orgId, targets));
