@@ -131,9 +131,7 @@ export class SmtpThread {
       pending.delete(reply.id);
       answer?.({ info: reply.info, err: reply.err });
     });
-    worker.on('error', (err) =>
-      this.logger.error({ msg: 'SMTP thread failed', err: err.message }),
-    );
+    worker.on('error', (err) => this.logger.error({ msg: 'SMTP thread failed', err: err.message }));
     this.running = running;
     return running;
   }
