@@ -1,5 +1,6 @@
-// Outbound SMTP (§8): nodemailer pooled transports, to SMTP_OUTBOUND_URL when set, else to each
-// recipient domain's MX on port 25. Reports what the server answered for every recipient.
+// Outbound SMTP (§8): nodemailer pooled transports (in their own thread, smtp-thread.ts), to
+// SMTP_OUTBOUND_URL when set, else to each recipient domain's MX on port 25. Reports what the
+// server answered for every recipient.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { createSocket } from 'node:dgram';
 import { promises as dns } from 'node:dns';

@@ -62,7 +62,14 @@ export class SmtpThread {
     if (this.closing) {
       return Promise.resolve(failure('ESHUTDOWN', 'the worker is shutting down'));
     }
-    const running = this.running ?? this.start();
+    let running: Running;
+    try {
+      running = this.running ?? this.start();
+    } catch (err) {
+      // Not even started (its code could not be loaded): deferred like any connection failure.
+      this.logger.error({ msg: 'SMTP thread did not start', err: (err as Error).message });
+      return Promise.resolve(failure('ETHREAD', 'the SMTP thread did not start'));
+    }
     const id = ++this.nextId;
     return new Promise<SmtpOutcome>((resolve) => {
       running.pending.set(id, resolve);
