@@ -22,8 +22,10 @@ export interface SmtpSink {
   messages: SinkMessage[];
   /** Every RCPT TO the sink was asked for, accepted or not. */
   rcptSeen: string[];
-  /** Answer for one RCPT TO; null or undefined accepts it. */
-  onRcpt?: (address: string) => SmtpReply | null | undefined;
+  /** Answer for one RCPT TO; null or undefined accepts it. A promise holds the answer back. */
+  onRcpt?: (
+    address: string,
+  ) => SmtpReply | null | undefined | Promise<SmtpReply | null | undefined>;
   waitForMessages(count: number, timeoutMs?: number): Promise<SinkMessage[]>;
   close(): Promise<void>;
 }
@@ -61,9 +63,9 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
     closeTimeout: 100,
     onRcptTo(address, _session, cb) {
       sink.rcptSeen.push(address.address);
-      const reply = sink.onRcpt?.(address.address);
-      if (reply) return cb(refusal(reply));
-      cb();
+      void Promise.resolve(sink.onRcpt?.(address.address)).then((reply) =>
+        reply ? cb(refusal(reply)) : cb(),
+      );
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];

@@ -1,17 +1,19 @@
-// Outbound SMTP (§8): nodemailer pooled transports, to SMTP_OUTBOUND_URL when set, else to each
-// recipient domain's MX on port 25. Reports what the server answered for every recipient.
+// Outbound SMTP (§8): nodemailer pooled transports (in their own thread, smtp-thread.ts), to
+// SMTP_OUTBOUND_URL when set, else to each recipient domain's MX on port 25. Reports what the
+// server answered for every recipient.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { createSocket } from 'node:dgram';
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
 import type { SendMailOptions } from 'nodemailer';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { domainOf } from './address';
 import { cleanSmtpMessage, replyCode } from './delivery-policy';
+import type { SmtpOutcome, SmtpTarget } from './smtp-thread';
+import { SmtpThread } from './smtp-thread-client';
 
-type Pool = ReturnType<typeof createPool>;
+export { SMTP_TIMEOUTS } from './smtp-thread';
 
 export interface SmtpRecipientResult {
   email: string;
@@ -22,14 +24,6 @@ export interface SmtpRecipientResult {
   outboundIp: string | null;
 }
 
-interface SmtpFailure {
-  code?: string;
-  message: string;
-  response?: string;
-  responseCode?: number;
-  rejectedErrors?: { recipient?: string; response?: string; responseCode?: number }[];
-}
-
 export interface MxResolver {
   resolveMx(domain: string): Promise<{ exchange: string; priority: number }[]>;
 }
@@ -37,47 +31,10 @@ export interface MxResolver {
 /** Injection token for the MX lookup (tests replace it). */
 export const MX_RESOLVER = Symbol('MX_RESOLVER');
 
-export const SMTP_TIMEOUTS = {
-  connectionTimeout: 30_000,
-  greetingTimeout: 30_000,
-  socketTimeout: 120_000,
-};
-
-function createPool(opts: {
-  host: string;
-  port: number;
-  secure: boolean;
-  auth?: { user: string; pass: string };
-  size: number;
-  localAddress?: string;
-  opportunisticTls: boolean;
-}) {
-  return nodemailer.createTransport({
-    pool: true,
-    host: opts.host,
-    port: opts.port,
-    secure: opts.secure,
-    auth: opts.auth,
-    maxConnections: opts.size,
-    maxMessages: 1000,
-    localAddress: opts.localAddress,
-    // Messages are built from stored content only: never read a file or URL named in a payload.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    // MX delivery encrypts when the server offers STARTTLS but cannot insist on a valid
-    // certificate (most MX hosts do not have one for their name); a smarthost is verified.
-    tls: opts.opportunisticTls ? { rejectUnauthorized: false } : undefined,
-    ...SMTP_TIMEOUTS,
-  });
-}
-
 /** Per-recipient answers of one SMTP transaction (a success or the error nodemailer gave). */
 export function recipientResults(
   recipients: string[],
-  outcome: {
-    info?: { response?: string; rejectedErrors?: SmtpFailure['rejectedErrors'] };
-    err?: SmtpFailure;
-  },
+  outcome: SmtpOutcome,
   mxHost: string | null,
   outboundIp: string | null,
 ): SmtpRecipientResult[] {
@@ -115,14 +72,10 @@ export function recipientResults(
 @Injectable()
 export class SmtpOutbound implements OnModuleDestroy {
   private readonly logger = new Logger(SmtpOutbound.name);
-  private readonly pools = new Map<string, Pool>();
+  /** nodemailer's pools live in their own thread; see smtp-thread.ts for why. */
+  private readonly thread: SmtpThread;
   private readonly localAddresses = new Map<string, Promise<string | null>>();
-  private readonly smarthost?: {
-    host: string;
-    port: number;
-    secure: boolean;
-    auth?: { user: string; pass: string };
-  };
+  private readonly smarthost?: SmtpTarget;
   private readonly mx: MxResolver;
 
   constructor(
@@ -130,6 +83,7 @@ export class SmtpOutbound implements OnModuleDestroy {
     @Inject(MX_RESOLVER) mx: MxResolver | null,
   ) {
     this.mx = mx ?? dns;
+    let auth: { user: string; pass: string } | undefined;
     if (config.smtpOutboundUrl) {
       const u = new URL(config.smtpOutboundUrl);
       const secure = u.protocol === 'smtps:';
@@ -137,11 +91,18 @@ export class SmtpOutbound implements OnModuleDestroy {
         host: u.hostname.replace(/^\[|\]$/g, ''),
         port: u.port ? Number(u.port) : secure ? 465 : 587,
         secure,
-        auth: u.username
-          ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) }
-          : undefined,
+        smarthost: true,
       };
+      auth = u.username
+        ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) }
+        : undefined;
     }
+    this.thread = new SmtpThread({
+      poolSize: config.smtpOutboundPoolSize,
+      localAddress: config.smtpOutboundIp,
+      auth,
+      opportunisticTls: !this.smarthost,
+    });
   }
 
   /**
@@ -153,15 +114,7 @@ export class SmtpOutbound implements OnModuleDestroy {
     envelopeFrom: string,
     recipients: string[],
   ): Promise<SmtpRecipientResult[]> {
-    if (this.smarthost) {
-      return this.transact(
-        this.smarthost.host,
-        this.poolFor(this.smarthost.host, this.smarthost),
-        mail,
-        envelopeFrom,
-        recipients,
-      );
-    }
+    if (this.smarthost) return this.transact(this.smarthost, mail, envelopeFrom, recipients);
     const byDomain = new Map<string, string[]>();
     for (const r of recipients) {
       const d = domainOf(r);
@@ -196,8 +149,12 @@ export class SmtpOutbound implements OnModuleDestroy {
     }
     let last: SmtpRecipientResult[] = [];
     for (const host of hosts) {
-      const pool = this.poolFor(host, { host, port: 25, secure: false });
-      last = await this.transact(host, pool, mail, from, rcpts);
+      last = await this.transact(
+        { host, port: 25, secure: false, smarthost: false },
+        mail,
+        from,
+        rcpts,
+      );
       // Only a connection-level failure moves on to the next MX; an SMTP answer is final.
       if (last.some((r) => r.code !== null)) return last;
     }
@@ -221,43 +178,17 @@ export class SmtpOutbound implements OnModuleDestroy {
     return [domain];
   }
 
-  private poolFor(
-    host: string,
-    target: { host: string; port: number; secure: boolean; auth?: { user: string; pass: string } },
-  ): Pool {
-    const key = `${host}:${target.port}`;
-    let pool = this.pools.get(key);
-    if (!pool) {
-      if (this.pools.size >= 200) {
-        const [oldestKey, oldest] = this.pools.entries().next().value as [string, Pool];
-        oldest.close();
-        this.pools.delete(oldestKey);
-      }
-      pool = createPool({
-        ...target,
-        size: this.config.smtpOutboundPoolSize,
-        localAddress: this.config.smtpOutboundIp,
-        opportunisticTls: !this.smarthost,
-      });
-      this.pools.set(key, pool);
-    }
-    return pool;
-  }
-
   private async transact(
-    host: string,
-    pool: Pool,
+    target: SmtpTarget,
     mail: SendMailOptions,
     from: string,
     rcpts: string[],
   ): Promise<SmtpRecipientResult[]> {
-    const outboundIp = await this.outboundIp(host);
-    try {
-      const info = await pool.sendMail({ ...mail, envelope: { from, to: rcpts } });
-      return recipientResults(rcpts, { info }, host, outboundIp);
-    } catch (err) {
-      return recipientResults(rcpts, { err: err as SmtpFailure }, host, outboundIp);
-    }
+    const [outboundIp, outcome] = await Promise.all([
+      this.outboundIp(target.host),
+      this.thread.send(target, mail, { from, to: rcpts }),
+    ]);
+    return recipientResults(rcpts, outcome, target.host, outboundIp);
   }
 
   /**
@@ -283,9 +214,17 @@ export class SmtpOutbound implements OnModuleDestroy {
     return found;
   }
 
-  onModuleDestroy(): void {
-    for (const pool of this.pools.values()) pool.close();
-    this.pools.clear();
-    this.logger.debug({ msg: 'outbound pools closed' });
+  /** The SMTP thread (tests: crash it, watch it restart). */
+  get smtpThread(): SmtpThread {
+    return this.thread;
+  }
+
+  /**
+   * Shutdown: messages already on a connection finish; the others, and any send from here on,
+   * are answered as connection failures and so deferred (retried later, never lost).
+   */
+  async onModuleDestroy(): Promise<void> {
+    await this.thread.close();
+    this.logger.debug({ msg: 'outbound SMTP thread ended' });
   }
 }
