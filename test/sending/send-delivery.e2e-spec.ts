@@ -3,15 +3,14 @@ import { INestApplication } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { OrganizationService } from '@app/domain';
-import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import { startSmtpSink, SmtpSink } from './support/smtp-sink';
 import {
   basicEmail,
   contactEmailState,
   insertContactEmail,
-  sendingEnv,
-  startWorker,
+  startDeliveryStack,
+  stopDeliveryStack,
   waitForMessage,
 } from './support/sending';
 
@@ -22,22 +21,9 @@ describe('POST /api/v1/send → delivery', () => {
   let s: Session;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    sendingEnv({ SMTP_OUTBOUND_URL: sink.url, DELIVERY_RETRY_BASE_MS: '300' });
-    app = await createTestApp();
-    // The worker claims whatever is due in the shared database; other files' undelivered messages
-    // (their sinks are gone) would queue ahead of this file's. Start from a quiet database.
-    await app
-      .get(DataSource)
-      .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
-    worker = await startWorker();
-    s = await createSession(app, { plan: 'pro' });
+    ({ sink, app, worker, s } = await startDeliveryStack({ DELIVERY_RETRY_BASE_MS: '300' }));
   });
-  afterAll(async () => {
-    await worker.close();
-    await app.close();
-    await sink.close();
-  });
+  afterAll(() => stopDeliveryStack({ sink, app, worker }));
   beforeEach(() => {
     sink.onRcpt = undefined;
   });

@@ -5,10 +5,16 @@ import { INestApplication } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { SmtpOutbound } from '@app/domain';
-import { createTestApp } from '../support/app';
-import { createSession, Session } from '../support/session';
-import { startSmtpSink, SmtpSink } from './support/smtp-sink';
-import { basicEmail, sendingEnv, startWorker, waitFor, waitForMessage } from './support/sending';
+import type { Session } from '../support/session';
+import type { SmtpSink } from './support/smtp-sink';
+import {
+  basicEmail,
+  startDeliveryStack,
+  startWorker,
+  stopDeliveryStack,
+  waitFor,
+  waitForMessage,
+} from './support/sending';
 
 /** A RCPT TO answer the test releases when it wants (the transaction stays open until then). */
 function gate(): { wait: Promise<null>; open(): void } {
@@ -24,25 +30,13 @@ describe('Delivery through the SMTP thread', () => {
   let s: Session;
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
     // One pooled connection: a second message waits in the pool's queue behind the first.
-    sendingEnv({
-      SMTP_OUTBOUND_URL: sink.url,
+    ({ sink, app, worker, s } = await startDeliveryStack({
       SMTP_OUTBOUND_POOL_SIZE: '1',
       DELIVERY_RETRY_BASE_MS: '300',
-    });
-    app = await createTestApp();
-    await app
-      .get(DataSource)
-      .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
-    worker = await startWorker();
-    s = await createSession(app, { plan: 'pro' });
+    }));
   });
-  afterAll(async () => {
-    await worker.close();
-    await app.close();
-    await sink.close();
-  });
+  afterAll(() => stopDeliveryStack({ sink, app, worker }));
   beforeEach(() => {
     sink.onRcpt = undefined;
   });

@@ -6,7 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { fieldCipher, JsonLogger, normaliseEmail } from '@app/domain';
 import { WorkerModule } from '../../../apps/worker/src/worker.module';
+import { createTestApp } from '../../support/app';
+import { createSession, Session } from '../../support/session';
 import type { Client } from '../../support/session';
+import { startSmtpSink, SmtpSink } from './smtp-sink';
 
 /** Environment of one test file; call before creating the apps (config is read at compile). */
 export function sendingEnv(vars: Record<string, string | undefined> = {}): void {
@@ -19,6 +22,40 @@ export function sendingEnv(vars: Record<string, string | undefined> = {}): void 
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
+}
+
+/** A file's delivery set-up: its SMTP sink, the api, the worker and a pro organization. */
+export interface DeliveryStack {
+  sink: SmtpSink;
+  app: INestApplication;
+  worker: TestingModule;
+  s: Session;
+}
+
+/**
+ * Starts a sink, the api and the worker delivering to the sink (`SMTP_OUTBOUND_URL`) with `vars`
+ * as the rest of the file's environment. The worker claims whatever is due in the shared
+ * database, and other files' undelivered messages (their sinks are gone) would queue ahead of
+ * this file's: they are set aside first.
+ */
+export async function startDeliveryStack(
+  vars: Record<string, string | undefined> = {},
+): Promise<DeliveryStack> {
+  const sink = await startSmtpSink();
+  sendingEnv({ SMTP_OUTBOUND_URL: sink.url, ...vars });
+  const app = await createTestApp();
+  await app
+    .get(DataSource)
+    .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
+  const worker = await startWorker();
+  const s = await createSession(app, { plan: 'pro' });
+  return { sink, app, worker, s };
+}
+
+export async function stopDeliveryStack(stack: Omit<DeliveryStack, 's'>): Promise<void> {
+  await stack.worker.close();
+  await stack.app.close();
+  await stack.sink.close();
 }
 
 /** The worker application (Bull processors, timers) in this process. */
