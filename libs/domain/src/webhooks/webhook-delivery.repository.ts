@@ -171,6 +171,63 @@ function toDeliveryRow(raw: Omit<DeliveryRow, 'payload'> & { data: string }): De
   };
 }
 
+/**
+ * The insert of one delivery per event and active endpoint of its organization subscribed to its
+ * type, in the order of `events` (`when`: a condition over the caller's other CTEs). Appends its
+ * parameters to `params`; one encryption per event, shared by its deliveries.
+ */
+function eventsInsert(
+  events: { organizationId: string; type: string; data: unknown; occurredAt: Date }[],
+  at: Date,
+  params: unknown[],
+  when?: string,
+): string {
+  const cipher = fieldCipher();
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const [org, type, data, occurred, now] = [
+    p(events.map((e) => e.organizationId)),
+    p(events.map((e) => e.type)),
+    p(events.map((e) => cipher.encrypt(JSON.stringify(e.data ?? null)))),
+    p(events.map((e) => e.occurredAt)),
+    p(at),
+  ];
+  return `INSERT INTO webhook_deliveries
+      (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
+       attempt_count, created_at, updated_at)
+    SELECT gen_random_uuid(), ev.organization_id, e.id, ev.type, ev.data, ev.occurred_at,
+           'pending', 0, ${now}::timestamptz, ${now}::timestamptz
+    FROM unnest(${org}::uuid[], ${type}::text[], ${data}::text[], ${occurred}::timestamptz[])
+         WITH ORDINALITY AS ev(organization_id, type, data, occurred_at, ord)
+    JOIN webhook_endpoints e
+      ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
+    ${when ? `WHERE ${when}` : ''}
+    ORDER BY ev.ord, e.id
+    RETURNING id, webhook_endpoint_id, created_at`;
+}
+
+/**
+ * What follows an insert of deliveries (the CTE `ins`, returning id, webhook_endpoint_id and
+ * created_at) in its own statement: their queue rows (queued when created), and with a `channel` (a SQL expression) the NOTIFY of their
+ * ids, at most NOTIFY_IDS_MAX per notification, which PostgreSQL sends when the transaction
+ * commits and never for a rolled-back one. `probe` must be evaluated by the final SELECT for the
+ * NOTIFY to run.
+ */
+function queueAndWake(ins: string, channel: string | null): { ctes: string; probe: string | null } {
+  const queued = `${ins}_queued AS (
+      INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+      SELECT id, webhook_endpoint_id, created_at FROM ${ins}
+    )`;
+  if (!channel) return { ctes: queued, probe: null };
+  return {
+    ctes: `${queued}, ${ins}_woken AS (
+      SELECT pg_notify(${channel}, string_agg(id::text, ',')) FROM (
+        SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM ${ins}
+      ) p GROUP BY part
+    )`,
+    probe: `(SELECT count(*) FROM ${ins}_woken)`,
+  };
+}
+
 @Injectable()
 export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -209,9 +266,8 @@ export class WebhookDeliveryRepository {
        SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
        FROM webhook_endpoints e
        WHERE e.organization_id = $1 AND ${target}
-       RETURNING id, webhook_endpoint_id`,
+       RETURNING id, webhook_endpoint_id, created_at`,
       params,
-      at,
       channel,
     );
   }
@@ -228,30 +284,8 @@ export class WebhookDeliveryRepository {
     channel: string | null,
   ): Promise<string[]> {
     if (!events.length) return [];
-    const cipher = fieldCipher();
-    return this.insertNotifying(
-      em,
-      `INSERT INTO webhook_deliveries
-         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
-          attempt_count, created_at, updated_at)
-       SELECT gen_random_uuid(), ev.organization_id, e.id, ev.type, ev.data, ev.occurred_at,
-              'pending', 0, $5, $5
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[]) WITH ORDINALITY
-            AS ev(organization_id, type, data, occurred_at, ord)
-       JOIN webhook_endpoints e
-         ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
-       ORDER BY ev.ord, e.id
-       RETURNING id, webhook_endpoint_id`,
-      [
-        events.map((e) => e.organizationId),
-        events.map((e) => e.type),
-        events.map((e) => cipher.encrypt(JSON.stringify(e.data ?? null))),
-        events.map((e) => e.occurredAt),
-        at,
-      ],
-      at,
-      channel,
-    );
+    const params: unknown[] = [];
+    return this.insertNotifying(em, eventsInsert(events, at, params), params, channel);
   }
 
   /**
@@ -270,70 +304,26 @@ export class WebhookDeliveryRepository {
     when?: string,
   ): { deliveries: string; probe: string } {
     if (!events.length) return { deliveries: '', probe: '0' };
-    const cipher = fieldCipher();
-    const p = (v: unknown) => `$${params.push(v)}`;
-    const [org, type, data, occurred, now, ch] = [
-      p(events.map((e) => e.organizationId)),
-      p(events.map((e) => e.type)),
-      p(events.map((e) => cipher.encrypt(JSON.stringify(e.data ?? null)))),
-      p(events.map((e) => e.occurredAt)),
-      p(at),
-      p(channel),
-    ];
-    return {
-      deliveries: `webhook_ins AS (
-         INSERT INTO webhook_deliveries
-           (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
-            attempt_count, created_at, updated_at)
-         SELECT gen_random_uuid(), ev.organization_id, e.id, ev.type, ev.data, ev.occurred_at,
-                'pending', 0, ${now}::timestamptz, ${now}::timestamptz
-         FROM unnest(${org}::uuid[], ${type}::text[], ${data}::text[], ${occurred}::timestamptz[])
-              WITH ORDINALITY AS ev(organization_id, type, data, occurred_at, ord)
-         JOIN webhook_endpoints e
-           ON e.organization_id = ev.organization_id AND e.is_active AND ev.type = ANY(e.events)
-         ${when ? `WHERE ${when}` : ''}
-         ORDER BY ev.ord, e.id
-         RETURNING id, webhook_endpoint_id
-       ), webhook_queued AS (
-         INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
-         SELECT id, webhook_endpoint_id, ${now}::timestamptz FROM webhook_ins
-       ), webhook_woken AS (
-         SELECT pg_notify(${ch}, string_agg(id::text, ',')) FROM (
-           SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM webhook_ins
-         ) w GROUP BY part
-       )`,
-      probe: `(SELECT count(*) FROM webhook_woken)`,
-    };
+    const insert = eventsInsert(events, at, params, when);
+    const { ctes, probe } = queueAndWake('webhook_ins', `$${params.push(channel)}`);
+    return { deliveries: `webhook_ins AS (${insert}), ${ctes}`, probe: probe ?? '0' };
   }
 
   /**
-   * Runs an `INSERT … RETURNING id, webhook_endpoint_id` of deliveries and queues them (`webhook_delivery_queue`, in
-   * the same statement). With a `channel`, the same statement wakes the dispatchers (NOTIFY with
-   * the new ids, at most NOTIFY_IDS_MAX per notification), which PostgreSQL sends when the
-   * transaction commits and never for a rolled-back one.
+   * Runs an `INSERT … RETURNING id, webhook_endpoint_id, created_at` of deliveries with what
+   * follows it in the same statement (`queueAndWake`: the queue rows, and with a `channel` the
+   * NOTIFY of the new ids).
    */
   private async insertNotifying(
     em: EntityManager | DataSource,
     insert: string,
     params: unknown[],
-    at: Date,
     channel: string | null,
   ): Promise<string[]> {
-    const queuedAt = `$${params.push(at)}::timestamptz`;
-    const woken = channel
-      ? `, woken AS (
-           SELECT pg_notify($${params.push(channel)}, string_agg(id::text, ',')) FROM (
-             SELECT id, (row_number() OVER () - 1) / ${NOTIFY_IDS_MAX} AS part FROM ins
-           ) p GROUP BY part
-         )`
-      : '';
+    const { ctes, probe } = queueAndWake('ins', channel ? `$${params.push(channel)}` : null);
     const rows: { id: string }[] = await em.query(
-      `WITH ins AS (${insert}),
-       queued AS (
-         INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
-         SELECT id, webhook_endpoint_id, ${queuedAt} FROM ins
-       )${woken}
-       SELECT id FROM ins${channel ? ', (SELECT count(*) FROM woken) w' : ''}`,
+      `WITH ins AS (${insert}), ${ctes}
+       SELECT id FROM ins${probe ? `, ${probe} w` : ''}`,
       params,
     );
     return rows.map((r) => r.id);
