@@ -1,7 +1,7 @@
 // A task the worker runs on a timer rather than as a queue job (so it keeps running when Redis has
 // lost every job): every `ms`, never two runs at once, stopped at shutdown. A failed run is
 // logged and the next tick tries again.
-import { Logger } from '@nestjs/common';
+import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 
 export class Periodic {
   private timer?: NodeJS.Timeout;
@@ -36,5 +36,26 @@ export class Periodic {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+  }
+}
+
+/**
+ * A provider that runs one task every `intervalMs()` from the application's start until its
+ * shutdown (with `runAtStart`, also once at the start).
+ */
+export abstract class PeriodicTask implements OnApplicationBootstrap, OnApplicationShutdown {
+  protected readonly logger = new Logger(this.constructor.name);
+  protected readonly runAtStart: boolean = false;
+  private readonly periodic = new Periodic(this.constructor.name, this.logger, () => this.run());
+
+  protected abstract intervalMs(): number;
+  protected abstract run(): Promise<unknown>;
+
+  onApplicationBootstrap(): void {
+    this.periodic.start(this.intervalMs(), { now: this.runAtStart });
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.periodic.stop();
   }
 }

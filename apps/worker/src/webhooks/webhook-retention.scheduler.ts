@@ -1,34 +1,24 @@
 // Every MESSAGE_RETENTION_INTERVAL_MS (daily by default): deletes finished webhook deliveries past
 // their organization's retention (WebhookRetention). Safe on N replicas (rows taken with SKIP LOCKED).
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, WebhookRetention } from '@app/domain';
 import type { AppConfig } from '@app/domain';
-import { Periodic } from '../periodic';
+import { PeriodicTask } from '../periodic';
 
 @Injectable()
-export class WebhookRetentionScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly periodic = new Periodic(
-    'webhook delivery retention purge',
-    new Logger(WebhookRetentionScheduler.name),
-    () => this.retention.purgeExpired(),
-  );
-
+export class WebhookRetentionScheduler extends PeriodicTask {
   constructor(
     private readonly retention: WebhookRetention,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.periodic.start(this.config.messageRetentionIntervalMs);
+  ) {
+    super();
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.periodic.stop();
+  protected intervalMs(): number {
+    return this.config.messageRetentionIntervalMs;
+  }
+
+  protected run(): Promise<unknown> {
+    return this.retention.purgeExpired();
   }
 }
