@@ -16,6 +16,7 @@ import {
   benchDatabase,
   benchEnv,
   fmt,
+  freePort,
   processCpuMs,
   ROOT,
   startApp,
@@ -25,7 +26,6 @@ import {
 const total = Number(process.argv[2] || 3000);
 const connections = Number(process.argv[3] || 20);
 const rounds = Math.max(1, Number(process.argv[4] || 4));
-const RELAY_PORT = 2599;
 const BODY = 'x'.repeat(10 * 1024);
 
 function portOpen(port: number): Promise<boolean> {
@@ -115,8 +115,10 @@ async function drive(port: number, count: number, pooled: boolean, pass?: string
 }
 
 async function main(): Promise<void> {
+  // BENCH_SMTP_PORT pins the relay's port; by default the kernel picks a free one.
+  const relayPort = Number(process.env.BENCH_SMTP_PORT) || (await freePort());
   const dbUrl = await benchDatabase('mp_bench_smtp');
-  const env = benchEnv(dbUrl, { SMTP_PORT: String(RELAY_PORT) });
+  const env = benchEnv(dbUrl, { SMTP_PORT: String(relayPort) });
   admin(env, ['migrate']);
   const org = admin(env, ['create-org', '--name', 'smtp bench', '--plan', 'enterprise']) as {
     organization: { id: string };
@@ -156,14 +158,14 @@ async function main(): Promise<void> {
   const sinkPort = await new Promise<number>((done) =>
     sink.once('message', (m: { port: number }) => done(m.port)),
   );
-  const relay = await startApp('smtp-relay', env, () => portOpen(RELAY_PORT));
+  const relay = await startApp('smtp-relay', env, () => portOpen(relayPort));
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
   const relayRun = () =>
-    withCpu(relay.pid!, db, () => drive(RELAY_PORT, total, true, key.apiKey.key), total);
+    withCpu(relay.pid!, db, () => drive(relayPort, total, true, key.apiKey.key), total);
   try {
     await drive(sinkPort, 200, true);
-    await drive(RELAY_PORT, 200, true, key.apiKey.key);
+    await drive(relayPort, 200, true, key.apiKey.key);
     const bareRuns: Run[] = [];
     const oursRuns: (Run & { relayCpu: number; pgCpu: number })[] = [];
     let sinkCpu = 0;
@@ -178,7 +180,7 @@ async function main(): Promise<void> {
     const ours = mean(oursRuns.map((r) => r.perSecond));
     const fresh = Math.min(400, total);
     const bareFresh = await drive(sinkPort, fresh, false);
-    const oursFresh = await drive(RELAY_PORT, fresh, false, key.apiKey.key);
+    const oursFresh = await drive(relayPort, fresh, false, key.apiKey.key);
     const line = (name: string, r: Run[]) =>
       `${name} ${fmt(r.reduce((a, b) => a + b.perSecond, 0) / r.length)} msgs/s  p50 ${fmt(
         r.reduce((a, b) => a + b.p50, 0) / r.length,

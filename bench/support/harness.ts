@@ -2,6 +2,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 
@@ -11,8 +12,12 @@ const ALIAS = resolve(ROOT, 'scripts/alias.js');
 const ADMIN_URL =
   process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/** Creates (or recreates) a bench database and returns its URL. */
-export async function benchDatabase(name: string, adminUrl = ADMIN_URL): Promise<string> {
+/**
+ * Creates (or recreates) a bench database and returns its URL. BENCH_DB_PREFIX is put before the
+ * name, so two checkouts (or sessions) can bench on one server without dropping each other's data.
+ */
+export async function benchDatabase(base: string, adminUrl = ADMIN_URL): Promise<string> {
+  const name = `${process.env.BENCH_DB_PREFIX ?? ''}${base}`;
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -68,6 +73,18 @@ export async function startApp(
   }
   child.kill('SIGKILL');
   throw new Error(`${app} did not become ready`);
+}
+
+/** A TCP port that was free a moment ago on loopback (the kernel's pick). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => done(port));
+    });
+  });
 }
 
 export async function httpReady(url: string): Promise<boolean> {
