@@ -84,6 +84,15 @@ describe('WebhookDispatcher pump', () => {
     expect(h.dispatcher.attemptsRecorded).toBe(1000);
   });
 
+  it('claims a small backlog whole, in one statement', async () => {
+    const h = harness();
+    h.dispatcher.wake(ids(150));
+    expect(h.claims.map((c) => c.ids.length)).toEqual([150]);
+    h.claims.shift()!.answer();
+    while (h.recorded.length < 150) await tick();
+    expect(h.claimedIds).toHaveLength(150);
+  });
+
   it('claims a trickle of wake-ups one statement at a time', async () => {
     const h = harness();
     h.dispatcher.wake(['a']);

@@ -230,9 +230,9 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       if (this.claimsInFlight > 0 && this.woken.size < least) return;
       const room = this.aheadMax - this.ahead - this.claiming;
       let size: number;
-      if (this.ahead + this.claiming < concurrency) {
-        // Request slots are about to be idle: a smaller claim returns sooner, and with a
-        // backlog the next, full-size one follows at once.
+      if (this.ahead + this.claiming < concurrency && this.woken.size > least) {
+        // Request slots are about to be idle and a backlog waits: a smaller claim returns
+        // sooner, and the next, full-size one follows at once. A smaller backlog goes whole.
         size = Math.min(room, FIRST_CLAIM_PER_SLOT * concurrency);
       } else {
         if (room < Math.min(this.woken.size, least)) return;
