@@ -1,5 +1,6 @@
 // All SQL on webhook deliveries and attempts. Every read takes the organization id; the worker's
-// claim and finish statements take delivery ids and the leases they hold instead.
+// claim and finish statements take delivery ids and the leases they hold instead, and its endpoint
+// read takes the endpoint ids of the deliveries it has just claimed.
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
