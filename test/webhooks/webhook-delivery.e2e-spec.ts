@@ -142,6 +142,23 @@ describe('Webhook delivery (e2e)', () => {
       expect(verifies(ep.secret, req)).toBe(false);
     });
 
+    it('uses the endpoint as it is now for a delivery after one was sent (secret, headers)', async () => {
+      // The dispatcher keeps endpoints it has read by row version: a change must be seen.
+      const ep = await endpoint({ customHeaders: [{ key: 'X-Tenant', value: 'before' }] });
+      const [first] = await receivedFor(await sendTest(ep.id));
+      expect(first.headers['x-tenant']).toBe('before');
+      expect(verifies(ep.secret, first)).toBe(true);
+      const regen = await s.http.post(`${ENDPOINTS}/${ep.id}/regenerate-secret`).expect(200);
+      const fresh = regen.body.data.secret as string;
+      await s.http
+        .patch(`${ENDPOINTS}/${ep.id}`, { customHeaders: [{ key: 'X-Tenant', value: 'after' }] })
+        .expect(200);
+      const [second] = await receivedFor(await sendTest(ep.id));
+      expect(second.headers['x-tenant']).toBe('after');
+      expect(verifies(fresh, second)).toBe(true);
+      expect(verifies(ep.secret, second)).toBe(false);
+    });
+
     it('sends custom headers, which replace a built-in of the same name case-insensitively', async () => {
       const ep = await endpoint({
         customHeaders: [

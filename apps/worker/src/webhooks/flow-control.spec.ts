@@ -63,6 +63,46 @@ describe(Batcher.name, () => {
   });
 });
 
+describe(`${Batcher.name} with lastFlushes`, () => {
+  it('flushes the last calls beside the statement under way only when nothing more is coming', async () => {
+    const batches: number[][] = [];
+    const gates: (() => void)[] = [];
+    let more = true;
+    const b = new Batcher<number, number>(
+      async (items) => {
+        batches.push(items);
+        await new Promise<void>((r) => gates.push(r));
+        return items;
+      },
+      100,
+      1,
+      { minBatch: 1, ms: 40, more: () => more, lastFlushes: 2 },
+    );
+    const first = b.submit(1);
+    const second = b.submit(2);
+    // More coming: one statement at a time, the second call waits for the first flush.
+    expect(batches).toEqual([[1]]);
+    gates.shift()!();
+    expect(await first).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([[1], [2]]);
+    // Nothing more coming: the last call goes at once, beside the statement under way.
+    more = false;
+    const last = b.submit(3);
+    expect(batches).toEqual([[1], [2], [3]]);
+    // Never more than lastFlushes at once.
+    const after = b.submit(4);
+    expect(batches).toEqual([[1], [2], [3]]);
+    gates.shift()!();
+    gates.shift()!();
+    expect(await Promise.all([second, last])).toEqual([2, 3]);
+    await new Promise((r) => setImmediate(r));
+    expect(batches).toEqual([[1], [2], [3], [4]]);
+    gates.shift()!();
+    expect(await after).toBe(4);
+  });
+});
+
 describe(Semaphore.name, () => {
   it('holds at most size slots and hands them over in order', async () => {
     const s = new Semaphore(2);

@@ -8,6 +8,12 @@ export interface Linger {
   minBatch: number;
   ms: number;
   more: () => boolean;
+  /**
+   * Flushes at once when `more()` says nothing else is coming (at least maxConcurrentFlushes):
+   * the last calls of a burst then go in their own statement instead of waiting for the one
+   * under way to end.
+   */
+  lastFlushes?: number;
 }
 
 /**
@@ -28,6 +34,12 @@ export class Batcher<In, Out> {
     private readonly linger?: Linger,
   ) {}
 
+  private flushLimit(): number {
+    if (this.running < this.maxConcurrentFlushes || !this.linger?.lastFlushes)
+      return this.maxConcurrentFlushes;
+    return this.linger.more() ? this.maxConcurrentFlushes : this.linger.lastFlushes;
+  }
+
   submit(item: In): Promise<Out> {
     return new Promise<Out>((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
@@ -36,7 +48,7 @@ export class Batcher<In, Out> {
   }
 
   private pump(lingered: boolean): void {
-    while (this.running < this.maxConcurrentFlushes && this.queue.length) {
+    while (this.queue.length && this.running < this.flushLimit()) {
       if (
         !lingered &&
         this.linger &&

@@ -85,8 +85,17 @@ const AHEAD_PER_SLOT = 8;
  * PostgreSQL's CPU per delivery fell by about a fifth).
  */
 const CLAIM_MIN_PER_SLOT = 4;
+/**
+ * Claim statements at once: one, and a second only while the first runs and a backlog of a full
+ * statement waits, so a slow claim does not leave the request slots without deliveries.
+ */
+const CLAIMS_IN_FLIGHT = 2;
+/** The claim that fills idle request slots (a burst's first) takes this many per slot. */
+const FIRST_CLAIM_PER_SLOT = 2;
 /** Sent and waiting for their outcome to be recorded, per request slot, before claiming pauses. */
-const RECORDING_PER_SLOT = 8;
+const RECORDING_PER_SLOT = 16;
+/** Most outcomes one record statement takes, per request slot. */
+const RECORD_MAX_PER_SLOT = 8;
 /**
  * An outcome statement waits (up to RECORD_LINGER_MS) for this many outcomes per slot while
  * claimed deliveries are still being sent: each statement costs PostgreSQL about a millisecond
@@ -123,9 +132,10 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   /** Sent, outcome not recorded yet: no slot and no lease worry, but bounded all the same. */
   private recording = 0;
   private readonly recordingMax: number;
-  private pumping = false;
+  /** Ids in claim statements that have not returned yet, and those statements. */
+  private claiming = 0;
+  private claimsInFlight = 0;
   private paused = false;
-  private pipeFreed?: () => void;
   /** Called when the pipe empties, while shutting down. */
   private drained?: () => void;
 
@@ -144,7 +154,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
         const kept = await this.deliveries.finishAttempts(items, this.clock.now());
         return items.map((i) => kept.has(i.claimed.id));
       },
-      this.recordingMax,
+      RECORD_MAX_PER_SLOT * config.webhookConcurrency,
       1,
       {
         minBatch: RECORD_MIN_PER_SLOT * config.webhookConcurrency,
@@ -152,6 +162,8 @@ export class WebhookDispatcher implements OnApplicationShutdown {
         // Attempts claimed and not sent yet will submit outcomes soon; without any, a small
         // batch (a lone delivery, the end of a burst) is recorded at once.
         more: () => this.ahead > 0,
+        // The last outcomes of a burst do not wait behind the statement under way.
+        lastFlushes: 2,
       },
     );
   }
@@ -182,7 +194,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
    */
   wake(deliveryIds: Iterable<string>): void {
     for (const id of deliveryIds) this.woken.add(id);
-    void this.pump();
+    this.pump();
   }
 
   /** Stops claiming woken deliveries (they accumulate) until `resume`; attempts under way go on. */
@@ -192,59 +204,71 @@ export class WebhookDispatcher implements OnApplicationShutdown {
 
   resume(): void {
     this.paused = false;
-    void this.pump();
+    this.pump();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.paused = true;
-    this.pipeFreed?.();
-    if (this.ahead + this.recording > 0)
+    if (this.ahead + this.recording + this.claiming > 0)
       await new Promise<void>((resolve) => (this.drained = resolve));
   }
 
   /**
-   * One pump at a time: while woken ids wait, claim as many as there is room for ahead (at most
-   * CLAIM_BATCH) in one statement and start their attempts; with little room, or too many
-   * outcomes waiting to be recorded, wait for attempts to move on, so claims stay batched and
-   * leases stay short.
+   * Claims woken ids while there is room ahead, in statements of CLAIM_BATCH at most, without
+   * waiting for a claim to return before the next one: a claim runs while the deliveries claimed
+   * before it are being sent, and a second one starts when a slow claim would let them run out
+   * (CLAIMS_IN_FLIGHT). With little room, or too many outcomes waiting to be recorded, it stops;
+   * every attempt that moves on calls it again, so claims stay batched and leases stay short.
    */
-  private async pump(): Promise<void> {
-    if (this.pumping || this.paused) return;
-    this.pumping = true;
-    try {
-      while (this.woken.size && !this.paused) {
-        const room = this.aheadMax - this.ahead;
-        if (
-          this.recording >= this.recordingMax ||
-          room < Math.min(this.woken.size, CLAIM_MIN_PER_SLOT * this.config.webhookConcurrency)
-        ) {
-          await new Promise<void>((resolve) => (this.pipeFreed = resolve));
-          continue;
-        }
-        const batch: string[] = [];
-        for (const id of this.woken) {
-          if (batch.length >= Math.min(room, CLAIM_BATCH)) break;
-          batch.push(id);
-          this.woken.delete(id);
-        }
-        let claimed: ClaimedDelivery[];
-        try {
-          this.claimStatements += 1;
-          claimed = await this.deliveries.claimByIds(batch, this.clock.now());
-        } catch (err) {
+  private pump(): void {
+    const concurrency = this.config.webhookConcurrency;
+    while (this.woken.size && !this.paused && this.claimsInFlight < CLAIMS_IN_FLIGHT) {
+      if (this.recording >= this.recordingMax) return;
+      const least = CLAIM_MIN_PER_SLOT * concurrency;
+      // A second claim in flight only for a backlog worth a full statement: a trickle of
+      // wake-ups waits for the claim under way, and its ids go together in the next one.
+      if (this.claimsInFlight > 0 && this.woken.size < least) return;
+      const room = this.aheadMax - this.ahead - this.claiming;
+      let size: number;
+      if (this.ahead + this.claiming < concurrency && this.woken.size > least) {
+        // Request slots are about to be idle and a backlog waits: a smaller claim returns
+        // sooner, and the next, full-size one follows at once. A smaller backlog goes whole.
+        size = Math.min(room, FIRST_CLAIM_PER_SLOT * concurrency);
+      } else {
+        if (room < Math.min(this.woken.size, least)) return;
+        size = Math.min(room, CLAIM_BATCH);
+      }
+      const batch: string[] = [];
+      for (const id of this.woken) {
+        if (batch.length >= size) break;
+        batch.push(id);
+        this.woken.delete(id);
+      }
+      this.claimsInFlight += 1;
+      this.claiming += batch.length;
+      this.claimStatements += 1;
+      this.deliveries.claimByIds(batch, this.clock.now()).then(
+        (claimed) => this.claimed(batch.length, claimed),
+        (err: Error) => {
           // The rows are durable: the scan sends them once they are stale.
           this.logger.warn({
             msg: 'webhook claim failed; the scan will send these deliveries',
             count: batch.length,
-            err: (err as Error).message,
+            err: err.message,
           });
-          continue;
-        }
-        for (const c of claimed) this.start(c);
-      }
-    } finally {
-      this.pumping = false;
+          this.claimed(batch.length, []);
+        },
+      );
     }
+  }
+
+  /** A claim statement returned: its deliveries start (even when paused: their leases are held). */
+  private claimed(asked: number, claimed: ClaimedDelivery[]): void {
+    this.claimsInFlight -= 1;
+    this.claiming -= asked;
+    for (const c of claimed) this.start(c);
+    this.settled();
+    this.pump();
   }
 
   private start(claimed: ClaimedDelivery): void {
@@ -259,7 +283,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       sent = true;
       this.ahead -= 1;
       this.recording += 1;
-      this.freed();
+      this.pump();
     };
     try {
       await this.dispatchClaimed(claimed, onSent);
@@ -272,15 +296,14 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     } finally {
       if (sent) this.recording -= 1;
       else this.ahead -= 1;
-      this.freed();
-      if (this.ahead + this.recording === 0) this.drained?.();
+      this.settled();
+      this.pump();
     }
   }
 
-  private freed(): void {
-    const freed = this.pipeFreed;
-    this.pipeFreed = undefined;
-    freed?.();
+  /** While shutting down: resolves the wait once nothing is claimed, sent or recorded any more. */
+  private settled(): void {
+    if (this.drained && this.ahead + this.recording + this.claiming === 0) this.drained();
   }
 
   /**

@@ -1,5 +1,6 @@
 // All SQL on webhook deliveries and attempts. Every read takes the organization id; the worker's
-// claim and finish statements take delivery ids and the leases they hold instead.
+// claim and finish statements take delivery ids and the leases they hold instead, and its endpoint
+// read takes the endpoint ids of the deliveries it has just claimed.
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -59,13 +60,11 @@ interface ClaimRow {
   occurred_at: Date;
   attempt_count: number;
   endpoint_id: string;
-  url: string;
-  secret: string;
-  custom_headers: string;
-  timeout_seconds: number;
-  max_retries: number;
-  is_active: boolean;
+  /** The endpoint row's version (`xmin`): every update of the row gives it a new one. */
+  endpoint_version: string;
 }
+
+type ClaimedEndpoint = ClaimedDelivery['endpoint'];
 
 /** A worker that dies mid-attempt loses its lease this long after the endpoint's timeout. */
 export const LEASE_MARGIN_SECONDS = 30;
@@ -94,26 +93,24 @@ const claimSet = (lease: string) => `
  */
 const RELAXED = `relaxed AS (SELECT set_config('synchronous_commit', 'off', true))`;
 
+/**
+ * What a claim returns per delivery: its own columns and its endpoint's id and row version; the
+ * endpoint's columns (URL, secret, headers, limits) come from `endpointCache`, read and decrypted
+ * once per endpoint version instead of carried, parsed and looked up in every row.
+ */
 const CLAIM_RETURNING = `
   d.id, d.organization_id, d.type, d.data, d.occurred_at, d.attempt_count,
-  e.id AS endpoint_id, e.url, e.secret, e.custom_headers, e.timeout_seconds, e.max_retries, e.is_active`;
+  e.id AS endpoint_id, e.xmin::text AS endpoint_version`;
 
 /**
- * Decrypted endpoint columns by ciphertext: every claim of a busy endpoint carries the same
- * values, and a regenerated secret has a new ciphertext, so an entry is never stale.
+ * Endpoints as claims use them, by id, with the row version they were read at. An update of the
+ * endpoint row (URL, secret, headers, limits, activation) gives it a new version, so a claim that
+ * sees another version reads the row again; the entry is never used for a version it was not read at,
+ * except by the claim that read it (which then uses the newer row).
  */
-const decrypted = new Map<string, string>();
-function decryptCached(stored: string): string {
-  let plain = decrypted.get(stored);
-  if (plain === undefined) {
-    if (decrypted.size >= 1000) decrypted.clear();
-    plain = fieldCipher().decrypt(stored);
-    decrypted.set(stored, plain);
-  }
-  return plain;
-}
+const endpointCache = new Map<string, { version: string; endpoint: ClaimedEndpoint }>();
 
-function toClaimed(r: ClaimRow, leaseId: string): ClaimedDelivery {
+function toClaimed(r: ClaimRow, endpoint: ClaimedEndpoint, leaseId: string): ClaimedDelivery {
   return {
     id: r.id,
     organizationId: r.organization_id,
@@ -121,15 +118,7 @@ function toClaimed(r: ClaimRow, leaseId: string): ClaimedDelivery {
     body: envelopeJson(r.id, r.type, r.occurred_at, fieldCipher().decrypt(r.data)),
     attemptCount: r.attempt_count,
     leaseId,
-    endpoint: {
-      id: r.endpoint_id,
-      url: r.url,
-      secret: decryptCached(r.secret),
-      customHeaders: JSON.parse(decryptCached(r.custom_headers)) as WebhookCustomHeader[],
-      timeoutSeconds: r.timeout_seconds,
-      maxRetries: r.max_retries,
-      isActive: r.is_active,
-    },
+    endpoint,
   };
 }
 
@@ -366,7 +355,7 @@ export class WebhookDeliveryRepository {
        RETURNING ${CLAIM_RETURNING}`,
       [ids, now, lease],
     );
-    return rows.map((r) => toClaimed(r, lease));
+    return this.claimedFrom(rows, lease);
   }
 
   /**
@@ -402,7 +391,62 @@ export class WebhookDeliveryRepository {
        RETURNING ${CLAIM_RETURNING}`,
       [limit, now, staleBefore, lease],
     );
-    return rows.map((r) => toClaimed(r, lease));
+    return this.claimedFrom(rows, lease);
+  }
+
+  /**
+   * The claimed deliveries with their endpoints: from the cache when it holds the version the
+   * claim saw, else read (one statement for all the endpoints missing). A delivery whose endpoint
+   * was removed since the claim is left out: the removal deleted it too.
+   */
+  private async claimedFrom(rows: ClaimRow[], lease: string): Promise<ClaimedDelivery[]> {
+    let missing: Set<string> | undefined;
+    for (const r of rows) {
+      if (endpointCache.get(r.endpoint_id)?.version !== r.endpoint_version)
+        (missing ??= new Set()).add(r.endpoint_id);
+    }
+    if (missing) await this.readEndpoints([...missing]);
+    const out: ClaimedDelivery[] = [];
+    for (const r of rows) {
+      const cached = endpointCache.get(r.endpoint_id);
+      if (cached) out.push(toClaimed(r, cached.endpoint, lease));
+    }
+    return out;
+  }
+
+  private async readEndpoints(ids: string[]): Promise<void> {
+    const rows: {
+      id: string;
+      version: string;
+      url: string;
+      secret: string;
+      custom_headers: string;
+      timeout_seconds: number;
+      max_retries: number;
+      is_active: boolean;
+    }[] = await this.ds.query(
+      `SELECT id, xmin::text AS version, url, secret, custom_headers, timeout_seconds,
+              max_retries, is_active
+       FROM webhook_endpoints WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    if (endpointCache.size + rows.length > 1000) endpointCache.clear();
+    for (const id of ids) endpointCache.delete(id);
+    const cipher = fieldCipher();
+    for (const e of rows) {
+      endpointCache.set(e.id, {
+        version: e.version,
+        endpoint: {
+          id: e.id,
+          url: e.url,
+          secret: cipher.decrypt(e.secret),
+          customHeaders: JSON.parse(cipher.decrypt(e.custom_headers)) as WebhookCustomHeader[],
+          timeoutSeconds: e.timeout_seconds,
+          maxRetries: e.max_retries,
+          isActive: e.is_active,
+        },
+      });
+    }
   }
 
   /**
@@ -414,6 +458,16 @@ export class WebhookDeliveryRepository {
   async finishAttempts(items: FinishedAttempt[], now: Date): Promise<Set<string>> {
     if (!items.length) return new Set();
     const col = <T>(f: (i: FinishedAttempt) => T) => items.map(f);
+    // Columns of plain tokens (uuids, numbers, statuses, ISO timestamps) as one array literal
+    // each; the free texts (errors, response bodies) as arrays the driver quotes.
+    const list = (f: (i: FinishedAttempt) => string | number | null) => {
+      let out = '{';
+      for (let k = 0; k < items.length; k++) {
+        const v = f(items[k]);
+        out += (k ? ',' : '') + (v === null ? 'NULL' : v);
+      }
+      return out + '}';
+    };
     const rows = await returning<{ id: string }>(
       this.ds,
       `WITH input AS (
@@ -453,18 +507,18 @@ export class WebhookDeliveryRepository {
        FROM upd
        RETURNING webhook_delivery_id AS id`,
       [
-        col((i) => i.claimed.id),
-        col((i) => i.claimed.leaseId),
-        col((i) => i.outcome.status),
-        col((i) => i.outcome.httpStatusCode),
+        list((i) => i.claimed.id),
+        list((i) => i.claimed.leaseId),
+        list((i) => i.outcome.status),
+        list((i) => i.outcome.httpStatusCode),
         col((i) => i.outcome.deliveryError),
         col((i) => i.outcome.responseBody),
         // Timestamps as ISO text: cheaper for the driver than formatting Dates in local time.
-        col((i) => i.outcome.nextRetryAt?.toISOString() ?? null),
-        col((i) => i.outcome.deliveredAt?.toISOString() ?? null),
+        list((i) => i.outcome.nextRetryAt?.toISOString() ?? null),
+        list((i) => i.outcome.deliveredAt?.toISOString() ?? null),
         col((i) => i.outcome.attemptError),
-        col((i) => i.durationMs),
-        col((i) => i.startedAt.toISOString()),
+        list((i) => i.durationMs),
+        list((i) => i.startedAt.toISOString()),
         now.toISOString(),
       ],
     );
