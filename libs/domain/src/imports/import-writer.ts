@@ -55,7 +55,8 @@ function storePhone(p: ParsedPhone): StoredPhone {
   const cipher = fieldCipher();
   return {
     enc: cipher.encrypt(p.e164),
-    hash: blindIndexOf('phone', p.e164),
+    // A canonical e164 is what blindIndexOf's normalisation would return (without a 2nd parse).
+    hash: p.canonical ? cipher.blindIndex(p.e164) : blindIndexOf('phone', p.e164),
     countryCode: p.countryCode,
   };
 }
