@@ -146,3 +146,110 @@ export function csvCell(value: string): string {
 export function csvLine(cells: string[]): string {
   return cells.map(csvCell).join(',') + '\r\n';
 }
+
+/** A line longer than this sends countCsvRecords to the parser (well under MAX_RECORD_BYTES). */
+const FAST_COUNT_MAX_LINE = 256 * 1024;
+
+/**
+ * The number of records readCsv(path, delimiter) yields, without parsing: one pass over the
+ * bytes, a few operations a byte (the parser allocates every field of every record). Only for
+ * files whose shape leaves no doubt about what the parser does: line endings all `\n` or all
+ * `\r\n` (no lone `\r`, no mix), quotes only around whole fields (`""` inside), every quoted
+ * field closed and followed by the delimiter or the line's end, no line over 256 KB. Then the
+ * parser would raise no error and yield one record per non-empty line (quoted line breaks
+ * inside a field, the BOM skipped). Anything else returns null: the caller parses the file to
+ * count its records and to report its error, as before. `onProgress` gets the records counted
+ * so far after each chunk read.
+ */
+export async function countCsvRecords(
+  path: string,
+  delimiter: Delimiter,
+  onProgress: (records: number) => Promise<void> = async () => undefined,
+): Promise<number | null> {
+  const DQ = 0x22;
+  const CR = 0x0d;
+  const LF = 0x0a;
+  const DELIM = delimiter.charCodeAt(0);
+  /** 0 unknown, 1 only LF, 2 only CRLF. */
+  let endings = 0;
+  let records = 0;
+  /** Bytes of the current line (record) so far. */
+  let lineBytes = 0;
+  let quoted = false;
+  /** Inside a quoted field, the previous byte was a quote (closing, or the first of `""`). */
+  let quoteSeen = false;
+  /** At the start of a field (a quote may open it). */
+  let fieldStart = true;
+  /** The previous byte was CR (CRLF files: LF must follow). */
+  let afterCr = false;
+  let first = true;
+  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      let i = 0;
+      if (first) {
+        first = false;
+        if (chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
+      }
+      const n = chunk.length;
+      for (; i < n; i++) {
+        const b = chunk[i];
+        if (afterCr) {
+          if (b !== LF) return null;
+          afterCr = false;
+        } else if (b === CR) {
+          if (endings === 1) return null;
+          endings = 2;
+          afterCr = true;
+          if (quoteSeen) {
+            quoteSeen = false;
+            quoted = false;
+          }
+          if (!quoted) continue;
+          lineBytes++;
+          continue;
+        } else if (b === LF && endings !== 1) {
+          if (endings === 2) return null;
+          endings = 1;
+        }
+        if (quoted) {
+          if (quoteSeen) {
+            quoteSeen = false;
+            if (b === DQ) {
+              // `""`: a quote inside the field.
+              lineBytes++;
+              continue;
+            }
+            // The quote before closed the field: what follows must end it.
+            quoted = false;
+            if (b !== DELIM && b !== LF) return null;
+          } else {
+            if (b === DQ) quoteSeen = true;
+            if (++lineBytes > FAST_COUNT_MAX_LINE) return null;
+            continue;
+          }
+        }
+        if (b === LF) {
+          if (lineBytes > 0) records++;
+          lineBytes = 0;
+          fieldStart = true;
+        } else {
+          if (++lineBytes > FAST_COUNT_MAX_LINE) return null;
+          if (b === DELIM) fieldStart = true;
+          else if (b === DQ) {
+            if (!fieldStart) return null;
+            quoted = true;
+            fieldStart = false;
+          } else fieldStart = false;
+        }
+      }
+      await onProgress(records);
+    }
+  } finally {
+    stream.destroy();
+  }
+  if (afterCr) return null;
+  if (quoted && !quoteSeen) return null;
+  if (lineBytes > 0) records++;
+  return records;
+}
