@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countCsvRecords, readCsv } from './csv-file';
+import { countCsvRecords, parseCsv, readCsv } from './csv-file';
 
 /** What the parser says: its record count, or that it refuses the file. */
 async function parsed(path: string, delimiter: ',' | ';'): Promise<number | 'error'> {
@@ -90,5 +90,82 @@ describe('countCsvRecords', () => {
     }
     // The generator makes enough well-formed files for the comparison to mean something.
     expect(fast).toBeGreaterThan(200);
+  }, 120_000);
+});
+
+describe('readCsv (fast lines, csv-parse for the rest)', () => {
+  let dir: string;
+  let seq = 0;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'csv-read-spec-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function collect(gen: AsyncGenerator<{ record: string[]; endByte: number }>) {
+    const out: [string[], number][] = [];
+    try {
+      for await (const r of gen) out.push([r.record, r.endByte]);
+    } catch (err) {
+      out.push([['error', (err as Error).message], -1]);
+    }
+    return out;
+  }
+
+  it('yields what csv-parse yields, records, offsets and errors: 3,000 random files, from the start and from a record boundary', async () => {
+    let state = 777;
+    const rand = (n: number) => {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      return state % n;
+    };
+    const pieces = [
+      'a',
+      'é',
+      ',',
+      ';',
+      '"',
+      '""',
+      '\n',
+      '\n',
+      '\r\n',
+      '\r',
+      ' ',
+      'xy',
+      'a,b',
+      '"q"',
+    ];
+    for (let k = 0; k < 3000; k++) {
+      const len = 1 + rand(40);
+      let s = '';
+      for (let j = 0; j < len; j++) s += pieces[rand(pieces.length)];
+      if (rand(10) === 0) s = '\uFEFF' + s;
+      const delimiter = rand(2) ? ',' : ';';
+      const path = join(dir, `r${seq++}.csv`);
+      writeFileSync(path, s);
+      const expected = await collect(parseCsv(path, delimiter, 0));
+      const got = await collect(readCsv(path, delimiter, 0));
+      if (JSON.stringify(got) !== JSON.stringify(expected))
+        throw new Error(
+          `${JSON.stringify(s)} (${delimiter}): parser ${JSON.stringify(expected)}, fast ${JSON.stringify(got)}`,
+        );
+      // Resuming after a record, as the runner does from its checkpoint.
+      const ok = expected.filter(([, end]) => end > 0);
+      if (ok.length > 1) {
+        const from = ok[rand(ok.length - 1)][1];
+        const e2 = await collect(parseCsv(path, delimiter, from));
+        const g2 = await collect(readCsv(path, delimiter, from));
+        if (JSON.stringify(g2) !== JSON.stringify(e2))
+          throw new Error(
+            `${JSON.stringify(s)} from ${from} (${delimiter}): parser ${JSON.stringify(e2)}, fast ${JSON.stringify(g2)}`,
+          );
+      }
+    }
+  }, 180_000);
+
+  it('reads a large ordinary file across chunk boundaries as csv-parse does', async () => {
+    const lines = Array.from(
+      { length: 50_000 },
+      (_, i) => `user${i}@example.com,"Name, ${i}",é${i},"say ""${i}"""`,
+    );
+    const path = join(dir, 'big.csv');
+    writeFileSync(path, `\uFEFFemail,name,x,y\r\n${lines.join('\r\n')}\r\n`);
+    expect(await collect(readCsv(path, ','))).toEqual(await collect(parseCsv(path, ',', 0)));
   });
 });
