@@ -260,10 +260,10 @@ export class ImportWriter {
     // are rewritten by it as before.
     if (created.length) {
       await this.presetByWriter(em, true);
-      await this.timed('tags', this.assignTags(em, orgId, created, tagIds));
+      await this.timed('tags', this.assignTags(em, orgId, created, tagIds, false));
       await this.presetByWriter(em, false);
     }
-    await this.timed('tags', this.assignTags(em, orgId, existingOnes, tagIds));
+    await this.timed('tags', this.assignTags(em, orgId, existingOnes, tagIds, true));
     return { newCount, duplicateCount };
   }
 
@@ -546,12 +546,18 @@ export class ImportWriter {
     return byTarget;
   }
 
-  /** Tag assignments of the batch's contacts (new ones already carry them in tag_ids). */
+  /**
+   * Tag assignments of the batch's contacts (new ones already carry them in tag_ids).
+   * `existing`: the contacts may have some of them already (ON CONFLICT DO NOTHING); a new
+   * contact has none and its ids are distinct, so its rows go in as a plain insert (a
+   * speculative insertion costs an extra index probe and WAL record per row).
+   */
   private async assignTags(
     em: EntityManager,
     orgId: string,
     targets: Target[],
     tagIds: Map<Target, string[]>,
+    existing: boolean,
   ): Promise<void> {
     const contactIds: string[] = [];
     const ids: string[] = [];
@@ -565,7 +571,7 @@ export class ImportWriter {
     await em.query(
       `INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id)
        SELECT u.c, u.t, $1 FROM unnest($2::uuid[], $3::uuid[]) AS u(c, t) ORDER BY 1, 2
-       ON CONFLICT (contact_id, tag_id) DO NOTHING`,
+       ${existing ? 'ON CONFLICT (contact_id, tag_id) DO NOTHING' : ''}`,
       [orgId, contactIds, ids],
     );
   }
