@@ -1,4 +1,5 @@
 // npm run bench -- import [--rows 1000000] [--partial true|false] [--list NAME] [--keep] [--embedded]
+// (BENCH_EMBEDDED_INITDB_FLAGS: initdb flags of the fresh embedded cluster, e.g. --no-data-checksums)
 //
 // Generates a CSV (email, first and last name, phone, two custom fields, tags), then in the same
 // run measures
@@ -143,7 +144,8 @@ async function describeServer(pg: Client, kind: string): Promise<string> {
   const { rows } = await pg.query<{ name: string; setting: string }>(
     `SELECT name, current_setting(name) AS setting FROM pg_settings
       WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression',
-                     'bgwriter_lru_maxpages', 'synchronous_commit', 'full_page_writes')
+                     'bgwriter_lru_maxpages', 'synchronous_commit', 'full_page_writes',
+                     'data_checksums')
       ORDER BY name`,
   );
   const [{ v }] = (await pg.query<{ v: string }>(`SELECT current_setting('server_version') AS v`))
@@ -161,7 +163,13 @@ async function main() {
   const serverRoot = join(tmpdir(), `mp-bench-import-pg-${process.pid}`);
   if (args.embedded) mkdirSync(serverRoot, { recursive: true, mode: 0o755 });
   const server = args.embedded
-    ? await startEmbeddedPostgres(serverRoot, Number(process.env.BENCH_EMBEDDED_PG_PORT || 54398))
+    ? await startEmbeddedPostgres(
+        serverRoot,
+        Number(process.env.BENCH_EMBEDDED_PG_PORT || 54398),
+        undefined,
+        // e.g. "--no-data-checksums" (PostgreSQL 18's initdb turns checksums on by default).
+        (process.env.BENCH_EMBEDDED_INITDB_FLAGS || '').split(' ').filter(Boolean),
+      )
     : null;
   const adminUrl = server ? server.url.replace(/\/[^/]*$/, '/postgres') : undefined;
   const url = await benchDatabase(

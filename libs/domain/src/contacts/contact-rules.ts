@@ -3,7 +3,7 @@
 // CSV cell with these functions. A rule changed here changes for both.
 import { isEmail, isLocale, isTimeZone } from 'class-validator';
 import { CONTACT_STATUSES, ContactStatus } from './contact.entity';
-import { countryOfPhone, normalisePhone } from './phone-number';
+import { parsePhone } from './phone-number';
 
 export const CONTACT_LIMITS = {
   name: 200,
@@ -43,21 +43,22 @@ export function checkStatus(raw: string, field = 'status'): RuleResult<ContactSt
 export interface ParsedPhone {
   e164: string;
   countryCode: string;
+  /** normalisePhone(e164) === e164: the blind index can hash e164 without parsing it again. */
+  canonical: boolean;
 }
 
 /** The channel services' rule: 8–32 characters, E.164 after normalisation, a derivable country. */
 export function checkPhone(raw: string, field = 'phoneNumber'): RuleResult<ParsedPhone> {
   const value = raw.trim();
-  const e164 =
+  const parts =
     value.length >= CONTACT_LIMITS.phoneMin && value.length <= CONTACT_LIMITS.phoneMax
-      ? normalisePhone(value)
+      ? parsePhone(value)
       : null;
-  if (!e164)
+  if (!parts)
     return fail(`${field} must be an international phone number (E.164, e.g. +14155550100)`);
-  const countryCode = countryOfPhone(e164);
-  if (!countryCode)
+  if (!parts.country)
     return fail(`${field}: the country cannot be derived from this number's calling code`);
-  return ok({ e164, countryCode });
+  return ok({ e164: parts.e164, countryCode: parts.country, canonical: parts.canonical });
 }
 
 export function checkName(raw: string, field: string): RuleResult<string> {

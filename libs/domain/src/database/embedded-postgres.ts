@@ -67,6 +67,8 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   port: number,
   log: (msg: string) => void = () => undefined,
+  /** Extra `initdb` flags for a fresh data directory (the bench's `--no-data-checksums`). */
+  initdbFlags: string[] = [],
 ): Promise<EmbeddedHandle> {
   const url = embeddedUrl(port);
   if (await portOpen(port)) {
@@ -84,6 +86,7 @@ export async function startEmbeddedPostgres(
     user: USER,
     password: PASSWORD,
     persistent: true,
+    initdbFlags,
     // PostgreSQL refuses to run as root; the library then runs it as the OS user `postgres`.
     createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
     postgresFlags: Object.entries(embeddedServerSettings()).flatMap(([k, v]) => [

@@ -88,7 +88,7 @@ describe('import fields', () => {
         values: expect.objectContaining({
           email: 'a@b.co',
           firstName: 'Ann',
-          phone: { e164: '+442079460958', countryCode: 'GB' },
+          phone: { e164: '+442079460958', countryCode: 'GB', canonical: true },
           telegramUsername: '@ann',
           tags: ['x', 'y', 'x'],
           customFields: { tier: 'gold' },

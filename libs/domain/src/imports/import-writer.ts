@@ -55,7 +55,8 @@ function storePhone(p: ParsedPhone): StoredPhone {
   const cipher = fieldCipher();
   return {
     enc: cipher.encrypt(p.e164),
-    hash: blindIndexOf('phone', p.e164),
+    // A canonical e164 is what blindIndexOf's normalisation would return (without a 2nd parse).
+    hash: p.canonical ? cipher.blindIndex(p.e164) : blindIndexOf('phone', p.e164),
     countryCode: p.countryCode,
   };
 }
@@ -226,13 +227,22 @@ export class ImportWriter {
     // assignments' trigger finds nothing to rewrite (decisions §5 / migration 1763700001500).
     const tagIds = await this.timed('tagNames', this.resolveTags(em, orgId, targets, ctx.tags));
     const created = targets.filter((t) => t.isNew);
+    const existingOnes = targets.filter((t) => !t.isNew);
     await this.insertContacts(em, orgId, created, tagIds);
+    // The new contacts' emails and phone records: rows no other transaction can see yet, whose
+    // contacts were inserted with their channel_mask already right (the mask triggers skip them).
+    if (created.length) {
+      await this.presetByWriter(em, true);
+      await this.insertEmails(em, orgId, created);
+      await this.timed('channels', this.insertChannels(em, orgId, created, true));
+      await this.presetByWriter(em, false);
+    }
     // What follows writes rows other transactions share (tag counts, the list, existing contacts):
     // the caller takes its place in the commit order first (see ImportRunner.commitBatch).
     await beforeShared();
-    const changed = targets.filter((t) => !t.isNew && t.values);
+    const changed = existingOnes.filter((t) => t.values);
     if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
-    await this.timed('channels', this.insertChannels(em, orgId, targets));
+    await this.timed('channels', this.insertChannels(em, orgId, existingOnes, false));
     if (ctx.listId) {
       // New contacts are this transaction's own; existing ones were locked by findExisting.
       await this.timed(
@@ -246,8 +256,24 @@ export class ImportWriter {
         ),
       );
     }
-    await this.timed('tags', this.assignTags(em, orgId, targets, tagIds));
+    // New contacts carry their tag_ids already (the tag_ids trigger skips them); existing ones
+    // are rewritten by it as before.
+    if (created.length) {
+      await this.presetByWriter(em, true);
+      await this.timed('tags', this.assignTags(em, orgId, created, tagIds, false));
+      await this.presetByWriter(em, false);
+    }
+    await this.timed('tags', this.assignTags(em, orgId, existingOnes, tagIds, true));
     return { newCount, duplicateCount };
+  }
+
+  /**
+   * Tells the channel-mask and tag_ids insert triggers that the next statements only add rows
+   * of contacts this transaction inserted with channel_mask and tag_ids already right
+   * (migration 1763700003600), or that they no longer do. Transaction-local.
+   */
+  private async presetByWriter(em: EntityManager, on: boolean): Promise<void> {
+    await em.query(`SELECT set_config('contacts.preset_by_writer', $1, true)`, [on ? 'on' : 'off']);
   }
 
   /**
@@ -346,6 +372,9 @@ export class ImportWriter {
         ],
       ),
     );
+  }
+
+  private async insertEmails(em: EntityManager, orgId: string, created: Target[]) {
     const withEmail = created.filter((t) => t.emailEnc);
     if (withEmail.length) {
       await this.timed(
@@ -401,11 +430,17 @@ export class ImportWriter {
   }
 
   /**
-   * SMS, WhatsApp and Telegram records. A new contact's first record of a channel is primary; on
+   * SMS, WhatsApp and Telegram records of new contacts (`isNew`) or of existing ones, never
+   * both in one call. A new contact's first record of a channel is primary; on
    * an existing contact a number it already has is not added again, and an added record is
    * primary only when the contact had none on that channel.
    */
-  private async insertChannels(em: EntityManager, orgId: string, targets: Target[]) {
+  private async insertChannels(
+    em: EntityManager,
+    orgId: string,
+    targets: Target[],
+    isNew: boolean,
+  ) {
     const specs = [
       {
         table: 'contact_sms',
@@ -421,70 +456,64 @@ export class ImportWriter {
       },
     ];
     for (const spec of specs) {
-      for (const isNew of [true, false]) {
-        const c: string[] = [];
-        const p: string[] = [];
-        const h: string[] = [];
-        const cc: string[] = [];
-        const primary: boolean[] = [];
-        for (const t of targets) {
-          if (t.isNew !== isNew) continue;
-          let first = true;
-          for (const phone of spec.pick(t).values()) {
-            c.push(t.contactId);
-            p.push(phone.enc);
-            h.push(phone.hash);
-            cc.push(phone.countryCode);
-            primary.push(first);
-            first = false;
-          }
-        }
-        if (!c.length) continue;
-        await em.query(
-          `INSERT INTO ${spec.table} (id, organization_id, contact_id, phone_number, phone_hash,
-                                      country_code, is_primary${spec.extraCols})
-           SELECT u.id, $1, u.c, u.p, u.h, u.cc,
-                  ${isNew ? 'u.pr' : `u.pr AND NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c)`}
-                  ${spec.extraVals}
-             FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::uuid[])
-                  AS u(c, p, h, cc, pr, id)
-            ${isNew ? '' : `WHERE NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c AND x.phone_hash = u.h)`}`,
-          [orgId, c, p, h, cc, primary, c.map(() => uuidv7())],
-        );
-      }
-    }
-    for (const isNew of [true, false]) {
       const c: string[] = [];
       const p: string[] = [];
       const h: string[] = [];
       const cc: string[] = [];
-      const u: string[] = [];
       const primary: boolean[] = [];
       for (const t of targets) {
-        if (t.isNew !== isNew) continue;
         let first = true;
-        for (const tg of t.telegram.values()) {
+        for (const phone of spec.pick(t).values()) {
           c.push(t.contactId);
-          p.push(tg.enc);
-          h.push(tg.hash);
-          cc.push(tg.countryCode);
-          u.push(tg.usernameEnc);
+          p.push(phone.enc);
+          h.push(phone.hash);
+          cc.push(phone.countryCode);
           primary.push(first);
           first = false;
         }
       }
       if (!c.length) continue;
       await em.query(
-        `INSERT INTO contact_telegram (id, organization_id, contact_id, phone_number, phone_hash,
-                                       country_code, username, status, is_primary)
-         SELECT u.id, $1, u.c, u.p, u.h, u.cc, u.un, 'active',
-                ${isNew ? 'u.pr' : 'u.pr AND NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c)'}
-           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[])
-                AS u(c, p, h, cc, un, pr, id)
-          ${isNew ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c AND x.phone_hash = u.h)'}`,
-        [orgId, c, p, h, cc, u, primary, c.map(() => uuidv7())],
+        `INSERT INTO ${spec.table} (id, organization_id, contact_id, phone_number, phone_hash,
+                                    country_code, is_primary${spec.extraCols})
+         SELECT u.id, $1, u.c, u.p, u.h, u.cc,
+                ${isNew ? 'u.pr' : `u.pr AND NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c)`}
+                ${spec.extraVals}
+           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::uuid[])
+                AS u(c, p, h, cc, pr, id)
+          ${isNew ? '' : `WHERE NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c AND x.phone_hash = u.h)`}`,
+        [orgId, c, p, h, cc, primary, c.map(() => uuidv7())],
       );
     }
+    const c: string[] = [];
+    const p: string[] = [];
+    const h: string[] = [];
+    const cc: string[] = [];
+    const u: string[] = [];
+    const primary: boolean[] = [];
+    for (const t of targets) {
+      let first = true;
+      for (const tg of t.telegram.values()) {
+        c.push(t.contactId);
+        p.push(tg.enc);
+        h.push(tg.hash);
+        cc.push(tg.countryCode);
+        u.push(tg.usernameEnc);
+        primary.push(first);
+        first = false;
+      }
+    }
+    if (!c.length) return;
+    await em.query(
+      `INSERT INTO contact_telegram (id, organization_id, contact_id, phone_number, phone_hash,
+                                     country_code, username, status, is_primary)
+       SELECT u.id, $1, u.c, u.p, u.h, u.cc, u.un, 'active',
+              ${isNew ? 'u.pr' : 'u.pr AND NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c)'}
+         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[])
+              AS u(c, p, h, cc, un, pr, id)
+        ${isNew ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c AND x.phone_hash = u.h)'}`,
+      [orgId, c, p, h, cc, u, primary, c.map(() => uuidv7())],
+    );
   }
 
   /**
@@ -517,12 +546,18 @@ export class ImportWriter {
     return byTarget;
   }
 
-  /** Tag assignments of the batch's contacts (new ones already carry them in tag_ids). */
+  /**
+   * Tag assignments of the batch's contacts (new ones already carry them in tag_ids).
+   * `existing`: the contacts may have some of them already (ON CONFLICT DO NOTHING); a new
+   * contact has none and its ids are distinct, so its rows go in as a plain insert (a
+   * speculative insertion costs an extra index probe and WAL record per row).
+   */
   private async assignTags(
     em: EntityManager,
     orgId: string,
     targets: Target[],
     tagIds: Map<Target, string[]>,
+    existing: boolean,
   ): Promise<void> {
     const contactIds: string[] = [];
     const ids: string[] = [];
@@ -536,7 +571,7 @@ export class ImportWriter {
     await em.query(
       `INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id)
        SELECT u.c, u.t, $1 FROM unnest($2::uuid[], $3::uuid[]) AS u(c, t) ORDER BY 1, 2
-       ON CONFLICT (contact_id, tag_id) DO NOTHING`,
+       ${existing ? 'ON CONFLICT (contact_id, tag_id) DO NOTHING' : ''}`,
       [orgId, contactIds, ids],
     );
   }

@@ -39,7 +39,8 @@ const TAG_IDS_OF = `coalesce((SELECT array_agg(a.tag_id ORDER BY a.tag_id)
                                  FROM contact_tag_assignments a
                                 WHERE a.contact_id = c.id), '{}')`;
 
-function tagIdsFunction(op: string, ids: string): string {
+/** `guard`: statements run first (migration 1763700003600 adds its early return). */
+export function tagIdsFunction(op: string, ids: string, guard = ''): string {
   // After an insert, a contact whose array already holds every new tag is right (its array was
   // right before, or its writer set it); a delete or update recomputes and compares.
   // (The added tags are grouped per contact first: the planner then probes contacts by key
@@ -54,18 +55,18 @@ function tagIdsFunction(op: string, ids: string): string {
   return `
     CREATE OR REPLACE FUNCTION contact_tag_ids_on_${op}() RETURNS trigger LANGUAGE plpgsql
     SET jit = off AS $$
-    BEGIN
+    BEGIN${guard}
       ${dynamic(`SELECT 1 FROM contacts WHERE id IN (${ids}) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
       ${dynamic(update)};
       RETURN NULL;
     END $$`;
 }
 
-function maskInsertFunction(table: string, bit: number): string {
+export function maskInsertFunction(table: string, bit: number, guard = ''): string {
   return `
     CREATE OR REPLACE FUNCTION ${table}_mask_on_insert() RETURNS trigger LANGUAGE plpgsql
     SET jit = off AS $$
-    BEGIN
+    BEGIN${guard}
       ${dynamic(`SELECT 1 FROM contacts WHERE id IN (SELECT contact_id FROM new_rows) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
       ${dynamic(`UPDATE contacts c SET channel_mask = c.channel_mask | ${bit} WHERE c.id IN (SELECT contact_id FROM new_rows) AND c.channel_mask & ${bit} = 0`)};
       RETURN NULL;
@@ -136,7 +137,7 @@ function countersUpdateFunction(linear: boolean): string {
     END $$`;
 }
 
-const TAG_ID_SOURCES: [op: string, ids: string][] = [
+export const TAG_ID_SOURCES: [op: string, ids: string][] = [
   ['insert', 'SELECT contact_id FROM new_rows'],
   ['delete', 'SELECT contact_id FROM old_rows'],
   ['update', 'SELECT contact_id FROM old_rows UNION SELECT contact_id FROM new_rows'],

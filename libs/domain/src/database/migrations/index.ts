@@ -17,6 +17,7 @@ import { MessageRawBytea1763700001610 } from './1763700001610-message-raw-bytea'
 import { DeliveryFillfactor1763700001800 } from './1763700001800-delivery-fillfactor';
 import { WebhookDeliveryQueue1763700003000 } from './1763700003000-webhook-delivery-queue';
 import { ContactEventOutbox1763700003300 } from './1763700003300-contact-event-outbox';
+import { ContactWriterPreset1763700003600 } from './1763700003600-contact-writer-preset';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   DeliveryFillfactor1763700001800,
   WebhookDeliveryQueue1763700003000,
   ContactEventOutbox1763700003300,
+  ContactWriterPreset1763700003600,
 ];
