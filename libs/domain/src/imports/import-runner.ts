@@ -15,7 +15,7 @@ import { ContactListsService } from '../contacts/contact-lists.service';
 import { inTransaction } from '../contacts/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { ContactImport } from './contact-import.entity';
-import { countCsvRecords, csvLine, describeCsvError, readCsv } from './csv-file';
+import { csvLine, describeCsvError, readCsv } from './csv-file';
 import { checkRow, compileMappings, CompiledMapping } from './import-fields';
 import { EmailHashFilter } from './email-hash-filter';
 import { ImportStorage } from './import-storage';
@@ -297,18 +297,7 @@ export class ImportRunner {
     let lastReport = Date.now();
     let pendingLines: string[] = [];
     try {
-      // Partial uploads on: only the count is needed (and the parser's verdict on the file's
-      // syntax). A file of the ordinary shape is counted from its bytes, several times cheaper
-      // than parsing it; any other file is parsed as before (countCsvRecords says which).
-      const counted = validate
-        ? null
-        : await countCsvRecords(source, imp.delimiter, async (records) => {
-            if (Date.now() - lastReport < 500) return;
-            lastReport = Date.now();
-            await this.progress(imp.id, lease, Math.max(0, records - 1), isLost);
-          });
-      if (counted !== null) rows = Math.max(0, counted - 1);
-      for await (const rec of counted === null ? this.records(source, imp.delimiter, 0) : []) {
+      for await (const rec of this.records(source, imp.delimiter, 0)) {
         if (header) {
           header = false;
           continue;
