@@ -11,8 +11,9 @@ import { ContactList } from './contact-list.entity';
 import { ContactListMembership } from './contact-list-membership.entity';
 import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
-import { ContactView } from './contact-views';
+import { ContactResponseSource, ContactView, Listed } from './contact-views';
 import { Contact } from './contact.entity';
+import { isoFromPgJsonTimestamp } from './json-instant';
 import { normalisePhone } from './phone-number';
 
 export interface SqlQuery {
@@ -60,6 +61,9 @@ const AS_RETURNED = new Set([
   'int',
   'jsonb',
 ]);
+
+/** Column types hydrated as a Date (the ones a listed page prints without one). */
+const TIMESTAMP_TYPES = new Set(['timestamptz', 'timestamp with time zone']);
 
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
@@ -182,12 +186,14 @@ export class ContactsRepository {
   /**
    * Runs the page statement: its contacts with every channel array (empty when the contact has no
    * record) and tag names, and the total. Records become entities through `hydrate`, exactly as
-   * the loaders' rows do (decryption by `encryptedColumn` included).
+   * the loaders' rows do (decryption by `encryptedColumn` included), except that timestamps in
+   * PostgreSQL's UTC JSON form are kept as their `toISOString` text (json-instant.ts): the page
+   * is only printed, and a Date per timestamp cost ~1 µs, ~0.5 ms a first page.
    */
   async listPage(
     query: { page: SqlQuery; count: SqlQuery },
     pageNumber: number,
-  ): Promise<{ views: ContactView[]; total: number }> {
+  ): Promise<{ views: ContactResponseSource[]; total: number }> {
     type PageRow = Record<string, unknown> & {
       total: string;
       contact: Record<string, unknown>;
@@ -198,16 +204,17 @@ export class ContactsRepository {
       // An empty first page means nothing matches; past the last page the total is counted apart.
       return { views: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
     }
-    const contacts = this.hydrate<Contact>(
+    const contacts = this.hydrate<Listed<Contact>>(
       Contact,
       raw.map((r) => r.contact),
+      { instants: 'iso' },
     );
     const views = raw.map((row, i) => {
-      const view: ContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
+      const view: ContactResponseSource = { contact: contacts[i], tags: row.tag_names ?? [] };
       for (const ch of CONTACT_CHANNELS) {
         const records = row[`ch_${ch}`] as Record<string, unknown>[] | null;
         (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = records
-          ? this.hydrate(CHANNEL_INFO[ch].entity, records)
+          ? this.hydrate(CHANNEL_INFO[ch].entity, records, { instants: 'iso' })
           : [];
       }
       return view;
@@ -273,10 +280,18 @@ export class ContactsRepository {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
     entity: Function,
     rows: Record<string, unknown>[],
-    /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
-    alias?: string,
+    opts: {
+      /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
+      alias?: string;
+      /**
+       * 'iso': a timestamp column in PostgreSQL's UTC JSON form becomes its `toISOString` text
+       * instead of a Date (any other form still becomes a Date); the result is then `Listed`.
+       */
+      instants?: 'iso';
+    } = {},
   ): T[] {
-    const cacheKey = `${entity.name}:${alias ?? ''}`;
+    const { alias, instants } = opts;
+    const cacheKey = `${entity.name}:${alias ?? ''}:${instants ?? ''}`;
     let hydrator = this.hydrators.get(cacheKey);
     if (!hydrator) {
       const meta = this.ds.getMetadata(entity);
@@ -297,13 +312,27 @@ export class ContactsRepository {
           typeof column.type === 'string' &&
           AS_RETURNED.has(column.type),
       );
+      const printed = cols.map(
+        ({ column }) =>
+          instants === 'iso' &&
+          !column.transformer &&
+          !column.isArray &&
+          typeof column.type === 'string' &&
+          TIMESTAMP_TYPES.has(column.type),
+      );
       hydrator = (row) => {
         const out = Object.create(proto) as ObjectLiteral;
         for (let i = 0; i < cols.length; i++) {
           const { column, key } = cols[i];
-          out[column.propertyName] = plain[i]
-            ? row[key]
-            : driver.prepareHydratedValue(row[key], column);
+          const value = row[key];
+          if (plain[i]) {
+            out[column.propertyName] = value;
+          } else if (printed[i] && typeof value === 'string') {
+            out[column.propertyName] =
+              isoFromPgJsonTimestamp(value) ?? driver.prepareHydratedValue(value, column);
+          } else {
+            out[column.propertyName] = driver.prepareHydratedValue(value, column);
+          }
         }
         return out;
       };
@@ -350,7 +379,7 @@ export class ContactsRepository {
           WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`,
         [orgId, ids],
       ),
-      'c',
+      { alias: 'c' },
     );
     const byId = new Map(found.map((c) => [c.id, c]));
     const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));
