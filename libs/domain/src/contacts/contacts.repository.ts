@@ -69,6 +69,16 @@ export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
 }
 
+interface HydrateOptions {
+  /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
+  alias?: string;
+  /**
+   * 'iso': a timestamp column in PostgreSQL's UTC JSON form becomes its `toISOString` text
+   * instead of a Date (any other form still becomes a Date); the result is then `Listed`.
+   */
+  instants?: 'iso';
+}
+
 @Injectable()
 export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -204,18 +214,21 @@ export class ContactsRepository {
       // An empty first page means nothing matches; past the last page the total is counted apart.
       return { views: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
     }
-    const contacts = this.hydrate<Listed<Contact>>(
-      Contact,
-      raw.map((r) => r.contact),
-      { instants: 'iso' },
-    );
-    const views = raw.map((row, i) => {
-      const view: ContactResponseSource = { contact: contacts[i], tags: row.tag_names ?? [] };
-      for (const ch of CONTACT_CHANNELS) {
-        const records = row[`ch_${ch}`] as Record<string, unknown>[] | null;
-        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = records
-          ? this.hydrate(CHANNEL_INFO[ch].entity, records, { instants: 'iso' })
-          : [];
+    // Hydrators looked up once per page, not per contact and channel.
+    const contactOf = this.hydratorFor(Contact, { instants: 'iso' });
+    const channels = CONTACT_CHANNELS.map((ch) => ({
+      column: `ch_${ch}`,
+      key: CHANNEL_INFO[ch].key,
+      hydrator: this.hydratorFor(CHANNEL_INFO[ch].entity, { instants: 'iso' }),
+    }));
+    const views = raw.map((row) => {
+      const view: ContactResponseSource = {
+        contact: contactOf(row.contact) as Listed<Contact>,
+        tags: row.tag_names ?? [],
+      };
+      for (const { column, key, hydrator } of channels) {
+        const records = row[column] as Record<string, unknown>[] | null;
+        (view as unknown as Record<string, unknown[]>)[key] = records ? records.map(hydrator) : [];
       }
       return view;
     });
@@ -280,16 +293,17 @@ export class ContactsRepository {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
     entity: Function,
     rows: Record<string, unknown>[],
-    opts: {
-      /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
-      alias?: string;
-      /**
-       * 'iso': a timestamp column in PostgreSQL's UTC JSON form becomes its `toISOString` text
-       * instead of a Date (any other form still becomes a Date); the result is then `Listed`.
-       */
-      instants?: 'iso';
-    } = {},
+    opts: HydrateOptions = {},
   ): T[] {
+    return rows.map(this.hydratorFor(entity, opts)) as T[];
+  }
+
+  /** The (cached) function turning one row of `entity` into an entity, see `hydrate`. */
+  private hydratorFor(
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+    entity: Function,
+    opts: HydrateOptions = {},
+  ): (row: Record<string, unknown>) => ObjectLiteral {
     const { alias, instants } = opts;
     const cacheKey = `${entity.name}:${alias ?? ''}:${instants ?? ''}`;
     let hydrator = this.hydrators.get(cacheKey);
@@ -338,7 +352,7 @@ export class ContactsRepository {
       };
       this.hydrators.set(cacheKey, hydrator);
     }
-    return rows.map(hydrator) as T[];
+    return hydrator;
   }
 
   private async channelRecords(
