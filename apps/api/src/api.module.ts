@@ -1,6 +1,6 @@
 // The HTTP transport: controllers over libs/domain, with one guard, one filter, one envelope.
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import {
   AppConfigModule,
   CampaignsModule,
@@ -24,7 +24,7 @@ import { ContactsController } from './contacts/contacts.controller';
 import { HealthController } from './health/health.controller';
 import { ContactImportsController } from './imports/contact-imports.controller';
 import { AuthGuard } from './http/auth.guard';
-import { EnvelopeInterceptor } from './http/envelope.interceptor';
+import { ResponseMessageGuard } from './http/envelope';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
 import { SegmentsController } from './segments/segments.controller';
@@ -70,9 +70,11 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     ContactImportsController,
   ],
   providers: [
+    // The success envelope is put on in the HTTP adapter (configureApp → installEnvelope), not by
+    // an interceptor; this guard only records each route's message for it.
+    { provide: APP_GUARD, useClass: ResponseMessageGuard },
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
-    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })

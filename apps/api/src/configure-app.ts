@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppConfig } from '@app/domain';
 import { installBodyParsers } from './http/body-parsers';
 import { installClientErrorHandler } from './http/client-errors';
+import { installEnvelope } from './http/envelope';
 import { installOpenApi } from './http/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
 
@@ -14,6 +15,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   // API answers are per-credential and dynamic: hashing every body for an ETag costs CPU for nothing.
   express.set('etag', false);
   installClientErrorHandler(express.getHttpServer());
+  installEnvelope(app);
   app.use(requestContextMiddleware);
   installBodyParsers(app);
   installOpenApi(app);

@@ -15,7 +15,7 @@ import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import { ImportsService, toImportResponse } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
-import { RawResponse } from '../http/envelope.interceptor';
+import { RawResponse } from '../http/envelope';
 import { uuidParam } from '../http/params';
 import { PageQueryDto } from '../tenancy/api-keys.dto';
 import { StartImportDto } from './contact-imports.dto';

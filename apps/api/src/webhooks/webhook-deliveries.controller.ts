@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { WebhookDeliveryService } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
-import { RawResponse } from '../http/envelope.interceptor';
+import { RawResponse } from '../http/envelope';
 import { uuidParam } from '../http/params';
 import { DeliveryListQueryDto } from './webhooks.dto';
 import { toDeliveryResponse } from './webhooks.mapper';

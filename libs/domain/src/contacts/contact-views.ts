@@ -17,24 +17,49 @@ import type { ContactTag } from './contact-tag.entity';
 /**
  * Timestamps leave as ISO 8601 strings (what JSON.stringify would produce from the Date): turning
  * them into strings here is several times cheaper than letting JSON call Date.toJSON on a
- * thousand dates per page.
+ * thousand dates per page. A string is already that text (a listed page, see `Listed`).
  */
-function iso(d: Date | null | undefined): string | null {
-  return d ? d.toISOString() : null;
+function iso(d: Date | string | null | undefined): string | null {
+  if (!d) return null;
+  return typeof d === 'string' ? d : d.toISOString();
 }
 
-export interface ContactView {
-  contact: Contact;
+/**
+ * An entity as GET /contacts reads it: every timestamp either a Date or already its
+ * `toISOString` text (the page statement's JSON columns are printed without a Date, see
+ * json-instant.ts). The mappers below take this, so one mapper serves both reads.
+ */
+export type Listed<T> = {
+  [K in keyof T]: T[K] extends Date
+    ? Date | string
+    : T[K] extends Date | null
+      ? Date | string | null
+      : T[K];
+};
+
+/** What `toContactResponse` reads: a ContactView, or a contact of a listed page. */
+export interface ContactResponseSource {
+  contact: Listed<Contact>;
   /** Tag names; empty when tags were not loaded. */
   tags: string[];
+  emails?: Listed<ContactEmail>[];
+  smsNumbers?: Listed<ContactSms>[];
+  whatsappAccounts?: Listed<ContactWhatsapp>[];
+  telegramAccounts?: Listed<ContactTelegram>[];
+  imessageAccounts?: Listed<ContactImessage>[];
+  pushNotifications?: Listed<ContactPush>[];
+  tagRecords?: ContactTag[];
+  listMemberships?: MembershipView[];
+}
+
+export interface ContactView extends ContactResponseSource {
+  contact: Contact;
   emails?: ContactEmail[];
   smsNumbers?: ContactSms[];
   whatsappAccounts?: ContactWhatsapp[];
   telegramAccounts?: ContactTelegram[];
   imessageAccounts?: ContactImessage[];
   pushNotifications?: ContactPush[];
-  tagRecords?: ContactTag[];
-  listMemberships?: MembershipView[];
 }
 
 export interface ListView {
@@ -49,7 +74,7 @@ export interface MembershipView {
   contactList?: ListView;
 }
 
-export function toEmailResponse(e: ContactEmail) {
+export function toEmailResponse(e: Listed<ContactEmail>) {
   return {
     id: e.id,
     contactId: e.contactId,
@@ -67,7 +92,7 @@ export function toEmailResponse(e: ContactEmail) {
   };
 }
 
-export function toSmsResponse(s: ContactSms) {
+export function toSmsResponse(s: Listed<ContactSms>) {
   return {
     id: s.id,
     contactId: s.contactId,
@@ -82,7 +107,7 @@ export function toSmsResponse(s: ContactSms) {
   };
 }
 
-export function toWhatsappResponse(w: ContactWhatsapp) {
+export function toWhatsappResponse(w: Listed<ContactWhatsapp>) {
   return {
     id: w.id,
     contactId: w.contactId,
@@ -98,7 +123,7 @@ export function toWhatsappResponse(w: ContactWhatsapp) {
   };
 }
 
-export function toTelegramResponse(t: ContactTelegram) {
+export function toTelegramResponse(t: Listed<ContactTelegram>) {
   return {
     id: t.id,
     contactId: t.contactId,
@@ -113,7 +138,7 @@ export function toTelegramResponse(t: ContactTelegram) {
   };
 }
 
-export function toImessageResponse(i: ContactImessage) {
+export function toImessageResponse(i: Listed<ContactImessage>) {
   return {
     id: i.id,
     contactId: i.contactId,
@@ -127,7 +152,7 @@ export function toImessageResponse(i: ContactImessage) {
   };
 }
 
-export function toPushResponse(p: ContactPush) {
+export function toPushResponse(p: Listed<ContactPush>) {
   return {
     id: p.id,
     contactId: p.contactId,
@@ -197,7 +222,7 @@ export function toMembershipResponse(v: MembershipView) {
   return out;
 }
 
-export function toContactResponse(v: ContactView) {
+export function toContactResponse(v: ContactResponseSource) {
   const c = v.contact;
   const out: Record<string, unknown> = {
     id: c.id,

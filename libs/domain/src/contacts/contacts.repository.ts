@@ -11,8 +11,9 @@ import { ContactList } from './contact-list.entity';
 import { ContactListMembership } from './contact-list-membership.entity';
 import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
-import { ContactView } from './contact-views';
+import { ContactResponseSource, ContactView, Listed } from './contact-views';
 import { Contact } from './contact.entity';
+import { isoFromPgJsonTimestamp } from './json-instant';
 import { normalisePhone } from './phone-number';
 
 export interface SqlQuery {
@@ -61,8 +62,21 @@ const AS_RETURNED = new Set([
   'jsonb',
 ]);
 
+/** Column types hydrated as a Date (the ones a listed page prints without one). */
+const TIMESTAMP_TYPES = new Set(['timestamptz', 'timestamp with time zone']);
+
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
+}
+
+interface HydrateOptions {
+  /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
+  alias?: string;
+  /**
+   * 'iso': a timestamp column in PostgreSQL's UTC JSON form becomes its `toISOString` text
+   * instead of a Date (any other form still becomes a Date); the result is then `Listed`.
+   */
+  instants?: 'iso';
 }
 
 @Injectable()
@@ -182,12 +196,14 @@ export class ContactsRepository {
   /**
    * Runs the page statement: its contacts with every channel array (empty when the contact has no
    * record) and tag names, and the total. Records become entities through `hydrate`, exactly as
-   * the loaders' rows do (decryption by `encryptedColumn` included).
+   * the loaders' rows do (decryption by `encryptedColumn` included), except that timestamps in
+   * PostgreSQL's UTC JSON form are kept as their `toISOString` text (json-instant.ts): the page
+   * is only printed, and a Date per timestamp cost ~1 µs, ~0.5 ms a first page.
    */
   async listPage(
     query: { page: SqlQuery; count: SqlQuery },
     pageNumber: number,
-  ): Promise<{ views: ContactView[]; total: number }> {
+  ): Promise<{ views: ContactResponseSource[]; total: number }> {
     type PageRow = Record<string, unknown> & {
       total: string;
       contact: Record<string, unknown>;
@@ -198,17 +214,21 @@ export class ContactsRepository {
       // An empty first page means nothing matches; past the last page the total is counted apart.
       return { views: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
     }
-    const contacts = this.hydrate<Contact>(
-      Contact,
-      raw.map((r) => r.contact),
-    );
-    const views = raw.map((row, i) => {
-      const view: ContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
-      for (const ch of CONTACT_CHANNELS) {
-        const records = row[`ch_${ch}`] as Record<string, unknown>[] | null;
-        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = records
-          ? this.hydrate(CHANNEL_INFO[ch].entity, records)
-          : [];
+    // Hydrators looked up once per page, not per contact and channel.
+    const contactOf = this.hydratorFor(Contact, { instants: 'iso' });
+    const channels = CONTACT_CHANNELS.map((ch) => ({
+      column: `ch_${ch}`,
+      key: CHANNEL_INFO[ch].key,
+      hydrator: this.hydratorFor(CHANNEL_INFO[ch].entity, { instants: 'iso' }),
+    }));
+    const views = raw.map((row) => {
+      const view: ContactResponseSource = {
+        contact: contactOf(row.contact) as Listed<Contact>,
+        tags: row.tag_names ?? [],
+      };
+      for (const { column, key, hydrator } of channels) {
+        const records = row[column] as Record<string, unknown>[] | null;
+        (view as unknown as Record<string, unknown[]>)[key] = records ? records.map(hydrator) : [];
       }
       return view;
     });
@@ -273,10 +293,19 @@ export class ContactsRepository {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
     entity: Function,
     rows: Record<string, unknown>[],
-    /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
-    alias?: string,
+    opts: HydrateOptions = {},
   ): T[] {
-    const cacheKey = `${entity.name}:${alias ?? ''}`;
+    return rows.map(this.hydratorFor(entity, opts)) as T[];
+  }
+
+  /** The (cached) function turning one row of `entity` into an entity, see `hydrate`. */
+  private hydratorFor(
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+    entity: Function,
+    opts: HydrateOptions = {},
+  ): (row: Record<string, unknown>) => ObjectLiteral {
+    const { alias, instants } = opts;
+    const cacheKey = `${entity.name}:${alias ?? ''}:${instants ?? ''}`;
     let hydrator = this.hydrators.get(cacheKey);
     if (!hydrator) {
       const meta = this.ds.getMetadata(entity);
@@ -297,19 +326,33 @@ export class ContactsRepository {
           typeof column.type === 'string' &&
           AS_RETURNED.has(column.type),
       );
+      const printed = cols.map(
+        ({ column }) =>
+          instants === 'iso' &&
+          !column.transformer &&
+          !column.isArray &&
+          typeof column.type === 'string' &&
+          TIMESTAMP_TYPES.has(column.type),
+      );
       hydrator = (row) => {
         const out = Object.create(proto) as ObjectLiteral;
         for (let i = 0; i < cols.length; i++) {
           const { column, key } = cols[i];
-          out[column.propertyName] = plain[i]
-            ? row[key]
-            : driver.prepareHydratedValue(row[key], column);
+          const value = row[key];
+          if (plain[i]) {
+            out[column.propertyName] = value;
+          } else if (printed[i] && typeof value === 'string') {
+            out[column.propertyName] =
+              isoFromPgJsonTimestamp(value) ?? driver.prepareHydratedValue(value, column);
+          } else {
+            out[column.propertyName] = driver.prepareHydratedValue(value, column);
+          }
         }
         return out;
       };
       this.hydrators.set(cacheKey, hydrator);
     }
-    return rows.map(hydrator) as T[];
+    return hydrator;
   }
 
   private async channelRecords(
@@ -350,7 +393,7 @@ export class ContactsRepository {
           WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`,
         [orgId, ids],
       ),
-      'c',
+      { alias: 'c' },
     );
     const byId = new Map(found.map((c) => [c.id, c]));
     const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));
