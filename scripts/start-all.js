@@ -16,15 +16,45 @@ function run(file, args, env) {
   });
 }
 
+/**
+ * The embedded PostgreSQL in its own detached process (scripts/embedded-db.js), so a Ctrl-C or
+ * SIGTERM reaches the apps first and the server stops only once they have finished.
+ */
+function startDatabase(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'scripts/embedded-db.js')], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: true,
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    child.once('exit', (code, signal) => {
+      log('embedded PostgreSQL process exited', { code, signal });
+      reject(new Error(`the embedded PostgreSQL exited with ${code}`));
+    });
+    child.on('message', (m) => {
+      if (m.log) log(m.log);
+      else if (m.error) reject(new Error(m.error));
+      else if (m.url) {
+        resolve({
+          url: m.url,
+          stop: async () => {
+            if (child.exitCode === null && child.connected) child.send({ stop: true });
+            await exited;
+          },
+        });
+      }
+    });
+  });
+}
+
 async function main() {
   const env = { ...process.env };
   let stopDb = async () => undefined;
   if (!env.DATABASE_URL) {
-    const { startEmbeddedPostgres } = require(path.join(root, 'dist/apps/api/libs/domain/src/database/embedded-postgres.js'));
-    const dataDir = path.resolve(env.DATA_DIR || './.data');
-    const handle = await startEmbeddedPostgres(dataDir, Number(env.EMBEDDED_PG_PORT || 54329), (m) => log(m));
-    env.DATABASE_URL = handle.url;
-    stopDb = handle.stop;
+    const db = await startDatabase(env);
+    env.DATABASE_URL = db.url;
+    stopDb = db.stop;
   }
   log('applying migrations');
   await run(path.join(root, 'scripts/migrate.js'), [], env);
