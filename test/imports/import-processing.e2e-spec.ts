@@ -336,6 +336,76 @@ describe('Contact import processing', () => {
     expect(tag.contact_count).toBe(6000 - invalid.length);
   });
 
+  it('redoes a pipelined batch that got the import row before the previous batch committed', async () => {
+    const s = await createSession(app);
+    orgs.push(s.org.id);
+    // The first tag-assignment statement of this organization's import waits (so the next batch,
+    // begun beside it, is waiting for the import row), then fails as a concurrent write of one of
+    // its emails would: the batch rolls back and is retried, and the next batch, which then gets
+    // the import row out of turn, must roll back and be redone after it. A sequence, not a
+    // table, counts the calls: it is not rolled back with the failing transaction.
+    const fn = `test_fail_once_${s.org.id.replace(/-/g, '')}`;
+    await ds.query(`CREATE SEQUENCE ${fn}_seq`);
+    await ds.query(`
+      CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM new_rows WHERE organization_id = '${s.org.id}')
+           AND nextval('${fn}_seq') = 1 THEN
+          PERFORM pg_sleep(1.5);
+          RAISE EXCEPTION 'injected concurrent write' USING ERRCODE = '23505',
+            CONSTRAINT = 'contact_emails_organization_id_email_hash_key';
+        END IF;
+        RETURN NULL;
+      END $$`);
+    await ds.query(`
+      CREATE TRIGGER ${fn} AFTER INSERT ON contact_tag_assignments
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`);
+    try {
+      let csv = line(['email', 'status']);
+      for (let i = 1; i <= 3000; i++) csv += line([`redo${i}@redo.test`, 'active']);
+      const up = await upload(s, csv);
+      await start(s, up.import.id, {
+        fieldMappings: [
+          { csvHeader: 'email', serviceField: 'email' },
+          { csvHeader: 'status', serviceField: 'status' },
+        ],
+        tags: ['redo'],
+      });
+      const done = await waitForImport(s, up.import.id, { timeoutMs: 120_000 });
+      expect(done).toMatchObject({
+        status: 'completed',
+        processedRows: 3000,
+        newCount: 3000,
+        successCount: 3000,
+        errorCount: 0,
+        duplicateCount: 0,
+      });
+      const stats = worker.get(ImportRunner).lastRunStats();
+      expect(stats.pipelined).toBeGreaterThan(0);
+      expect(stats.redone).toBeGreaterThan(0);
+    } finally {
+      await ds.query(`DROP TRIGGER ${fn} ON contact_tag_assignments`);
+      await ds.query(`DROP FUNCTION ${fn}()`);
+      await ds.query(`DROP SEQUENCE ${fn}_seq`);
+    }
+    expect(await contactsOf(s)).toBe(3000);
+    const [{ n: distinctEmails }] = (await ds.query(
+      `SELECT count(DISTINCT email_hash)::int AS n FROM contact_emails WHERE organization_id = $1`,
+      [s.org.id],
+    )) as { n: number }[];
+    expect(distinctEmails).toBe(3000);
+    const [tag] = (await ds.query(
+      `SELECT contact_count FROM contact_tags WHERE organization_id = $1 AND name = 'redo'`,
+      [s.org.id],
+    )) as { contact_count: number }[];
+    expect(tag.contact_count).toBe(3000);
+    const [{ n: assigned }] = (await ds.query(
+      `SELECT count(*)::int AS n FROM contact_tag_assignments WHERE organization_id = $1`,
+      [s.org.id],
+    )) as { n: number }[];
+    expect(assigned).toBe(3000);
+  });
+
   it('cancel stops a processing import at its next batch; committed batches stay', async () => {
     const s = await createSession(app);
     orgs.push(s.org.id);
