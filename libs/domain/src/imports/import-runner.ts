@@ -33,6 +33,23 @@ class ImportFailure extends Error {}
 /** Errors from the CSV parser (the file itself is broken). */
 class CsvBroken extends Error {}
 
+/**
+ * A run's counts: batches, of which pipelined (begun beside the previous one) and redone (took
+ * the import row before the previous one committed, so rolled back and run again after it); ms
+ * per phase.
+ */
+function newRunStats() {
+  return {
+    batches: 0,
+    pipelined: 0,
+    redone: 0,
+    prepareMs: 0,
+    commitMs: 0,
+    waitMs: 0,
+    filterMs: 0,
+  };
+}
+
 /** A batch got the import row before the previous batch committed: it is redone after it. */
 class OutOfTurn extends Error {}
 
@@ -140,19 +157,7 @@ export class ImportRunner {
   private readonly leaseSeconds: number;
   private stopping = false;
   /** Where the last run's time went (logged when it ends; the bench reads the log). */
-  /**
-   * Batches, of which pipelined (begun beside the previous one) and redone (took the import row
-   * before the previous one committed, so rolled back and run again after it); ms per phase.
-   */
-  private stats = {
-    batches: 0,
-    pipelined: 0,
-    redone: 0,
-    prepareMs: 0,
-    commitMs: 0,
-    waitMs: 0,
-    filterMs: 0,
-  };
+  private stats = newRunStats();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -186,15 +191,7 @@ export class ImportRunner {
     const lease = randomUUID();
     const imp = await this.claim(importId, lease);
     if (!imp) return false;
-    this.stats = {
-      batches: 0,
-      pipelined: 0,
-      redone: 0,
-      prepareMs: 0,
-      commitMs: 0,
-      waitMs: 0,
-      filterMs: 0,
-    };
+    this.stats = newRunStats();
     this.writer.timings = {};
     const log = { importId, organizationId: imp.organizationId, attempt: imp.attempts };
     this.logger.log({ msg: 'import run started', ...log, resumeFromRow: imp.checkpointRow });
