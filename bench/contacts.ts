@@ -1,4 +1,5 @@
 // npm run bench -- contacts [--fresh] [--drop] [--duration 10] [--connections 10] [--processes N]
+//                           [--rounds 3]
 //
 // Seeds 1,000,000 contacts (emails for all, SMS numbers for 30 %, 0-2 tags each; names hashed
 // from the row number so no column correlates with another) into one
@@ -7,7 +8,9 @@
 // (autocannon in a child process) next to the very same SQL statements run straight through pg
 // with the same concurrency, and prints p50 / p99 / requests per second and the ratio. The API is
 // measured twice: in this process (one event loop), and as deployed with API_PROCESSES=N (the
-// compiled api, N processes sharing the port; default N = CPU count).
+// compiled api, N processes sharing the port; default N = CPU count). The throughput runs alternate
+// in rounds (SQL, API, API_PROCESSES=N, then again), so a swing of the machine's speed hits both
+// sides alike; each round gives a ratio and the figure is their median.
 import { INestApplication } from '@nestjs/common';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -25,7 +28,7 @@ import {
 } from '@app/domain';
 import type { ContactListQueryInput } from '@app/domain';
 import { createTestApp } from '../test/support/app';
-import { benchEnv, httpReady, startApp, stop } from './support/harness';
+import { benchEnv, httpReady, median, startApp, stop } from './support/harness';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +38,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '10' },
     contacts: { type: 'string', default: '1000000' },
     processes: { type: 'string', default: String(cpus().length) },
+    rounds: { type: 'string', default: '3' },
   },
 });
 
@@ -42,6 +46,7 @@ const N = Number(args.contacts);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 const PROCESSES = Number(args.processes);
+const ROUNDS = Math.max(1, Number(args.rounds));
 const CLUSTER_PORT = 3391;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 // BENCH_CONTACTS_DB names another database (e.g. when several sessions bench on one server).
@@ -449,27 +454,42 @@ async function main() {
       const url = `http://127.0.0.1:${port}/api/v1/user/contacts?${qs}`;
       const latencyBase = await direct(pool, repo, meta.orgId, input, 1, DURATION);
       const latencyOurs = await api(url, apiKey, 1, DURATION);
-      const loadBase = await direct(pool, repo, meta.orgId, input, CONNECTIONS, DURATION);
-      const loadOurs = await api(url, apiKey, CONNECTIONS, DURATION);
-      const loadCluster = await api(
-        url.replace(`:${port}/`, `:${CLUSTER_PORT}/`),
-        apiKey,
-        CONNECTIONS,
-        DURATION,
-      );
       const lines = [
         '',
         name,
         '  latency, 1 connection',
         `    baseline (same SQL through pg): ${fmt(latencyBase)}`,
         `    ours (GET through the API):     ${fmt(latencyOurs)}`,
-        `  throughput, ${CONNECTIONS} connections`,
-        `    baseline (same SQL through pg): ${fmt(loadBase)}`,
-        `    ours (GET through the API):     ${fmt(loadOurs)}`,
-        `    ratio (API req/s / SQL req/s):  ${(loadOurs.rps / loadBase.rps).toFixed(2)}`,
-        `    ours, API_PROCESSES=${PROCESSES}:          ${fmt(loadCluster).replace(/ \(.*\)$/, '')}`,
-        `    ratio, API_PROCESSES=${PROCESSES}:         ${(loadCluster.rps / loadBase.rps).toFixed(2)}`,
+        `  throughput, ${CONNECTIONS} connections, ${ROUNDS} rounds`,
       ];
+      const ratios: number[] = [];
+      const clusterRatios: number[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const loadBase = await direct(pool, repo, meta.orgId, input, CONNECTIONS, DURATION);
+        const loadOurs = await api(url, apiKey, CONNECTIONS, DURATION);
+        const loadCluster = await api(
+          url.replace(`:${port}/`, `:${CLUSTER_PORT}/`),
+          apiKey,
+          CONNECTIONS,
+          DURATION,
+        );
+        ratios.push(loadOurs.rps / loadBase.rps);
+        clusterRatios.push(loadCluster.rps / loadBase.rps);
+        lines.push(
+          `    round ${round}`,
+          `      baseline (same SQL through pg): ${fmt(loadBase)}`,
+          `      ours (GET through the API):     ${fmt(loadOurs)}`,
+          `      ours, API_PROCESSES=${PROCESSES}:          ${fmt(loadCluster).replace(/ \(.*\)$/, '')}`,
+          `      ratios: ${ratios.at(-1)!.toFixed(2)} one process, ` +
+            `${clusterRatios.at(-1)!.toFixed(2)} API_PROCESSES=${PROCESSES}`,
+        );
+      }
+      const spread = (r: number[]) =>
+        `${median(r).toFixed(2)} (rounds ${r.map((x) => x.toFixed(2)).join(' / ')})`;
+      lines.push(
+        `    ratio (API req/s / SQL req/s), median:  ${spread(ratios)}`,
+        `    ratio, API_PROCESSES=${PROCESSES}, median:         ${spread(clusterRatios)}`,
+      );
       process.stdout.write(lines.join('\n') + '\n');
     }
   } finally {

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { median } from './support/harness';
 
 const ADMIN_URL =
   process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -405,11 +406,6 @@ async function main(): Promise<void> {
   await worker.close();
   await app.close();
   sink.child.send('stop');
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 main().then(

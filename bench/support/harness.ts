@@ -129,3 +129,9 @@ export function processCpuMs(pid: number): number {
     return 0;
   }
 }
+
+/** The middle value (the upper one of the two middle values for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
