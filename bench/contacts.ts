@@ -46,7 +46,7 @@ const N = Number(args.contacts);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 const PROCESSES = Number(args.processes);
-const ROUNDS = Math.max(1, Number(args.rounds));
+const ROUNDS = Math.max(1, Math.trunc(Number(args.rounds)) || 1);
 const CLUSTER_PORT = 3391;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 // BENCH_CONTACTS_DB names another database (e.g. when several sessions bench on one server).
@@ -473,15 +473,17 @@ async function main() {
           CONNECTIONS,
           DURATION,
         );
-        ratios.push(loadOurs.rps / loadBase.rps);
-        clusterRatios.push(loadCluster.rps / loadBase.rps);
+        const ratio = loadOurs.rps / loadBase.rps;
+        const clusterRatio = loadCluster.rps / loadBase.rps;
+        ratios.push(ratio);
+        clusterRatios.push(clusterRatio);
         lines.push(
           `    round ${round}`,
           `      baseline (same SQL through pg): ${fmt(loadBase)}`,
           `      ours (GET through the API):     ${fmt(loadOurs)}`,
           `      ours, API_PROCESSES=${PROCESSES}:          ${fmt(loadCluster).replace(/ \(.*\)$/, '')}`,
-          `      ratios: ${ratios.at(-1)!.toFixed(2)} one process, ` +
-            `${clusterRatios.at(-1)!.toFixed(2)} API_PROCESSES=${PROCESSES}`,
+          `      ratios: ${ratio.toFixed(2)} one process, ` +
+            `${clusterRatio.toFixed(2)} API_PROCESSES=${PROCESSES}`,
         );
       }
       const spread = (r: number[]) =>
