@@ -36,7 +36,7 @@ import {
 } from '@app/domain';
 import { WebhookDispatcher } from '../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { WorkerModule } from '../apps/worker/src/worker.module';
-import { processCpuMs } from './support/harness';
+import { median, processCpuMs } from './support/harness';
 
 const N = Number(process.argv[2] ?? 5000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -110,8 +110,6 @@ async function profileStop(round: number, name: string): Promise<void> {
   const { profile } = (await post('Profiler.stop')) as { profile: unknown };
   writeFileSync(join(PROFILE_DIR!, `${name}.cpuprofile`), JSON.stringify(profile));
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const databaseUrl =
