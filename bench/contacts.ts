@@ -28,7 +28,17 @@ import {
 } from '@app/domain';
 import type { ContactListQueryInput } from '@app/domain';
 import { createTestApp } from '../test/support/app';
-import { benchEnv, httpReady, median, startApp, stop } from './support/harness';
+import {
+  backendsCpu,
+  backendsCpuSince,
+  benchEnv,
+  httpReady,
+  idleShareSince,
+  machineTicks,
+  median,
+  startApp,
+  stop,
+} from './support/harness';
 
 const { values: args } = parseArgs({
   options: {
@@ -285,6 +295,26 @@ interface Figures {
   rps: number;
   /** CPU of this process per request: the pg client (baseline) or the whole API (ours). */
   cpuMs: number;
+  /** CPU of the bench database's PostgreSQL backends per request (0 when the server is remote). */
+  pgMs: number;
+  /** The share of the machine's CPU time that was idle during the run. */
+  idle: number;
+}
+
+/** Started right before a timed run; called after it with the run's request count. */
+type Meter = () => Promise<(requests: number) => Promise<Pick<Figures, 'pgMs' | 'idle'>>>;
+
+/** PostgreSQL's CPU per request and the machine's idle share, read from /proc around a run. */
+function meterOn(db: Client): Meter {
+  const query = async (sql: string) => (await db.query<{ pid: number }>(sql)).rows;
+  return async () => {
+    const pg = await backendsCpu(query);
+    const ticks = machineTicks();
+    return async (requests) => ({
+      idle: idleShareSince(ticks),
+      pgMs: (await backendsCpuSince(query, pg)) / requests,
+    });
+  };
 }
 
 function cpuMsSince(start: NodeJS.CpuUsage): number {
@@ -308,6 +338,7 @@ async function direct(
   input: ContactListQueryInput,
   connections: number,
   seconds: number,
+  meter: Meter,
 ): Promise<Figures> {
   const q = normaliseContactListQuery(input);
   const { count, page } = repo.listQueries(orgId, q);
@@ -317,6 +348,7 @@ async function direct(
   };
   for (let i = 0; i < 50; i++) await once(); // warm up
   const latencies: number[] = [];
+  const machine = await meter();
   const cpu = process.cpuUsage();
   const until = Date.now() + seconds * 1000;
   const started = process.hrtime.bigint();
@@ -330,12 +362,14 @@ async function direct(
     }),
   );
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuMs = cpuMsSince(cpu) / latencies.length;
   latencies.sort((a, b) => a - b);
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     rps: latencies.length / elapsed,
-    cpuMs: cpuMsSince(cpu) / latencies.length,
+    cpuMs,
+    ...(await machine(latencies.length)),
   };
 }
 
@@ -344,9 +378,15 @@ async function direct(
  * its own session: with autogroup scheduling the kernel shares CPU between sessions first, and the
  * baseline's load generator (this process) does not take from PostgreSQL's share either.
  */
-function api(url: string, apiKey: string, connections: number, seconds: number): Promise<Figures> {
+async function api(
+  url: string,
+  apiKey: string,
+  connections: number,
+  seconds: number,
+  meter: Meter,
+): Promise<Figures> {
   const bin = resolve(require.resolve('autocannon'), '..', 'autocannon.js');
-  const run = (duration: number) =>
+  const run = (duration: number, machine?: Awaited<ReturnType<Meter>>) =>
     new Promise<Figures>((done, fail) => {
       const cpu = process.cpuUsage();
       const child = spawn(
@@ -377,20 +417,25 @@ function api(url: string, apiKey: string, connections: number, seconds: number):
                 `status codes: ${JSON.stringify(r.statusCodeStats ?? {})}`,
             ),
           );
-        done({
-          p50: r.latency.p50,
-          p99: r.latency.p99,
-          rps: r.requests.average,
-          cpuMs: cpuMsSince(cpu) / r.requests.total,
-        });
+        const cpuMs = cpuMsSince(cpu) / r.requests.total;
+        const figures = { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, cpuMs };
+        if (!machine) return done({ ...figures, pgMs: NaN, idle: NaN });
+        machine(r.requests.total).then((m) => done({ ...figures, ...m }), fail);
       });
     });
-  return run(2).then(() => run(seconds));
+  await run(2); // warm up
+  return run(seconds, await meter());
 }
 
-const fmt = (f: Figures) =>
+/**
+ * One run's figures. CPU of this process is left out for the API_PROCESSES api (its processes
+ * are not this one); PostgreSQL's CPU per request and the idle share show what bounds the ratio:
+ * the two sides share the machine's cores with PostgreSQL.
+ */
+const fmt = (f: Figures, ownCpu = true) =>
   `p50 ${f.p50.toFixed(1)} ms  p99 ${f.p99.toFixed(1)} ms  ${f.rps.toFixed(0)} req/s  ` +
-  `(${f.cpuMs.toFixed(2)} ms CPU/request in this process)`;
+  `(${ownCpu ? `${f.cpuMs.toFixed(2)} ms CPU/request in this process, ` : ''}` +
+  `PostgreSQL ${f.pgMs.toFixed(2)} ms/request, ${(f.idle * 100).toFixed(0)} % idle)`;
 
 async function main() {
   const url = await ensureDatabase();
@@ -408,6 +453,7 @@ async function main() {
   const db = new Client({ connectionString: url });
   await db.connect();
   const pool = new Pool({ connectionString: url, max: 20 });
+  const meter = meterOn(db);
   let cluster: Awaited<ReturnType<typeof startApp>> | undefined;
   try {
     const meta = (await seeded(db)) ?? (await seed(app, db));
@@ -452,8 +498,8 @@ async function main() {
     );
     for (const [name, input, qs] of cases) {
       const url = `http://127.0.0.1:${port}/api/v1/user/contacts?${qs}`;
-      const latencyBase = await direct(pool, repo, meta.orgId, input, 1, DURATION);
-      const latencyOurs = await api(url, apiKey, 1, DURATION);
+      const latencyBase = await direct(pool, repo, meta.orgId, input, 1, DURATION, meter);
+      const latencyOurs = await api(url, apiKey, 1, DURATION, meter);
       const lines = [
         '',
         name,
@@ -464,24 +510,29 @@ async function main() {
       ];
       const ratios: number[] = [];
       const clusterRatios: number[] = [];
+      const pgBase: number[] = [];
+      const pgOurs: number[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
-        const loadBase = await direct(pool, repo, meta.orgId, input, CONNECTIONS, DURATION);
-        const loadOurs = await api(url, apiKey, CONNECTIONS, DURATION);
+        const loadBase = await direct(pool, repo, meta.orgId, input, CONNECTIONS, DURATION, meter);
+        const loadOurs = await api(url, apiKey, CONNECTIONS, DURATION, meter);
         const loadCluster = await api(
           url.replace(`:${port}/`, `:${CLUSTER_PORT}/`),
           apiKey,
           CONNECTIONS,
           DURATION,
+          meter,
         );
         const ratio = loadOurs.rps / loadBase.rps;
         const clusterRatio = loadCluster.rps / loadBase.rps;
         ratios.push(ratio);
         clusterRatios.push(clusterRatio);
+        pgBase.push(loadBase.pgMs);
+        pgOurs.push(loadOurs.pgMs);
         lines.push(
           `    round ${round}`,
           `      baseline (same SQL through pg): ${fmt(loadBase)}`,
           `      ours (GET through the API):     ${fmt(loadOurs)}`,
-          `      ours, API_PROCESSES=${PROCESSES}:          ${fmt(loadCluster).replace(/ \(.*\)$/, '')}`,
+          `      ours, API_PROCESSES=${PROCESSES}:          ${fmt(loadCluster, false)}`,
           `      ratios: ${ratio.toFixed(2)} one process, ` +
             `${clusterRatio.toFixed(2)} API_PROCESSES=${PROCESSES}`,
         );
@@ -491,6 +542,8 @@ async function main() {
       lines.push(
         `    ratio (API req/s / SQL req/s), median:  ${spread(ratios)}`,
         `    ratio, API_PROCESSES=${PROCESSES}, median:         ${spread(clusterRatios)}`,
+        `    PostgreSQL CPU/request, median: ${median(pgBase).toFixed(2)} ms for the SQL, ` +
+          `${median(pgOurs).toFixed(2)} ms for the same statement under the API (one process)`,
       );
       process.stdout.write(lines.join('\n') + '\n');
     }

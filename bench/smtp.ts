@@ -13,6 +13,8 @@ import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import {
   admin,
+  backendsCpu,
+  backendsCpuSince,
   benchDatabase,
   benchEnv,
   fmt,
@@ -54,19 +56,12 @@ async function withCpu(
   run: () => Promise<Run>,
   count: number,
 ): Promise<Run & { relayCpu: number; pgCpu: number }> {
-  const backends = async () =>
-    (
-      (await db.query(
-        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-      )) as { rows: { pid: number }[] }
-    ).rows.map((r) => r.pid);
-  const before = await backends();
-  const pg0 = new Map(before.map((p) => [p, processCpuMs(p)]));
+  const query = async (sql: string) => (await db.query<{ pid: number }>(sql)).rows;
+  const pg0 = await backendsCpu(query);
   const relay0 = processCpuMs(relayPid);
   const r = await run();
   const relayCpu = (processCpuMs(relayPid) - relay0) / count;
-  let pg = 0;
-  for (const p of await backends()) pg += processCpuMs(p) - (pg0.get(p) ?? 0);
+  const pg = await backendsCpuSince(query, pg0);
   return { ...r, relayCpu, pgCpu: pg / count };
 }
 

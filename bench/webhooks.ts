@@ -36,7 +36,7 @@ import {
 } from '@app/domain';
 import { WebhookDispatcher } from '../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { WorkerModule } from '../apps/worker/src/worker.module';
-import { median, processCpuMs } from './support/harness';
+import { backendsCpu, backendsCpuSince, median, processCpuMs } from './support/harness';
 
 const N = Number(process.argv[2] ?? 5000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -170,16 +170,10 @@ async function main(): Promise<void> {
     while (dispatcher.attemptsRecorded < recordedBefore + n)
       await new Promise((r) => setTimeout(r, 2));
   };
-  const pgBackends = async (): Promise<number[]> =>
-    (
-      (await ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)) as {
-        pid: number;
-      }[]
-    ).map((r) => r.pid);
+  const query = (sql: string): Promise<{ pid: number }[]> => ds.query(sql);
   /** CPU of this process, the receiver and this database's PostgreSQL backends. */
   const cpuSnapshot = async () => {
-    const pg = new Map<number, number>();
-    for (const pid of await pgBackends()) pg.set(pid, processCpuMs(pid));
+    const pg = await backendsCpu(query);
     const [db] = (await ds.query(
       `SELECT xact_commit::int AS commits FROM pg_stat_database WHERE datname = current_database()`,
     )) as { commits: number }[];
@@ -190,9 +184,7 @@ async function main(): Promise<void> {
   const cpuPer = async (since: CpuSnapshot, n: number) => {
     const node = cpuMsPer(since.node, n);
     const receiver = (processCpuMs(child.pid!) - since.receiver) / n;
-    let pgMs = 0;
-    // A backend that connected since the snapshot spent all its CPU in the interval.
-    for (const pid of await pgBackends()) pgMs += processCpuMs(pid) - (since.pg.get(pid) ?? 0);
+    const pgMs = await backendsCpuSince(query, since.pg);
     // Statistics reach pg_stat_database up to a second late: an approximate figure.
     const [db] = (await ds.query(
       `SELECT xact_commit::int - $1 AS commits FROM pg_stat_database WHERE datname = current_database()`,

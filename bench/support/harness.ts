@@ -130,6 +130,54 @@ export function processCpuMs(pid: number): number {
   }
 }
 
+/** Runs a statement on a connection to the bench database and returns its rows. */
+export type RowsQuery = (sql: string) => Promise<{ pid: number }[]>;
+
+const BACKENDS = `SELECT pid FROM pg_stat_activity
+  WHERE datname = current_database() AND backend_type = 'client backend'`;
+
+/**
+ * CPU (ms) each client backend of the bench database has used so far, by pid (the one running
+ * this lookup included: a few statements per run). PostgreSQL must run on this host; a remote
+ * server reads as 0.
+ */
+export async function backendsCpu(query: RowsQuery): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  for (const { pid } of await query(BACKENDS)) cpu.set(pid, processCpuMs(pid));
+  return cpu;
+}
+
+/**
+ * CPU (ms) the bench database's backends used since `before`. A backend that connected since then
+ * spent all of its CPU in the interval; one that disconnected is not counted (pools keep theirs).
+ */
+export async function backendsCpuSince(
+  query: RowsQuery,
+  before: Map<number, number>,
+): Promise<number> {
+  let ms = 0;
+  for (const [pid, now] of await backendsCpu(query)) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
+/** The whole machine's idle and total CPU time so far, in clock ticks (Linux /proc/stat). */
+export function machineTicks(): { idle: number; total: number } {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal guest guest_nice
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9);
+    const n = ticks.map(Number);
+    return { idle: n[3] + n[4], total: n.reduce((a, b) => a + b, 0) };
+  } catch {
+    return { idle: 0, total: 0 };
+  }
+}
+
+/** The share (0-1) of the machine's CPU time that was idle since `before` (NaN where unknown). */
+export function idleShareSince(before: { idle: number; total: number }): number {
+  const now = machineTicks();
+  return (now.idle - before.idle) / (now.total - before.total);
+}
+
 /** The middle value (the upper one of the two middle values for an even count). */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
