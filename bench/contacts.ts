@@ -386,8 +386,8 @@ async function api(
   meter: Meter,
 ): Promise<Figures> {
   const bin = resolve(require.resolve('autocannon'), '..', 'autocannon.js');
-  const run = (duration: number, machine?: Awaited<ReturnType<Meter>>) =>
-    new Promise<Figures>((done, fail) => {
+  const run = (duration: number) =>
+    new Promise<Omit<Figures, 'pgMs' | 'idle'> & { requests: number }>((done, fail) => {
       const cpu = process.cpuUsage();
       const child = spawn(
         process.execPath,
@@ -417,14 +417,19 @@ async function api(
                 `status codes: ${JSON.stringify(r.statusCodeStats ?? {})}`,
             ),
           );
-        const cpuMs = cpuMsSince(cpu) / r.requests.total;
-        const figures = { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, cpuMs };
-        if (!machine) return done({ ...figures, pgMs: NaN, idle: NaN });
-        machine(r.requests.total).then((m) => done({ ...figures, ...m }), fail);
+        done({
+          p50: r.latency.p50,
+          p99: r.latency.p99,
+          rps: r.requests.average,
+          cpuMs: cpuMsSince(cpu) / r.requests.total,
+          requests: r.requests.total,
+        });
       });
     });
   await run(2); // warm up
-  return run(seconds, await meter());
+  const machine = await meter();
+  const { requests, ...figures } = await run(seconds);
+  return { ...figures, ...(await machine(requests)) };
 }
 
 /**

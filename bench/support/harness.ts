@@ -136,14 +136,24 @@ export type RowsQuery = (sql: string) => Promise<{ pid: number }[]>;
 const BACKENDS = `SELECT pid FROM pg_stat_activity
   WHERE datname = current_database() AND backend_type = 'client backend'`;
 
+/** Whether `pid` is a PostgreSQL process on this host (a remote server's pids are not). */
+function isLocalPostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * CPU (ms) each client backend of the bench database has used so far, by pid (the one running
- * this lookup included: a few statements per run). PostgreSQL must run on this host; a remote
- * server reads as 0.
+ * this lookup included: a few statements per run). Only a server on this host can be read: a
+ * remote one gives an empty map, so its CPU reads as 0.
  */
 export async function backendsCpu(query: RowsQuery): Promise<Map<number, number>> {
   const cpu = new Map<number, number>();
-  for (const { pid } of await query(BACKENDS)) cpu.set(pid, processCpuMs(pid));
+  for (const { pid } of await query(BACKENDS))
+    if (isLocalPostgres(pid)) cpu.set(pid, processCpuMs(pid));
   return cpu;
 }
 
