@@ -15,12 +15,9 @@ type Parser = (req: Request, res: Response, next: NextFunction) => void;
 /** Bodies up to this size are read before authentication; larger or chunked ones after it. */
 export const EARLY_BODY_BYTES = 64 * 1024;
 
-/** Content types a parser reads (multipart: the import upload streams it to disk itself). */
-const READABLE_TYPES = [
-  'application/json',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-];
+/** Content types parsed here, and those a route reads (multipart: the import upload streams it). */
+const PARSED_TYPES = ['application/json', 'application/x-www-form-urlencoded'];
+const READABLE_TYPES = [...PARSED_TYPES, 'multipart/form-data'];
 
 /** Set on a request whose body waits for the guards. */
 const DEFERRED = Symbol('body read after the guards');
@@ -100,13 +97,19 @@ function checkParsed(req: Request, _res: Response, next: NextFunction): void {
   next(unacceptableInput(req.body, 'body') ?? unacceptableInput(req.query, 'query') ?? undefined);
 }
 
-const sendJson = guarded(express.json({ limit: '15mb' }), '15 MiB');
-const json = guarded(express.json({ limit: '1mb' }), '1 MiB');
-const form = guarded(express.urlencoded({ extended: false, limit: '1mb' }), '1 MiB');
+const MiB = 1024 * 1024;
+const SEND_LIMIT = { bytes: 15 * MiB, text: '15 MiB' };
+const LIMIT = { bytes: MiB, text: '1 MiB' };
+
+const sendJson = guarded(express.json({ limit: SEND_LIMIT.bytes }), SEND_LIMIT.text);
+const json = guarded(express.json({ limit: LIMIT.bytes }), LIMIT.text);
+const form = guarded(express.urlencoded({ extended: false, limit: LIMIT.bytes }), LIMIT.text);
 
 /**
  * Parses and checks one request's body. A body in a type no parser reads is refused rather than
- * ignored (a client sending text/plain would otherwise see its fields silently dropped).
+ * ignored (a client sending text/plain would otherwise see its fields silently dropped). A
+ * Content-Length over the limit is refused before any byte is read: the parser would read the
+ * whole body off the connection first.
  */
 function readBody(req: Request, res: Response, next: NextFunction): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || contentLength(req) > 0;
@@ -119,8 +122,12 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
       ),
     );
   }
-  const parseJson = req.path === '/api/v1/send' ? sendJson : json;
-  parseJson(req, res, (err?: unknown) => {
+  const send = req.path === '/api/v1/send';
+  const limit = send ? SEND_LIMIT : LIMIT;
+  if (contentLength(req) > limit.bytes && req.is(PARSED_TYPES)) {
+    return next(new PayloadTooLargeError(`Request body is larger than ${limit.text}`));
+  }
+  (send ? sendJson : json)(req, res, (err?: unknown) => {
     if (err) return next(err);
     form(req, res, (formErr?: unknown) => (formErr ? next(formErr) : checkParsed(req, res, next)));
   });
