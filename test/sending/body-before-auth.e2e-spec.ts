@@ -114,6 +114,16 @@ describe('Large bodies are read only after authentication and the per-IP limits'
     expect(contacts.status).toBe(401);
   });
 
+  it('answers a multipart import upload without a credential with 401 before streaming it', async () => {
+    const res = await partialPost(
+      '/api/v1/user/contact-imports',
+      { 'Content-Type': 'multipart/form-data; boundary=zzz', 'X-Forwarded-For': freshIp() },
+      50 * MB,
+    );
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('E_UNAUTHORIZED_ACCESS');
+  });
+
   it('answers an IP over its send limit with 429 before reading the body', async () => {
     const ip = freshIp();
     for (let i = 0; i < 30; i++) {
