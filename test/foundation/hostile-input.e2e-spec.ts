@@ -289,7 +289,7 @@ describe('Hostile input', () => {
 
     const envelope = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
 
-    it('answers bytes that are not HTTP with a 400 error envelope', async () => {
+    it('answers bytes that are not HTTP with a 422 error envelope naming the url', async () => {
       const answer = await exchange(
         Buffer.concat([
           Buffer.from('GET /api/v1/user/contacts/'),
@@ -297,12 +297,13 @@ describe('Hostile input', () => {
           Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
         ]),
       );
-      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer).toMatch(/^HTTP\/1\.1 422 Unprocessable Entity\r\n/);
       expect(answer).toMatch(/Content-Type: application\/json/i);
       expect(envelope(answer)).toEqual({
         success: false,
-        message: 'Malformed HTTP request',
-        code: 'E_BAD_REQUEST',
+        message: 'The request target is not a valid URL',
+        code: 'E_VALIDATION_ERROR',
+        errors: [{ field: 'url', rule: 'type', message: 'The request target is not a valid URL' }],
       });
     });
 
@@ -313,7 +314,12 @@ describe('Hostile input', () => {
         ),
       );
       expect(answer).toMatch(/^HTTP\/1\.1 431 /);
-      expect(envelope(answer)).toMatchObject({ success: false, code: 'E_HEADERS_TOO_LARGE' });
+      expect(envelope(answer)).toEqual({
+        success: false,
+        message: 'Request headers are too large',
+        code: 'E_VALIDATION_ERROR',
+        errors: [{ field: 'headers', rule: 'max', message: 'Request headers are too large' }],
+      });
     });
   });
 });

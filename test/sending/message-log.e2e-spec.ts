@@ -105,10 +105,22 @@ describe('Message log', () => {
     expect(list.body.data).toEqual([]);
   });
 
-  it('validates the job id and requires messages:read', async () => {
-    const res = await s.http.get('/api/v1/user/messages/not-a-job').expect(422);
-    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'jobId' })]);
+  it('looks up any job id of 1-255 characters, refuses longer ones, and requires messages:read', async () => {
+    for (const jobId of ['job_does_not_exist', 'not-a-job', 'x', 'j'.repeat(255)]) {
+      const missing = await s.http.get(`/api/v1/user/messages/${jobId}`).expect(404);
+      expect(missing.body).toEqual({
+        success: false,
+        message: 'Message not found',
+        code: 'E_ROW_NOT_FOUND',
+      });
+    }
     await s.http.get('/api/v1/user/messages/job_01ARZ3NDEKTSV4RRFFQ69G5FAV').expect(404);
+    const long = await s.http.get(`/api/v1/user/messages/${'j'.repeat(256)}`).expect(422);
+    expect(long.body.errors).toEqual([
+      expect.objectContaining({ field: 'jobId', rule: 'maxLength' }),
+    ]);
+    const nul = await s.http.get('/api/v1/user/messages/job%00x').expect(422);
+    expect(nul.body.errors).toEqual([expect.objectContaining({ field: 'jobId', rule: 'type' })]);
     const sender = await createSession(app, { scopes: ['messages:send'] });
     await sender.http.get('/api/v1/user/messages').expect(403);
   });

@@ -12,6 +12,11 @@ function freshIp(): string {
   return `198.51.${randomInt(0, 255)}.${randomInt(1, 254)}`;
 }
 
+/** A documentation-range IPv6 /64 (its prefix, to which an interface id is appended). */
+function freshNetwork(): string {
+  return `2001:db8:${randomInt(0, 0xffff).toString(16)}:${randomInt(0, 0xffff).toString(16)}`;
+}
+
 describe('Per-IP limits of the send API', () => {
   let app: INestApplication;
   let s: Session;
@@ -102,6 +107,38 @@ describe('Per-IP limits of the send API', () => {
       await send(ip, s.apiKey, { from: 'x' }).expect(422);
     }
     await send(ip, s.apiKey).expect(202);
+  });
+
+  it('counts every address of one IPv6 /64 against one budget, and another /64 apart', async () => {
+    const net = freshNetwork();
+    for (let i = 1; i <= 30; i++) {
+      // Each request from another address of the same /64.
+      const res = await send(`${net}::${i.toString(16)}`, s.apiKey, { from: 'x' }).expect(422);
+      expect(res.headers['ratelimit']).toMatch(new RegExp(`^limit=30, remaining=${30 - i}, `));
+    }
+    const refused = await send(`${net}:ffff:ffff:ffff:ffff`, s.apiKey).expect(429);
+    expect(refused.body.message).toBe('Too many requests, please try again later.');
+    const other = await send(`${freshNetwork()}::1`, s.apiKey).expect(202);
+    expect(other.headers['ratelimit']).toMatch(/^limit=30, remaining=29, /);
+  });
+
+  it('counts failed authentications of one IPv6 /64 together', async () => {
+    const net = freshNetwork();
+    for (let i = 1; i <= 20; i++) {
+      await send(`${net}::${i.toString(16)}`, `bk_live_${'x'.repeat(40)}`).expect(401);
+    }
+    const res = await send(`${net}::abcd`, `bk_live_${'y'.repeat(40)}`).expect(429);
+    expect(res.body.message).toBe('Too many failed attempts, please try again later');
+    // Even a valid key from yet another address of that /64 waits for the window.
+    await send(`${net}::beef`, s.apiKey).expect(429);
+    await send(`${freshNetwork()}::1`, s.apiKey).expect(202);
+  });
+
+  it('counts an IPv4-mapped IPv6 address as its IPv4 address', async () => {
+    const ip = freshIp();
+    await send(ip, s.apiKey, { from: 'x' }).expect(422);
+    const mapped = await send(`::ffff:${ip}`, s.apiKey, { from: 'x' }).expect(422);
+    expect(mapped.headers['ratelimit']).toMatch(/^limit=30, remaining=28, /);
   });
 
   it('lifts the request limits for an allow-listed IP (SEND_IP_ALLOWLIST)', async () => {

@@ -111,6 +111,12 @@ describe('POST /api/v1/send payload', () => {
     const huge = 'x'.repeat(15 * 1024 * 1024 + 10);
     const res = await s.http.post('/api/v1/send', basicEmail({ text: huge }));
     expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      success: false,
+      message: 'Request body is larger than 15 MiB',
+      code: 'E_VALIDATION_ERROR',
+      errors: [{ field: 'body', rule: 'max', message: 'Request body is larger than 15 MiB' }],
+    });
     const body = await refused(basicEmail({ priority: 'high' }));
     expect(body.errors).toEqual([expect.objectContaining({ field: 'priority', rule: 'unknown' })]);
   });

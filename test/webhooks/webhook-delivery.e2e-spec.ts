@@ -291,9 +291,10 @@ describe('Webhook delivery (e2e)', () => {
       const id = await sendTest(ep.id);
       await settled(id);
       const res = await s.http.post(`${DELIVERIES}/${id}/retry`).expect(400);
-      expect(res.body).toMatchObject({
+      expect(res.body).toEqual({
         success: false,
         message: 'Cannot retry a delivery that has already been delivered',
+        code: 'E_BUSINESS_RULE_VIOLATION',
       });
       expect(receiver.forDelivery(id)).toHaveLength(1);
     });

@@ -24,6 +24,7 @@ import { ContactsController } from './contacts/contacts.controller';
 import { HealthController } from './health/health.controller';
 import { ContactImportsController } from './imports/contact-imports.controller';
 import { AuthGuard } from './http/auth.guard';
+import { DeferredBodyGuard } from './http/body-parsers';
 import { ResponseMessageGuard } from './http/envelope';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
@@ -74,6 +75,8 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     // an interceptor; this guard only records each route's message for it.
     { provide: APP_GUARD, useClass: ResponseMessageGuard },
     { provide: APP_GUARD, useClass: AuthGuard },
+    // Last: a body over 64 KB is read only once the guards before it passed (§16).
+    { provide: APP_GUARD, useClass: DeferredBodyGuard },
     { provide: APP_FILTER, useClass: GlobalExceptionFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],

@@ -3,7 +3,7 @@ import { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppConfig } from '@app/domain';
 import { installBodyParsers } from './http/body-parsers';
-import { installClientErrorHandler } from './http/client-errors';
+import { installClientErrorHandler, requireHost } from './http/client-errors';
 import { installEnvelope } from './http/envelope';
 import { installOpenApi } from './http/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -17,6 +17,7 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   installClientErrorHandler(express.getHttpServer());
   installEnvelope(app);
   app.use(requestContextMiddleware);
+  app.use(requireHost);
   installBodyParsers(app);
   installOpenApi(app);
   app.enableShutdownHooks();

@@ -1,24 +1,29 @@
-// What every answer to hostile input must look like (decisions §4): a 2xx of the route's kind, or a
-// 4xx error envelope {success: false, message, code} whose code matches its status, a 422 naming
-// each field with a known rule, a 429 with retryAfter; never a 5xx, never a stack trace or SQL.
+// What every answer to hostile input must look like (decisions §4, §16): a 2xx of the route's kind,
+// or a 4xx error envelope {success: false, message, code} whose code is one of the spec's list and
+// matches its status, a validation error naming each field with a known rule, a 429 with
+// retryAfter; never a 5xx, never a stack trace or SQL.
+import { ERROR_CODES } from '@app/domain/errors/domain-errors';
 import type { HttpAnswer } from './http';
 import type { SuccessShape } from './routes';
 
-/** Status → the codes allowed with it (§4, plus the HTTP-level codes of the exception filter). */
+const IN_LIST: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/**
+ * Status → the codes allowed with it (§4; §16: 400 is the resend of a delivered delivery, a size
+ * or time limit keeps its status with E_VALIDATION_ERROR).
+ */
 export const CODES_BY_STATUS: Record<number, string[]> = {
-  400: ['E_BAD_REQUEST'],
+  400: ['E_BUSINESS_RULE_VIOLATION'],
   401: ['E_UNAUTHORIZED_ACCESS', 'E_UNAUTHORIZED'],
   402: ['INSUFFICIENT_CREDITS', 'SUBSCRIPTION_REQUIRED'],
   403: ['E_FORBIDDEN', 'E_INSUFFICIENT_SCOPE'],
   404: ['E_ROW_NOT_FOUND'],
-  405: ['E_METHOD_NOT_ALLOWED'],
-  408: ['E_REQUEST_TIMEOUT'],
+  408: ['E_VALIDATION_ERROR'],
   409: ['E_BUSINESS_RULE_VIOLATION', 'E_CAMPAIGN_NOT_SENDABLE'],
-  413: ['E_PAYLOAD_TOO_LARGE'],
-  415: ['E_UNSUPPORTED_MEDIA_TYPE'],
+  413: ['E_VALIDATION_ERROR'],
   422: ['E_VALIDATION_ERROR'],
   429: ['E_TOO_MANY_REQUESTS'],
-  431: ['E_HEADERS_TOO_LARGE'],
+  431: ['E_VALIDATION_ERROR'],
 };
 
 /** The rule names a 422 may carry (§4, and `unique` of docs/imports.md for a column mapped twice). */
@@ -79,22 +84,24 @@ export function checkAnswer(a: HttpAnswer, success: SuccessShape): string | null
   if (body.success !== false) return `${a.status} envelope without success: false`;
   if (typeof body.message !== 'string' || !body.message) return `${a.status} without a message`;
   if (typeof body.code !== 'string') return `${a.status} without a code`;
+  if (!IN_LIST.has(body.code)) return `${a.status} with code ${body.code}, not in the spec's list`;
   const allowed = CODES_BY_STATUS[a.status];
   if (!allowed) return `unexpected status ${a.status} (${body.code})`;
   if (!allowed.includes(body.code)) return `${a.status} with code ${body.code}`;
   if (LEAK.test(text)) return `${a.status} leaks internals: ${text.slice(0, 200)}`;
-  if (a.status === 422) {
+  if (body.code === 'E_VALIDATION_ERROR') {
     const errors = body.errors;
-    if (!Array.isArray(errors) || errors.length === 0) return '422 without errors[]';
+    if (!Array.isArray(errors) || errors.length === 0) return `${a.status} without errors[]`;
     for (const e of errors as Array<Record<string, unknown>>) {
       if (
         typeof e?.field !== 'string' ||
         typeof e.rule !== 'string' ||
         typeof e.message !== 'string'
       ) {
-        return `422 error item not {field, rule, message}: ${JSON.stringify(e).slice(0, 120)}`;
+        return `${a.status} error item not {field, rule, message}: ${JSON.stringify(e).slice(0, 120)}`;
       }
-      if (!VALIDATION_RULES.has(e.rule)) return `422 with rule "${e.rule}" (field ${e.field})`;
+      if (!VALIDATION_RULES.has(e.rule))
+        return `${a.status} with rule "${e.rule}" (field ${e.field})`;
     }
   }
   if (a.status === 429) {

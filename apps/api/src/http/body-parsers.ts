@@ -1,13 +1,27 @@
-// JSON bodies: 1 MiB in general, 15 MiB on the send API (§4). Parser failures become domain errors.
-// A parsed body is then checked once for what no route can take: nesting deeper than any DTO
-// reads (the validation pipe walks bodies recursively and would overflow the stack), NUL
-// characters (PostgreSQL text and jsonb cannot hold U+0000) and unpaired surrogates (not text;
-// validator's isEmail throws on them), in the body and the query string.
-import { INestApplication } from '@nestjs/common';
+// Request bodies (§4, §16): JSON up to 1 MiB in general and 15 MiB on the send API, URL-encoded
+// forms up to 1 MiB; parser failures become domain errors. A body of at most 64 KB is read before
+// routing; a larger or unsized (chunked) one only once the route's guards passed (credential,
+// per-key limit, scopes; the send API's per-IP limits run before them), so a refused client never
+// makes the server read it. A parsed body is then checked once for what no route can take:
+// nesting deeper than any DTO reads (the validation pipe walks bodies recursively and would
+// overflow the stack), NUL characters (PostgreSQL text and jsonb cannot hold U+0000) and unpaired
+// surrogates (not text; validator's isEmail throws on them), in the body and the query string.
+import { CanActivate, ExecutionContext, INestApplication, Injectable } from '@nestjs/common';
 import { PayloadTooLargeError, ValidationFailedError } from '@app/domain';
 import express, { NextFunction, Request, Response } from 'express';
 
 type Parser = (req: Request, res: Response, next: NextFunction) => void;
+
+/** Bodies up to this size are read before authentication; larger or chunked ones after it. */
+export const EARLY_BODY_BYTES = 64 * 1024;
+
+/** Content types parsed here, and those a route reads (multipart: the import upload streams it). */
+const PARSED_TYPES = ['application/json', 'application/x-www-form-urlencoded'];
+const READABLE_TYPES = [...PARSED_TYPES, 'multipart/form-data'];
+
+/** Set on a request whose body waits for the guards. */
+const DEFERRED = Symbol('body read after the guards');
+type BodyRequest = Request & { [DEFERRED]?: boolean };
 
 /** An unpaired UTF-16 surrogate (JSON can escape one; no text column or validator can take it). */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -15,17 +29,28 @@ const LONE_SURROGATE = /\p{Cs}/u;
 /** Deepest nesting of objects and arrays a body may have (segment rules need about a dozen). */
 export const MAX_BODY_DEPTH = 64;
 
-function guarded(parser: Parser): Parser {
+function guarded(parser: Parser, limit: string): Parser {
   return (req, res, next) =>
     parser(req, res, (err?: unknown) => {
       if (!err) return next();
       const e = err as { type?: string; status?: number };
-      if (e.type === 'entity.too.large') return next(new PayloadTooLargeError());
+      if (e.type === 'entity.too.large') {
+        return next(new PayloadTooLargeError(`Request body is larger than ${limit}`));
+      }
       if (e.type === 'entity.parse.failed') {
         return next(ValidationFailedError.field('body', 'type', 'Request body is not valid JSON'));
       }
       return next(ValidationFailedError.field('body', 'type', 'Request body could not be read'));
     });
+}
+
+function contentLength(req: Request): number {
+  return Number(req.headers['content-length'] ?? 0);
+}
+
+/** Whether the body is small enough, and its size known, to be read before authentication. */
+function readsEarly(req: Request): boolean {
+  return req.headers['transfer-encoding'] === undefined && contentLength(req) <= EARLY_BODY_BYTES;
 }
 
 /**
@@ -72,12 +97,64 @@ function checkParsed(req: Request, _res: Response, next: NextFunction): void {
   next(unacceptableInput(req.body, 'body') ?? unacceptableInput(req.query, 'query') ?? undefined);
 }
 
+const MiB = 1024 * 1024;
+const SEND_LIMIT = { bytes: 15 * MiB, text: '15 MiB' };
+const LIMIT = { bytes: MiB, text: '1 MiB' };
+
+const sendJson = guarded(express.json({ limit: SEND_LIMIT.bytes }), SEND_LIMIT.text);
+const json = guarded(express.json({ limit: LIMIT.bytes }), LIMIT.text);
+const form = guarded(express.urlencoded({ extended: false, limit: LIMIT.bytes }), LIMIT.text);
+
+/**
+ * Parses and checks one request's body. A body in a type no parser reads is refused rather than
+ * ignored (a client sending text/plain would otherwise see its fields silently dropped). A
+ * Content-Length over the limit is refused before any byte is read: the parser would read the
+ * whole body off the connection first.
+ */
+function readBody(req: Request, res: Response, next: NextFunction): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || contentLength(req) > 0;
+  if (hasBody && req.headers['content-type'] !== undefined && !req.is(READABLE_TYPES)) {
+    return next(
+      ValidationFailedError.field(
+        'content-type',
+        'enum',
+        'Content-Type must be application/json (multipart/form-data for a file upload)',
+      ),
+    );
+  }
+  const send = req.path === '/api/v1/send';
+  const limit = send ? SEND_LIMIT : LIMIT;
+  if (contentLength(req) > limit.bytes && req.is(PARSED_TYPES)) {
+    return next(new PayloadTooLargeError(`Request body is larger than ${limit.text}`));
+  }
+  (send ? sendJson : json)(req, res, (err?: unknown) => {
+    if (err) return next(err);
+    form(req, res, (formErr?: unknown) => (formErr ? next(formErr) : checkParsed(req, res, next)));
+  });
+}
+
 export function installBodyParsers(app: INestApplication): void {
-  const sendJson = guarded(express.json({ limit: '15mb' }));
-  const json = guarded(express.json({ limit: '1mb' }));
-  app.use((req: Request, res: Response, next: NextFunction) =>
-    req.path === '/api/v1/send' ? sendJson(req, res, next) : json(req, res, next),
-  );
-  app.use(guarded(express.urlencoded({ extended: false, limit: '1mb' })));
-  app.use(checkParsed);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (readsEarly(req)) return readBody(req, res, next);
+    (req as BodyRequest)[DEFERRED] = true;
+    next();
+  });
+}
+
+/**
+ * The last global guard: reads a body the middleware left for after authentication (§16). A
+ * request refused earlier leaves its body unread; Node discards it once the answer is sent.
+ */
+@Injectable()
+export class DeferredBodyGuard implements CanActivate {
+  canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
+    if (ctx.getType() !== 'http') return true;
+    const req = ctx.switchToHttp().getRequest<BodyRequest>();
+    if (!req[DEFERRED]) return true;
+    req[DEFERRED] = false;
+    const res = ctx.switchToHttp().getResponse<Response>();
+    return new Promise((resolve, reject) =>
+      readBody(req, res, (err?: unknown) => (err ? reject(err) : resolve(true))),
+    );
+  }
 }

@@ -1,4 +1,14 @@
-import type { ArgumentsHost } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  BadRequestException,
+  HttpException,
+  Logger,
+  MethodNotAllowedException,
+  NotFoundException,
+  PayloadTooLargeException,
+  UnsupportedMediaTypeException,
+} from '@nestjs/common';
+import { ERROR_CODES, InvalidStateError, PayloadTooLargeError } from '@app/domain';
 import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { GlobalExceptionFilter } from './exception.filter';
 
@@ -44,7 +54,10 @@ describe(GlobalExceptionFilter.name, () => {
       ),
     ],
   ])('answers %s with 503 and Retry-After', (_what, err) => {
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const out = answer(err);
+    expect(warned).toHaveBeenCalledWith(expect.objectContaining({ msg: 'store unavailable' }));
+    warned.mockRestore();
     expect(out.status).toBe(503);
     expect(out.headers['retry-after']).toBe('5');
     expect(out.body).toEqual({
@@ -55,13 +68,70 @@ describe(GlobalExceptionFilter.name, () => {
     });
   });
 
-  it('answers any other error with 500 and no detail', () => {
-    const out = answer(new TypeError("Cannot read properties of undefined (reading 'id')"));
+  it('answers any other error, a 5xx HttpException included, with 500 and no detail', () => {
+    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const bug = new TypeError("Cannot read properties of undefined (reading 'id')");
+    const out = answer(bug);
+    expect(logged).toHaveBeenCalledWith(bug);
+    expect(answer(new HttpException('Bad gateway', 502)).body).toEqual(out.body);
+    logged.mockRestore();
     expect(out.status).toBe(500);
     expect(out.body).toEqual({
       success: false,
       message: 'Internal server error',
       code: 'E_INTERNAL_SERVER_ERROR',
     });
+  });
+
+  it('answers a delivered-delivery resend with 400 E_BUSINESS_RULE_VIOLATION', () => {
+    const out = answer(
+      new InvalidStateError('Cannot retry a delivery that has already been delivered'),
+    );
+    expect(out.status).toBe(400);
+    expect(out.body).toEqual({
+      success: false,
+      message: 'Cannot retry a delivery that has already been delivered',
+      code: 'E_BUSINESS_RULE_VIOLATION',
+    });
+  });
+
+  it('answers a body over the limit with 413 E_VALIDATION_ERROR naming body, rule max', () => {
+    const out = answer(new PayloadTooLargeError('Request body is larger than 1 MiB'));
+    expect(out.status).toBe(413);
+    expect(out.body).toEqual({
+      success: false,
+      message: 'Request body is larger than 1 MiB',
+      code: 'E_VALIDATION_ERROR',
+      errors: [{ field: 'body', rule: 'max', message: 'Request body is larger than 1 MiB' }],
+    });
+  });
+
+  it.each([
+    ['an unmatched route', new NotFoundException('Cannot GET /x'), 404, 'E_ROW_NOT_FOUND'],
+    ['a method not allowed', new MethodNotAllowedException(), 404, 'E_ROW_NOT_FOUND'],
+    [
+      'an undecodable path',
+      new BadRequestException("Failed to decode param '%ZZ'"),
+      422,
+      'E_VALIDATION_ERROR',
+    ],
+    ['another 400', new BadRequestException('anything'), 422, 'E_VALIDATION_ERROR'],
+    ['a 415', new UnsupportedMediaTypeException(), 422, 'E_VALIDATION_ERROR'],
+    ['a 418', new HttpException('I am a teapot', 418), 422, 'E_VALIDATION_ERROR'],
+    ['a 413', new PayloadTooLargeException(), 413, 'E_VALIDATION_ERROR'],
+    ['a 429', new HttpException('Too many', 429), 429, 'E_TOO_MANY_REQUESTS'],
+    ['a 503', new HttpException('Unavailable', 503), 503, 'E_SERVICE_UNAVAILABLE'],
+  ])('answers %s HttpException with a code of the spec list', (_what, err, status, code) => {
+    const out = answer(err);
+    expect(out.status).toBe(status);
+    expect((out.body as { code: string }).code).toBe(code);
+    expect(ERROR_CODES).toContain(code);
+  });
+
+  it('names the path of a parameter Express cannot decode', () => {
+    const out = answer(new BadRequestException("Failed to decode param '%ZZ'"));
+    expect((out.body as { errors: unknown }).errors).toEqual([
+      { field: 'path', rule: 'type', message: "Failed to decode param '%ZZ'" },
+    ]);
   });
 });

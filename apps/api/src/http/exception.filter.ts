@@ -1,14 +1,15 @@
 // The one place an error becomes an HTTP answer (§4). Never a stack trace or SQL in a body.
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import {
-  BadRequestError,
   CampaignNotSendableError,
   ConflictError,
   DomainError,
+  ErrorCode,
   ForbiddenError,
   InsufficientCreditsError,
   InsufficientScopeError,
   InvalidCredentialsError,
+  InvalidStateError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
@@ -19,7 +20,9 @@ import {
 } from '@app/domain';
 import type { Response } from 'express';
 
+/** First match wins: a subclass comes before its base. */
 const STATUS: [abstract new (...args: never[]) => DomainError, number][] = [
+  [PayloadTooLargeError, 413],
   [ValidationFailedError, 422],
   [NotFoundError, 404],
   [UnauthorizedAccessError, 401],
@@ -28,26 +31,40 @@ const STATUS: [abstract new (...args: never[]) => DomainError, number][] = [
   [ForbiddenError, 403],
   [ConflictError, 409],
   [CampaignNotSendableError, 409],
-  [BadRequestError, 400],
+  [InvalidStateError, 400],
   [SubscriptionRequiredError, 402],
   [InsufficientCreditsError, 402],
   [RateLimitedError, 429],
-  [PayloadTooLargeError, 413],
   [ServiceUnavailableError, 503],
 ];
 
-const HTTP_CODES: Record<number, string> = {
-  400: 'E_BAD_REQUEST',
-  401: 'E_UNAUTHORIZED_ACCESS',
-  403: 'E_FORBIDDEN',
-  404: 'E_ROW_NOT_FOUND',
-  405: 'E_METHOD_NOT_ALLOWED',
-  413: 'E_PAYLOAD_TOO_LARGE',
-  415: 'E_UNSUPPORTED_MEDIA_TYPE',
-  422: 'E_VALIDATION_ERROR',
-  429: 'E_TOO_MANY_REQUESTS',
-  503: 'E_SERVICE_UNAVAILABLE',
-};
+/**
+ * The domain error an HttpException of Nest or Express stands for, so that it is answered with a
+ * code of the spec's list (§16): an unmatched route (or method) is a missing row; a path Express
+ * cannot decode, and any other 4xx, is a 422. Null for a 5xx.
+ */
+export function fromHttpException(exception: HttpException): DomainError | null {
+  const status = exception.getStatus();
+  switch (status) {
+    case 404:
+    case 405:
+      return new NotFoundError('Route');
+    case 401:
+      return new UnauthorizedAccessError();
+    case 403:
+      return new ForbiddenError('Forbidden');
+    case 413:
+      return new PayloadTooLargeError();
+    case 429:
+      return new RateLimitedError('Too many requests, please try again later.', 60);
+    case 503:
+      return new ServiceUnavailableError();
+  }
+  if (status >= 500) return null;
+  // Express refuses a path parameter whose percent-encoding is not UTF-8 ("Failed to decode param").
+  const field = /decode param/i.test(exception.message) ? 'path' : 'request';
+  return ValidationFailedError.field(field, 'type', exception.message);
+}
 
 /**
  * Database and Redis errors that mean a store is unreachable rather than a bug: answer 503, not
@@ -91,37 +108,23 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (res.headersSent) return;
 
-    if (exception instanceof DomainError) {
-      const status = STATUS.find(([cls]) => exception instanceof cls)?.[1] ?? 500;
+    const error = exception instanceof HttpException ? fromHttpException(exception) : exception;
+    if (error instanceof DomainError) {
+      const status = STATUS.find(([cls]) => error instanceof cls)?.[1] ?? 500;
       const body: Record<string, unknown> = {
         success: false,
-        message: exception.message,
-        code: exception.code,
+        message: error.message,
+        code: error.code,
       };
-      if (exception instanceof ValidationFailedError) body.errors = exception.errors;
-      if (exception instanceof RateLimitedError || exception instanceof ServiceUnavailableError) {
-        body.retryAfter = exception.retryAfter;
-        res.setHeader('Retry-After', String(exception.retryAfter));
+      if (error instanceof ValidationFailedError) body.errors = error.errors;
+      if (error instanceof RateLimitedError || error instanceof ServiceUnavailableError) {
+        body.retryAfter = error.retryAfter;
+        res.setHeader('Retry-After', String(error.retryAfter));
       }
-      if (exception instanceof RateLimitedError) {
-        for (const [k, v] of Object.entries(exception.headers)) res.setHeader(k, v);
+      if (error instanceof RateLimitedError) {
+        for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v);
       }
       res.status(status).json(body);
-      return;
-    }
-
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const message =
-        status === 404
-          ? 'Route not found'
-          : status >= 500
-            ? 'Internal server error'
-            : exception.message;
-      if (status === 429) res.setHeader('Retry-After', res.getHeader('Retry-After') ?? '60');
-      res
-        .status(status)
-        .json({ success: false, message, code: HTTP_CODES[status] ?? 'E_HTTP_ERROR' });
       return;
     }
 
@@ -131,7 +134,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       res.status(503).json({
         success: false,
         message: 'Service temporarily unavailable',
-        code: 'E_SERVICE_UNAVAILABLE',
+        code: 'E_SERVICE_UNAVAILABLE' satisfies ErrorCode,
         retryAfter: 5,
       });
       return;
@@ -142,8 +145,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
         ? exception
         : { msg: 'non-error thrown', value: String(exception) },
     );
-    res
-      .status(500)
-      .json({ success: false, message: 'Internal server error', code: 'E_INTERNAL_SERVER_ERROR' });
+    const code: ErrorCode = 'E_INTERNAL_SERVER_ERROR';
+    res.status(500).json({ success: false, message: 'Internal server error', code });
   }
 }

@@ -47,15 +47,26 @@ export class ListMessagesQueryDto {
   to?: Date;
 }
 
-const JOB_ID = /^job_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** Longest jobId looked up; every id the API issues (`job_` + ULID) is far shorter. */
+export const MAX_JOB_ID_LENGTH = 255;
 
-/** A jobId path parameter must look like one (`job_` + ULID): else 422, never a query. */
+/**
+ * Any jobId of 1-255 characters is looked up, so an unknown one is a 404 (§16); a longer one, or
+ * one with a NUL character (PostgreSQL text cannot hold it), is a 422.
+ */
 @Injectable()
 export class JobIdParamPipe implements PipeTransform<string, string> {
   transform(value: string, meta: ArgumentMetadata): string {
-    if (!JOB_ID.test(value)) {
-      const field = meta.data ?? 'jobId';
-      throw ValidationFailedError.field(field, 'type', `${field} must be job_ followed by a ULID`);
+    const field = meta.data ?? 'jobId';
+    if (value.length > MAX_JOB_ID_LENGTH) {
+      throw ValidationFailedError.field(
+        field,
+        'maxLength',
+        `${field} must be at most ${MAX_JOB_ID_LENGTH} characters`,
+      );
+    }
+    if (value.includes('\0')) {
+      throw ValidationFailedError.field(field, 'type', `${field} must not contain NUL characters`);
     }
     return value;
   }

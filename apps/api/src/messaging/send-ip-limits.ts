@@ -1,7 +1,8 @@
 // Per-client-IP limits of the email send API (spec Limits › Email send API, §8): every request to
 // the send routes is counted (1,000/min any request, 30/min POST /api/v1/send), the tightest
 // limit is reported in draft-7 RateLimit headers, and an IP with too many failed authentications
-// is refused until its window ends. The failure counter is shared with the SMTP relay.
+// is refused until its window ends. The failure counter is shared with the SMTP relay; the
+// limiters count an IPv6 client by its /64 (ipLimitKey), the allow-list matches the address.
 import { Inject, Injectable, Logger, NestMiddleware, SetMetadata } from '@nestjs/common';
 import {
   APP_CONFIG,

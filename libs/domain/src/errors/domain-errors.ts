@@ -1,4 +1,26 @@
-// Errors the domain throws. Each edge (HTTP filter, SMTP reply mapper, worker policy) maps them once.
+// Errors the domain throws, and the only codes an error answer may carry. Each edge (HTTP filter,
+// SMTP reply mapper, worker policy) maps them once.
+
+/**
+ * Every `code` of an error answer: the spec's list, plus 500 `E_INTERNAL_SERVER_ERROR` (§4) and
+ * 503 `E_SERVICE_UNAVAILABLE` (§12). Typed so that no other code compiles (§16).
+ */
+export const ERROR_CODES = [
+  'E_VALIDATION_ERROR',
+  'E_UNAUTHORIZED_ACCESS',
+  'E_UNAUTHORIZED',
+  'E_FORBIDDEN',
+  'E_INSUFFICIENT_SCOPE',
+  'E_ROW_NOT_FOUND',
+  'E_TOO_MANY_REQUESTS',
+  'E_BUSINESS_RULE_VIOLATION',
+  'E_CAMPAIGN_NOT_SENDABLE',
+  'INSUFFICIENT_CREDITS',
+  'SUBSCRIPTION_REQUIRED',
+  'E_INTERNAL_SERVER_ERROR',
+  'E_SERVICE_UNAVAILABLE',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface FieldError {
   field: string;
@@ -7,7 +29,7 @@ export interface FieldError {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
 }
 
 export class NotFoundError extends DomainError {
@@ -35,9 +57,12 @@ export class ConflictError extends DomainError {
   readonly code = 'E_BUSINESS_RULE_VIOLATION';
 }
 
-/** A request that is well-formed but not allowed in the resource's state (400). */
-export class BadRequestError extends DomainError {
-  readonly code = 'E_BAD_REQUEST';
+/**
+ * A rule of the domain refuses the request in the resource's current state where the spec answers
+ * 400, not 409: a resend of a delivered webhook delivery (§16).
+ */
+export class InvalidStateError extends DomainError {
+  readonly code = 'E_BUSINESS_RULE_VIOLATION';
 }
 
 export class CampaignNotSendableError extends DomainError {
@@ -104,9 +129,9 @@ export class ServiceUnavailableError extends DomainError {
   }
 }
 
-export class PayloadTooLargeError extends DomainError {
-  readonly code = 'E_PAYLOAD_TOO_LARGE';
-  constructor(message = 'Request body is too large') {
-    super(message);
+/** A body (or an uploaded file) over its size limit: a 413 naming the field with rule max (§16). */
+export class PayloadTooLargeError extends ValidationFailedError {
+  constructor(message = 'Request body is too large', field = 'body') {
+    super([{ field, rule: 'max', message }], message);
   }
 }

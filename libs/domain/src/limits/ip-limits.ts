@@ -1,8 +1,10 @@
 // Per-client-IP limits of the send API and the SMTP relay (spec Limits › Email send API, §8, §9):
 // request windows that start at an IP's first request, and the failed-authentication window that
-// starts at its first failure. Counters live in Redis so every replica and transport shares them.
+// starts at its first failure. Counters live in Redis so every replica and transport shares them;
+// an IPv6 client is counted by its /64 (§16).
 import { Inject, Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
+import ipaddr from 'ipaddr.js';
 import { RateLimitedError } from '../errors/domain-errors';
 import { REDIS } from '../redis/redis.module';
 
@@ -70,6 +72,25 @@ export function normaliseIp(ip: string | undefined): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
 }
 
+/**
+ * The client every per-IP limit counts (§16): an IPv4 address; for IPv6 its /64, the smallest
+ * network a subscriber is given, so that rotating through the addresses of one network does not
+ * multiply the budget; an IPv4-mapped IPv6 address as its IPv4 address. A value that is not an
+ * address (a proxy's odd X-Forwarded-For) is kept as given.
+ */
+export function ipLimitKey(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.process(ip);
+  } catch {
+    return ip;
+  }
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const network = new ipaddr.IPv6([...(addr as ipaddr.IPv6).parts.slice(0, 4), 0, 0, 0, 0]);
+  return `${network.toString()}/64`;
+}
+
 @Injectable()
 export class IpRequestLimiter {
   constructor(@Inject(REDIS) private readonly redis: Redis) {
@@ -80,7 +101,7 @@ export class IpRequestLimiter {
 
   /** Counts one request from `ip` against every policy, atomically, and reports each one. */
   async hit(ip: string, policies: IpPolicy[]): Promise<IpPolicyState[]> {
-    const keys = policies.map((p) => `ipl:{ip:${normaliseIp(ip)}}:${p.name}`);
+    const keys = policies.map((p) => `ipl:{ip:${ipLimitKey(ip)}}:${p.name}`);
     const raw = await (this.redis as unknown as IpRedis).ipLimitHit(
       keys.length,
       ...keys,
@@ -135,7 +156,7 @@ export class AuthFailureLimiter {
 
   private async run(ip: string, record: '0' | '1'): Promise<AuthFailureState> {
     const [failures, ttl] = await (this.redis as unknown as IpRedis).ipAuthFailures(
-      `af:{ip:${normaliseIp(ip)}}`,
+      `af:{ip:${ipLimitKey(ip)}}`,
       record,
       AUTH_FAILURE_WINDOW_SECONDS * 1000,
     );

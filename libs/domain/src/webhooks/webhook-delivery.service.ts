@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import {
-  BadRequestError,
+  InvalidStateError,
   ConflictError,
   NotFoundError,
   ValidationFailedError,
@@ -113,7 +113,8 @@ export class WebhookDeliveryService {
       );
       const row = rows[0];
       if (!row) throw new NotFoundError('Webhook delivery');
-      if (row.status === 'delivered') throw new BadRequestError(WEBHOOK_MESSAGES.alreadyDelivered);
+      if (row.status === 'delivered')
+        throw new InvalidStateError(WEBHOOK_MESSAGES.alreadyDelivered);
       const now = this.clock.now();
       if (row.attempt_count >= row.max_retries) {
         if (row.status !== 'failed') {

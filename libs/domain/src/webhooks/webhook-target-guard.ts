@@ -7,7 +7,6 @@ import { BlockList, isIP } from 'node:net';
 
 /** A target refused by the guard; the dispatcher records it as a failed attempt. */
 export class TargetNotAllowedError extends Error {
-  readonly code = 'E_WEBHOOK_TARGET_NOT_ALLOWED';
   constructor(
     readonly address: string,
     readonly reason: string,
