@@ -1,5 +1,6 @@
 // API keys: issued once, stored as SHA-256, resolved per request through a short cache that
 // every replica drops on revocation or change (Redis pub/sub), so a revoked key stops at once.
+// A key that manages keys grants at most what it holds (./key-grants).
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import Redis from 'ioredis';
@@ -9,6 +10,13 @@ import { generateApiKey, isWellFormedApiKey, sha256Hex } from '../crypto/tokens'
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { REDIS } from '../redis/redis.module';
 import { ApiKey } from './api-key.entity';
+import {
+  assertChangeAllowed,
+  assertRevokeAllowed,
+  DEFAULT_PER_MINUTE,
+  grantForNewKey,
+  KeyGrant,
+} from './key-grants';
 import { SCOPES, Scope } from './scopes';
 
 export interface CreateApiKeyInput {
@@ -74,11 +82,20 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return [...new Set(scopes)] as Scope[];
   }
 
+  /**
+   * `byKeyId`: the API key making the request, held to what it holds (§16); absent for owner and
+   * admin access tokens and the operator CLI.
+   */
   async create(
     organizationId: string,
     input: CreateApiKeyInput,
+    byKeyId?: string,
   ): Promise<{ key: ApiKey; value: string }> {
     const scopes = input.scopes === 'all' ? [...SCOPES] : this.validateScopes(input.scopes);
+    if (byKeyId !== undefined) {
+      const caller = await this.grantOf(organizationId, byKeyId);
+      input = { ...input, ...grantForNewKey(caller, { ...input, scopes }) };
+    }
     const value = generateApiKey();
     const saved = await this.repo().save(
       this.repo().create({
@@ -87,7 +104,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
         keyHash: sha256Hex(value),
         keyPrefix: value.slice(0, 12),
         scopes,
-        rateLimitPerMinute: input.rateLimitPerMinute ?? 300,
+        rateLimitPerMinute: input.rateLimitPerMinute ?? DEFAULT_PER_MINUTE,
         rateLimitPerDay: input.rateLimitPerDay ?? null,
         expiresAt: input.expiresAt ?? null,
         revokedAt: null,
@@ -114,11 +131,21 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return key;
   }
 
-  async update(organizationId: string, id: string, input: UpdateApiKeyInput): Promise<ApiKey> {
-    await this.get(organizationId, id);
+  async update(
+    organizationId: string,
+    id: string,
+    input: UpdateApiKeyInput,
+    byKeyId?: string,
+  ): Promise<ApiKey> {
+    const target = await this.get(organizationId, id);
+    const scopes = input.scopes === undefined ? undefined : this.validateScopes(input.scopes);
+    if (byKeyId !== undefined) {
+      const caller = await this.grantOf(organizationId, byKeyId);
+      assertChangeAllowed(caller, toGrant(target), { ...input, scopes });
+    }
     const patch: Partial<ApiKey> = {};
     if (input.name !== undefined) patch.name = input.name;
-    if (input.scopes !== undefined) patch.scopes = this.validateScopes(input.scopes);
+    if (scopes !== undefined) patch.scopes = scopes;
     if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = input.rateLimitPerMinute;
     if (input.rateLimitPerDay !== undefined) patch.rateLimitPerDay = input.rateLimitPerDay;
     if (input.expiresAt !== undefined) patch.expiresAt = input.expiresAt;
@@ -127,8 +154,11 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return this.get(organizationId, id);
   }
 
-  async revoke(organizationId: string, id: string): Promise<ApiKey> {
-    await this.get(organizationId, id);
+  async revoke(organizationId: string, id: string, byKeyId?: string): Promise<ApiKey> {
+    const target = await this.get(organizationId, id);
+    if (byKeyId !== undefined) {
+      assertRevokeAllowed(await this.grantOf(organizationId, byKeyId), toGrant(target));
+    }
     await this.repo().update(
       { id, organizationId, revokedAt: IsNull() },
       { revokedAt: new Date() },
@@ -142,6 +172,11 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     const key = await this.repo().findOneBy({ id });
     if (!key) throw new NotFoundError('API key');
     return this.revoke(key.organizationId, id);
+  }
+
+  /** The calling key as stored now (not as cached): what it may grant. */
+  private async grantOf(organizationId: string, keyId: string): Promise<KeyGrant> {
+    return toGrant(await this.get(organizationId, keyId));
   }
 
   private async invalidate(): Promise<void> {
@@ -208,4 +243,14 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
       )
       .catch((e: Error) => this.logger.warn({ msg: 'could not record key use', err: e.message }));
   }
+}
+
+function toGrant(k: ApiKey): KeyGrant {
+  return {
+    id: k.id,
+    scopes: k.scopes as Scope[],
+    rateLimitPerMinute: k.rateLimitPerMinute,
+    rateLimitPerDay: k.rateLimitPerDay,
+    expiresAt: k.expiresAt,
+  };
 }
