@@ -47,6 +47,13 @@ const INVALIDATE_CHANNEL = 'api-keys:invalidate';
 export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyService.name);
   private readonly cache = new Map<string, { key: ResolvedKey | null; until: number }>();
+  /**
+   * Bumped by every invalidation: a database read that started before one may hold the row as it
+   * was before a revocation, so it is not stored (the next request reads again).
+   */
+  private generation = 0;
+  /** The invalidation channel is subscribed; while it is not, invalidations would be missed. */
+  private listening = false;
   private readonly lastUsedWritten = new Map<string, number>();
   private subscriber?: Redis;
 
@@ -57,11 +64,30 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     this.subscriber = this.redis.duplicate();
-    this.subscriber.on('message', () => this.cache.clear());
+    this.subscriber.on('message', () => this.dropCache());
+    // Messages sent while the connection is down are lost: the cache is bypassed until the
+    // channel is subscribed again, then emptied.
+    this.subscriber.on('close', () => (this.listening = false));
+    this.subscriber.on('ready', () => void this.listen());
     this.subscriber.on('error', (e) =>
       this.logger.warn({ msg: 'key invalidation channel error', err: e.message }),
     );
-    await this.subscriber.subscribe(INVALIDATE_CHANNEL).catch(() => undefined);
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      await this.subscriber?.subscribe(INVALIDATE_CHANNEL);
+    } catch {
+      return; // tried again at the next 'ready'
+    }
+    this.dropCache();
+    this.listening = true;
+  }
+
+  private dropCache(): void {
+    this.generation++;
+    this.cache.clear();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -180,7 +206,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async invalidate(): Promise<void> {
-    this.cache.clear();
+    this.dropCache();
     await this.redis
       .publish(INVALIDATE_CHANNEL, '1')
       .catch((e: Error) =>
@@ -195,11 +221,12 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   async resolve(value: string, now = new Date()): Promise<ResolvedKey | null> {
     if (!isWellFormedApiKey(value)) return null;
     const hash = sha256Hex(value);
-    const cached = this.cache.get(hash);
+    const cached = this.listening ? this.cache.get(hash) : undefined;
     let key: ResolvedKey | null;
     if (cached && cached.until > now.getTime()) {
       key = cached.key;
     } else {
+      const generation = this.generation;
       const row = await this.repo()
         .createQueryBuilder('k')
         .select([
@@ -223,8 +250,10 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
             revokedAt: row.revokedAt,
           }
         : null;
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { key, until: now.getTime() + CACHE_TTL_MS });
+      if (this.listening && generation === this.generation) {
+        if (this.cache.size > 10_000) this.cache.clear();
+        this.cache.set(hash, { key, until: now.getTime() + CACHE_TTL_MS });
+      }
     }
     if (key && !key.revokedAt) this.touch(key.id, now);
     return key;
