@@ -1,10 +1,14 @@
 import { INestApplication } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { setLogSink, UserService } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
+
+// Fresh each run: the per-account login counters live in Redis across runs.
+const OWNER_EMAIL = `secret-owner-${randomUUID()}@example.com`;
 
 describe('Secrets never stored, logged or echoed', () => {
   let app: INestApplication;
@@ -38,7 +42,7 @@ describe('Secrets never stored, logged or echoed', () => {
       .expect(200);
 
     await app.get(UserService).createUser({
-      email: 'secret-owner@example.com',
+      email: OWNER_EMAIL,
       password: 'hunter2-password',
       organizationId: s.org.id,
       role: 'owner',
@@ -46,7 +50,7 @@ describe('Secrets never stored, logged or echoed', () => {
     secrets.push('hunter2-password');
     const login = await request(server)
       .post('/api/v1/auth/login')
-      .send({ email: 'secret-owner@example.com', password: 'hunter2-password' })
+      .send({ email: OWNER_EMAIL, password: 'hunter2-password' })
       .expect(200);
     const token: string = login.body.data.accessToken;
     secrets.push(token);
@@ -66,7 +70,7 @@ describe('Secrets never stored, logged or echoed', () => {
       request(server).get('/api/v1/user/api-keys').set('Authorization', `Bearer ${token}`),
       request(server)
         .post('/api/v1/auth/login')
-        .send({ email: 'secret-owner@example.com', password: 'wrong-pass-x' }),
+        .send({ email: OWNER_EMAIL, password: 'wrong-pass-x' }),
     ]) {
       const res = await req;
       expect(res.status).toBeGreaterThanOrEqual(400);

@@ -22,6 +22,7 @@ import {
   toJsonText,
   validFor,
 } from './support/arbitraries';
+import { loginBursts } from './login-bursts';
 import type { Reporter, ResilienceContext } from './support/context';
 import { checkAnswer } from './support/envelope';
 import { logProblems } from './support/logs';
@@ -55,6 +56,7 @@ const SINGLE_FIELD_VALUES: unknown[] = [
   { __proto__: null, polluted: true },
   ownObject([['__proto__', { polluted: true }]]),
 ];
+const LOGIN_PATH = '/api/v1/auth/login';
 /** Body limits of §4: the send API takes 15 MiB, everything else 1 MiB. */
 const bodyLimit = (r: RouteSpec) => (r.path === '/api/v1/send' ? 15 * MiB : MiB);
 
@@ -173,8 +175,9 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
   };
 
   const http = new HttpClient(ctx.apiUrl, { connections: concurrency, timeoutMs });
-  // Bad credentials on the send API count toward the per-IP failure limit (§8): they come from
-  // another loopback address so the rest of the suite's address is never blocked.
+  // Bad credentials on the send API and wrong logins count toward the per-IP failure limit (§8,
+  // §16): they come from another loopback address so the rest of the suite's address is never
+  // blocked (a blocked address would find the send API refusing it for 15 minutes).
   const apiHost = new URL(ctx.apiUrl).hostname;
   const strangerAddress = ['127.0.0.1', 'localhost'].includes(apiHost) ? '127.0.0.2' : undefined;
   const stranger = strangerAddress
@@ -491,12 +494,14 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
             break;
           case 'credentials':
             // Without a second source address, the send API's failure counter is left alone.
-            if (!stranger && route.path === '/api/v1/send') break;
+            if (!strangerAddress && route.path === '/api/v1/send') break;
             delete headers['x-api-key'];
             Object.assign(headers, variant.creds);
             stranger = true;
             break;
         }
+        // Every login may be a wrong one: always from the second address.
+        if (route.path === LOGIN_PATH) stranger = true;
         return {
           route,
           request: { method: route.method, path: `${path}${query}`, headers, body },
@@ -519,7 +524,8 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
   const phases: Task[][] = [[], []];
   let chunkSeed = seed;
   for (const group of [...byGroup.keys()].sort()) {
-    const groupRoutes = byGroup.get(group)!;
+    // Without a second source address, generated logins would block the suite's own.
+    const groupRoutes = byGroup.get(group)!.filter((r) => strangerAddress || r.path !== LOGIN_PATH);
     const perRoute = Math.ceil(runs / groupRoutes.length);
     for (const route of groupRoutes) {
       for (let done = 0; done < perRoute; done += 250) {
@@ -681,6 +687,9 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
   for (const c of battery) statsOf(c.route.group).cases++;
   await runGenerated(phases[1]);
 
+  // ---- login bursts, from fresh addresses -------------------------------------------------------
+  const burstProblems = await loginBursts(ctx.apiUrl, reporter, seed);
+
   // ---- the logs: no error line, no uncaught exception from any of it ---------------------------
   await new Promise((r) => setTimeout(r, 2000));
   const logLines = ctx.logs().slice(logStart);
@@ -738,14 +747,15 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
     notes: `${requests} requests (${timeouts} past the ${timeoutMs} ms deadline) over ${routes.length} routes, ${runs} cases per group, seed ${seed}, ${rps.toFixed(0)} req/s generated (concurrency ${concurrency}), ${battery.length} battery requests, ${seconds.toFixed(1)} s in all`,
   });
 
-  if (violations.size || problems.length) {
+  if (violations.size || problems.length || burstProblems.length) {
     const lines = [...violations.values()]
       .sort((a, b) => b.count - a.count)
       .map((v) => `- ${v.route}: ${v.problem} (x${v.count})\n    e.g. ${v.example}`);
     throw new Error(
       `fuzz found ${violations.size} kinds of bad answer and ${problems.length} log problems (seed ${seed}):\n` +
         lines.join('\n') +
-        (problems.length ? `\nlogs:\n${problems.slice(0, 20).join('\n')}` : ''),
+        (problems.length ? `\nlogs:\n${problems.slice(0, 20).join('\n')}` : '') +
+        (burstProblems.length ? `\nlogin bursts:\n${burstProblems.slice(0, 20).join('\n')}` : ''),
     );
   }
 }

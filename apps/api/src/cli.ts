@@ -1,5 +1,7 @@
 // `npm run admin -- <command> [--json]`: operator commands that need no HTTP (§3).
 // Output is one JSON object on stdout; progress and errors go to stderr.
+// `create-user` needs a password of at least 12 characters; `unlock-login [--email E] [--ip A]`
+// ends a login lock early (the account's failure window, the IP's, or both).
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
@@ -15,6 +17,7 @@ import {
   JsonLogger,
   LimitsModule,
   loadConfig,
+  LoginService,
   OrganizationService,
   PLANS,
   Plan,
@@ -86,6 +89,7 @@ export const COMMANDS = [
   'create-user',
   'create-key',
   'revoke-key',
+  'unlock-login',
   'set-limits',
   'rotate-keys',
   'import-file',
@@ -106,6 +110,7 @@ const OPTIONS = {
   'per-hour': { type: 'string' },
   'per-month': { type: 'string' },
   id: { type: 'string' },
+  ip: { type: 'string' },
   'batch-size': { type: 'string' },
   json: { type: 'boolean' },
   ...IMPORT_FILE_OPTIONS,
@@ -185,6 +190,13 @@ export async function runAdmin(argv: string[]): Promise<Record<string, unknown>>
       case 'revoke-key': {
         const key = await keys.revokeById(need(flags, 'id'));
         return { apiKey: { id: key.id, revokedAt: key.revokedAt } };
+      }
+      case 'unlock-login': {
+        // Either or both: an account's window, an IP's window.
+        const email = flags.email === undefined ? undefined : need(flags, 'email');
+        const ip = flags.ip === undefined && email !== undefined ? undefined : need(flags, 'ip');
+        await app.get(LoginService).unlock({ email, ip });
+        return { unlocked: { email: email ?? null, ip: ip ?? null } };
       }
       case 'rotate-keys': {
         // Re-encrypts values written under an ENCRYPTION_KEYS_OLD key with ENCRYPTION_KEY and

@@ -824,3 +824,32 @@ export const malformedJson: fc.Arbitrary<string | Buffer> = fc.oneof(
   fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
   fc.constant(Buffer.from('{"a":"b"}', 'utf16le')),
 );
+
+// ---- login bursts (§16) -----------------------------------------------------------------------
+
+/**
+ * A wrong password the login body accepts (1 to 1024 characters): odd characters, the longest
+ * allowed, and ones shorter than the 12 a password must have (login must not tell them apart).
+ */
+export const wrongPassword: fc.Arbitrary<string> = fc
+  .oneof(
+    { weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 64 }) },
+    { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 100 }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'x',
+        'x'.repeat(1024),
+        '😀'.repeat(12),
+        "' OR '1'='1' --",
+        'correct horse battery staple',
+      ),
+    },
+  )
+  // NUL is refused in every string field (422), before any login is attempted.
+  .filter((s) => s.length <= 1024 && !s.includes('\u0000'));
+
+/** A login body for `email` with a wrong password (the accounts the bursts aim at do not exist). */
+export function wrongLogin(email: string): fc.Arbitrary<string> {
+  return wrongPassword.map((password) => JSON.stringify({ email, password }));
+}

@@ -1,9 +1,15 @@
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ApiKeyService } from '@app/domain';
-import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import type { AuthContext } from '@app/domain';
+import { Auth, OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { uuidParam } from '../http/params';
 import { CreateApiKeyDto, PageQueryDto, toApiKeyResponse, UpdateApiKeyDto } from './api-keys.dto';
+
+/** The calling API key, held to what it holds (§16); owner and admin tokens are not. */
+function byKey(auth: AuthContext): string | undefined {
+  return auth.principal.type === 'api_key' ? auth.principal.keyId : undefined;
+}
 
 @ApiTags('api-keys')
 @Controller('api/v1/user/api-keys')
@@ -18,11 +24,15 @@ export class ApiKeysController {
     return page.map(toApiKeyResponse);
   }
 
-  /** Creates a key; its value is returned here once, in `data.key`, and never again. */
+  /**
+   * Creates a key; its value is returned here once, in `data.key`, and never again. Called with
+   * an API key: only scopes that key holds and limits within its own (omitted limits are bounded
+   * by it), else 403 E_FORBIDDEN.
+   */
   @Post()
   @ResponseMessage('API key created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: CreateApiKeyDto) {
-    const { key, value } = await this.keys.create(orgId, dto);
+  async create(@Auth() auth: AuthContext, @Body() dto: CreateApiKeyDto) {
+    const { key, value } = await this.keys.create(auth.organizationId, dto, byKey(auth));
     return { ...toApiKeyResponse(key), key: value };
   }
 
@@ -32,20 +42,28 @@ export class ApiKeysController {
     return toApiKeyResponse(await this.keys.get(orgId, id));
   }
 
+  /**
+   * Called with an API key: the key after the change may carry only scopes the caller holds, and
+   * no limit or expiry may end above both the caller's own and the key's current value (a key
+   * never raises its own). Else 403 E_FORBIDDEN.
+   */
   @Patch(':id')
   @ResponseMessage('API key updated successfully')
   async update(
-    @OrgId() orgId: string,
+    @Auth() auth: AuthContext,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateApiKeyDto,
   ) {
-    return toApiKeyResponse(await this.keys.update(orgId, id, dto));
+    return toApiKeyResponse(await this.keys.update(auth.organizationId, id, dto, byKey(auth)));
   }
 
-  /** Revokes the key: it answers 401 from then on. */
+  /**
+   * Revokes the key: it answers 401 from then on, on every replica. Called with an API key: only
+   * itself or keys within its scopes, else 403 E_FORBIDDEN.
+   */
   @Delete(':id')
   @ResponseMessage('API key revoked successfully')
-  async revoke(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return toApiKeyResponse(await this.keys.revoke(orgId, id));
+  async revoke(@Auth() auth: AuthContext, @Param('id', uuidParam) id: string) {
+    return toApiKeyResponse(await this.keys.revoke(auth.organizationId, id, byKey(auth)));
   }
 }

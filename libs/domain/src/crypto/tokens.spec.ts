@@ -1,23 +1,10 @@
-import {
-  generateApiKey,
-  generateCuid,
-  hashPassword,
-  isWellFormedApiKey,
-  verifyPassword,
-} from './tokens';
+import { generateApiKey, generateCuid, isWellFormedApiKey } from './tokens';
 
 describe('tokens', () => {
   it('issues bk_live_ keys of 40 base62 characters', () => {
     const keys = new Set(Array.from({ length: 200 }, generateApiKey));
     expect(keys.size).toBe(200);
     for (const k of keys) expect(isWellFormedApiKey(k)).toBe(true);
-  });
-
-  it('hashes passwords with scrypt and verifies them', async () => {
-    const hash = await hashPassword('pw');
-    expect(hash.startsWith('scrypt$')).toBe(true);
-    expect(await verifyPassword('pw', hash)).toBe(true);
-    expect(await verifyPassword('other', hash)).toBe(false);
   });
 
   it('makes 24-character lower-case cuids', () => {

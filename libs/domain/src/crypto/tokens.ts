@@ -1,9 +1,8 @@
 // Secrets we issue (API keys, access tokens) and how they are stored: only a SHA-256 hash.
-import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+// Passwords are stored by ./passwords.
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number) => Promise<Buffer>;
 
 /** 40 base62 characters carrying the entropy of 30 random bytes (§3). */
 export function base62FromBytes(bytes: Buffer, length: number): string {
@@ -38,24 +37,6 @@ export function isWellFormedAccessToken(value: string): boolean {
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
-
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const derived = await scryptAsync(password, salt, 64);
-  return `scrypt$${salt.toString('base64')}$${derived.toString('base64')}`;
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, saltB64, hashB64] = stored.split('$');
-  if (scheme !== 'scrypt' || !saltB64 || !hashB64) return false;
-  const expected = Buffer.from(hashB64, 'base64');
-  const derived = await scryptAsync(password, Buffer.from(saltB64, 'base64'), expected.length);
-  return timingSafeEqual(derived, expected);
-}
-
-/** A password hash to compare against when the user does not exist, so timing does not reveal it. */
-export const DUMMY_PASSWORD_HASH =
-  'scrypt$AAAAAAAAAAAAAAAAAAAAAA==$' + Buffer.alloc(64).toString('base64');
 
 const CUID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 

@@ -48,7 +48,8 @@ end
 return out
 `;
 
-// KEYS[1] the failure counter; ARGV[1] 1 to record a failure, 0 to read; ARGV[2] window ms.
+// KEYS[1] the failure counter; ARGV[1] 1 to record a failure, 0 to read, -1 to withdraw one
+// (never below 0, never creating the key: the window keeps its end); ARGV[2] window ms.
 const FAILURES = `
 local c
 if ARGV[1] == '1' then
@@ -56,6 +57,7 @@ if ARGV[1] == '1' then
   if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 else
   c = tonumber(redis.call('GET', KEYS[1]) or '0')
+  if ARGV[1] == '-1' and c > 0 then c = redis.call('DECR', KEYS[1]) end
 end
 local ttl = redis.call('PTTL', KEYS[1])
 return {c, ttl}
@@ -128,16 +130,12 @@ export interface AuthFailureState {
 }
 
 /**
- * Failed authentications per client IP, shared by the send API and the SMTP relay: more than 20
- * within 15 minutes of the first failure block the IP until that window ends.
+ * Failed authentications per client IP, shared by the send API, the SMTP relay and login: more
+ * than 20 within 15 minutes of the first failure block the IP until that window ends.
  */
 @Injectable()
 export class AuthFailureLimiter {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {
-    if (!(redis as unknown as Partial<IpRedis>).ipAuthFailures) {
-      redis.defineCommand('ipAuthFailures', { numberOfKeys: 1, lua: FAILURES });
-    }
-  }
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
 
   /** Counts one failed authentication from `ip`. */
   recordFailure(ip: string): Promise<AuthFailureState> {
@@ -149,21 +147,53 @@ export class AuthFailureLimiter {
     return this.run(ip, '0');
   }
 
+  /** Takes back a failure recorded ahead of a check that then succeeded (login). */
+  withdrawFailure(ip: string): Promise<AuthFailureState> {
+    return this.run(ip, '-1');
+  }
+
   /** The 429 a blocked IP gets (the relay maps it to `421 ...` and closes). */
   static error(state: AuthFailureState): RateLimitedError {
     return new RateLimitedError(TOO_MANY_FAILED_ATTEMPTS_MESSAGE, state.retryAfter);
   }
 
-  private async run(ip: string, record: '0' | '1'): Promise<AuthFailureState> {
-    const [failures, ttl] = await (this.redis as unknown as IpRedis).ipAuthFailures(
+  /** Ends `ip`'s window now (the operator's `unlock-login --ip`). */
+  async reset(ip: string): Promise<void> {
+    await this.redis.del(`af:{ip:${ipLimitKey(ip)}}`);
+  }
+
+  private async run(ip: string, record: FailureOp): Promise<AuthFailureState> {
+    const { failures, retryAfter } = await countFailures(
+      this.redis,
       `af:{ip:${ipLimitKey(ip)}}`,
       record,
-      AUTH_FAILURE_WINDOW_SECONDS * 1000,
+      AUTH_FAILURE_WINDOW_SECONDS,
     );
-    return {
-      failures,
-      blocked: failures > AUTH_FAILURE_LIMIT,
-      retryAfter: Math.max(1, Math.ceil(ttl / 1000)),
-    };
+    return { failures, blocked: failures > AUTH_FAILURE_LIMIT, retryAfter };
   }
+}
+
+/** Record a failure, read the count, withdraw a recorded failure. */
+export type FailureOp = '1' | '0' | '-1';
+
+/**
+ * One failure window in Redis: counts a failure (`op` '1'), reads the count ('0') or withdraws
+ * one ('-1'); the window starts at the first failure and ends `windowSeconds` later, whatever
+ * happens after.
+ */
+export async function countFailures(
+  redis: Redis,
+  key: string,
+  op: FailureOp,
+  windowSeconds: number,
+): Promise<{ failures: number; retryAfter: number }> {
+  const r = redis as unknown as Partial<IpRedis>;
+  if (!r.ipAuthFailures) redis.defineCommand('ipAuthFailures', { numberOfKeys: 1, lua: FAILURES });
+  const [failures, ttl] = await (redis as unknown as IpRedis).ipAuthFailures(
+    key,
+    op,
+    windowSeconds * 1000,
+  );
+  // A read with no window yet answers ttl -2; the retry figure only matters when blocked.
+  return { failures, retryAfter: Math.max(1, Math.ceil(ttl / 1000)) };
 }

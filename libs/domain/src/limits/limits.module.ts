@@ -1,6 +1,8 @@
-// Rate-limit windows shared by every transport: per API key, per client IP, per organization.
+// Rate-limit windows shared by every transport: per API key, per client IP, per organization,
+// per login account.
 import { Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from '../common/clock';
+import { AccountFailureLimiter } from './account-limits';
 import { AuthFailureLimiter, IpRequestLimiter } from './ip-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
 import { SendingLimiter } from './sending-limiter';
@@ -13,7 +15,15 @@ import { SendingLimiter } from './sending-limiter';
     SendingLimiter,
     IpRequestLimiter,
     AuthFailureLimiter,
+    AccountFailureLimiter,
   ],
-  exports: [Clock, KeyRateLimiter, SendingLimiter, IpRequestLimiter, AuthFailureLimiter],
+  exports: [
+    Clock,
+    KeyRateLimiter,
+    SendingLimiter,
+    IpRequestLimiter,
+    AuthFailureLimiter,
+    AccountFailureLimiter,
+  ],
 })
 export class LimitsModule {}

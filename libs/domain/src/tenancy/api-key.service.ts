@@ -1,5 +1,6 @@
 // API keys: issued once, stored as SHA-256, resolved per request through a short cache that
 // every replica drops on revocation or change (Redis pub/sub), so a revoked key stops at once.
+// A key that manages keys grants at most what it holds (./key-grants).
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import Redis from 'ioredis';
@@ -9,6 +10,13 @@ import { generateApiKey, isWellFormedApiKey, sha256Hex } from '../crypto/tokens'
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { REDIS } from '../redis/redis.module';
 import { ApiKey } from './api-key.entity';
+import {
+  assertChangeAllowed,
+  assertRevokeAllowed,
+  DEFAULT_PER_MINUTE,
+  grantForNewKey,
+  KeyGrant,
+} from './key-grants';
 import { SCOPES, Scope } from './scopes';
 
 export interface CreateApiKeyInput {
@@ -39,6 +47,13 @@ const INVALIDATE_CHANNEL = 'api-keys:invalidate';
 export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyService.name);
   private readonly cache = new Map<string, { key: ResolvedKey | null; until: number }>();
+  /**
+   * Bumped by every invalidation: a database read that started before one may hold the row as it
+   * was before a revocation, so it is not stored (the next request reads again).
+   */
+  private generation = 0;
+  /** The invalidation channel is subscribed; while it is not, invalidations would be missed. */
+  private listening = false;
   private readonly lastUsedWritten = new Map<string, number>();
   private subscriber?: Redis;
 
@@ -49,11 +64,30 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     this.subscriber = this.redis.duplicate();
-    this.subscriber.on('message', () => this.cache.clear());
+    this.subscriber.on('message', () => this.dropCache());
+    // Messages sent while the connection is down are lost: the cache is bypassed until the
+    // channel is subscribed again, then emptied.
+    this.subscriber.on('close', () => (this.listening = false));
+    this.subscriber.on('ready', () => void this.listen());
     this.subscriber.on('error', (e) =>
       this.logger.warn({ msg: 'key invalidation channel error', err: e.message }),
     );
-    await this.subscriber.subscribe(INVALIDATE_CHANNEL).catch(() => undefined);
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      await this.subscriber?.subscribe(INVALIDATE_CHANNEL);
+    } catch {
+      return; // tried again at the next 'ready'
+    }
+    this.dropCache();
+    this.listening = true;
+  }
+
+  private dropCache(): void {
+    this.generation++;
+    this.cache.clear();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -74,11 +108,20 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return [...new Set(scopes)] as Scope[];
   }
 
+  /**
+   * `byKeyId`: the API key making the request, held to what it holds (§16); absent for owner and
+   * admin access tokens and the operator CLI.
+   */
   async create(
     organizationId: string,
     input: CreateApiKeyInput,
+    byKeyId?: string,
   ): Promise<{ key: ApiKey; value: string }> {
     const scopes = input.scopes === 'all' ? [...SCOPES] : this.validateScopes(input.scopes);
+    if (byKeyId !== undefined) {
+      const caller = await this.grantOf(organizationId, byKeyId);
+      input = { ...input, ...grantForNewKey(caller, { ...input, scopes }) };
+    }
     const value = generateApiKey();
     const saved = await this.repo().save(
       this.repo().create({
@@ -87,7 +130,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
         keyHash: sha256Hex(value),
         keyPrefix: value.slice(0, 12),
         scopes,
-        rateLimitPerMinute: input.rateLimitPerMinute ?? 300,
+        rateLimitPerMinute: input.rateLimitPerMinute ?? DEFAULT_PER_MINUTE,
         rateLimitPerDay: input.rateLimitPerDay ?? null,
         expiresAt: input.expiresAt ?? null,
         revokedAt: null,
@@ -114,11 +157,21 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return key;
   }
 
-  async update(organizationId: string, id: string, input: UpdateApiKeyInput): Promise<ApiKey> {
-    await this.get(organizationId, id);
+  async update(
+    organizationId: string,
+    id: string,
+    input: UpdateApiKeyInput,
+    byKeyId?: string,
+  ): Promise<ApiKey> {
+    const target = await this.get(organizationId, id);
+    const scopes = input.scopes === undefined ? undefined : this.validateScopes(input.scopes);
+    if (byKeyId !== undefined) {
+      const caller = await this.grantOf(organizationId, byKeyId);
+      assertChangeAllowed(caller, toGrant(target), { ...input, scopes });
+    }
     const patch: Partial<ApiKey> = {};
     if (input.name !== undefined) patch.name = input.name;
-    if (input.scopes !== undefined) patch.scopes = this.validateScopes(input.scopes);
+    if (scopes !== undefined) patch.scopes = scopes;
     if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = input.rateLimitPerMinute;
     if (input.rateLimitPerDay !== undefined) patch.rateLimitPerDay = input.rateLimitPerDay;
     if (input.expiresAt !== undefined) patch.expiresAt = input.expiresAt;
@@ -127,8 +180,11 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return this.get(organizationId, id);
   }
 
-  async revoke(organizationId: string, id: string): Promise<ApiKey> {
-    await this.get(organizationId, id);
+  async revoke(organizationId: string, id: string, byKeyId?: string): Promise<ApiKey> {
+    const target = await this.get(organizationId, id);
+    if (byKeyId !== undefined) {
+      assertRevokeAllowed(await this.grantOf(organizationId, byKeyId), toGrant(target));
+    }
     await this.repo().update(
       { id, organizationId, revokedAt: IsNull() },
       { revokedAt: new Date() },
@@ -144,8 +200,13 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return this.revoke(key.organizationId, id);
   }
 
+  /** The calling key as stored now (not as cached): what it may grant. */
+  private async grantOf(organizationId: string, keyId: string): Promise<KeyGrant> {
+    return toGrant(await this.get(organizationId, keyId));
+  }
+
   private async invalidate(): Promise<void> {
-    this.cache.clear();
+    this.dropCache();
     await this.redis
       .publish(INVALIDATE_CHANNEL, '1')
       .catch((e: Error) =>
@@ -160,11 +221,12 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   async resolve(value: string, now = new Date()): Promise<ResolvedKey | null> {
     if (!isWellFormedApiKey(value)) return null;
     const hash = sha256Hex(value);
-    const cached = this.cache.get(hash);
+    const cached = this.listening ? this.cache.get(hash) : undefined;
     let key: ResolvedKey | null;
     if (cached && cached.until > now.getTime()) {
       key = cached.key;
     } else {
+      const generation = this.generation;
       const row = await this.repo()
         .createQueryBuilder('k')
         .select([
@@ -188,8 +250,10 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
             revokedAt: row.revokedAt,
           }
         : null;
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { key, until: now.getTime() + CACHE_TTL_MS });
+      if (this.listening && generation === this.generation) {
+        if (this.cache.size > 10_000) this.cache.clear();
+        this.cache.set(hash, { key, until: now.getTime() + CACHE_TTL_MS });
+      }
     }
     if (key && !key.revokedAt) this.touch(key.id, now);
     return key;
@@ -208,4 +272,14 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
       )
       .catch((e: Error) => this.logger.warn({ msg: 'could not record key use', err: e.message }));
   }
+}
+
+function toGrant(k: ApiKey): KeyGrant {
+  return {
+    id: k.id,
+    scopes: k.scopes as Scope[],
+    rateLimitPerMinute: k.rateLimitPerMinute,
+    rateLimitPerDay: k.rateLimitPerDay,
+    expiresAt: k.expiresAt,
+  };
 }

@@ -1,16 +1,12 @@
-// Users, memberships and access tokens (§3): login issues a 24 h `at_` token stored as a hash.
+// Users, memberships and access tokens (§3): a login (./login.service) is issued a 24 h `at_`
+// token stored as a hash.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import {
-  DUMMY_PASSWORD_HASH,
-  generateAccessToken,
-  hashPassword,
-  isWellFormedAccessToken,
-  sha256Hex,
-  verifyPassword,
-} from '../crypto/tokens';
-import { ConflictError, InvalidCredentialsError, NotFoundError } from '../errors/domain-errors';
+import { normaliseEmail } from '../crypto/field-encryption';
+import { assertAcceptablePassword, hashPassword } from '../crypto/passwords';
+import { generateAccessToken, isWellFormedAccessToken, sha256Hex } from '../crypto/tokens';
+import { ConflictError, NotFoundError } from '../errors/domain-errors';
 import { Organization } from './organization.entity';
 import { AccessToken, Membership, Role, User } from './user.entity';
 
@@ -30,7 +26,8 @@ export class UserService {
     organizationId: string;
     role: Role;
   }): Promise<User> {
-    const email = input.email.trim().toLowerCase();
+    assertAcceptablePassword(input.password);
+    const email = normaliseEmail(input.email);
     const org = await this.ds.getRepository(Organization).findOneBy({ id: input.organizationId });
     if (!org) throw new NotFoundError('Organization');
     return this.ds.transaction(async (em) => {
@@ -51,24 +48,37 @@ export class UserService {
     });
   }
 
-  async login(
-    emailRaw: string,
-    password: string,
-    now = new Date(),
-  ): Promise<{ accessToken: string; expiresAt: Date }> {
-    const email = emailRaw.trim().toLowerCase();
+  /** The user a login names, with the stored password hash; null when no user has the email. */
+  async findForLogin(email: string): Promise<{ id: string; passwordHash: string } | null> {
     const user = await this.ds
       .getRepository(User)
       .createQueryBuilder('u')
       .addSelect('u.passwordHash')
-      .where('lower(u.email) = :email', { email })
+      .where('lower(u.email) = :email', { email: normaliseEmail(email) })
       .getOne();
-    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !ok) throw new InvalidCredentialsError();
+    return user ? { id: user.id, passwordHash: user.passwordHash } : null;
+  }
+
+  /** Stores `next` unless the hash changed since `previous` was read (a concurrent change wins). */
+  async replacePasswordHash(userId: string, previous: string, next: string): Promise<boolean> {
+    const res = await this.ds
+      .getRepository(User)
+      .createQueryBuilder()
+      .update()
+      .set({ passwordHash: next })
+      .where('id = :userId AND password_hash = :previous', { userId, previous })
+      .execute();
+    return (res.affected ?? 0) > 0;
+  }
+
+  async issueToken(
+    userId: string,
+    now = new Date(),
+  ): Promise<{ accessToken: string; expiresAt: Date }> {
     const accessToken = generateAccessToken();
     const expiresAt = new Date(now.getTime() + TOKEN_LIFETIME_MS);
     await this.ds.getRepository(AccessToken).insert({
-      userId: user.id,
+      userId,
       tokenHash: sha256Hex(accessToken),
       expiresAt,
       revokedAt: null,
