@@ -23,6 +23,7 @@ export * from './contacts/phone-number';
 export * from './crypto/field-encryption';
 export * from './crypto/tls-certificate';
 export * from './crypto/tokens';
+export * from './dns/address-ranges';
 export * from './database/data-source-options';
 export * from './database/database.module';
 export * from './database/embedded-postgres';

@@ -1,54 +1,6 @@
-import {
-  blockedAddressReason,
-  parseWebhookUrl,
-  resolveTarget,
-  TargetNotAllowedError,
-} from './webhook-target-guard';
+import { parseWebhookUrl, resolveTarget, TargetNotAllowedError } from './webhook-target-guard';
 
 describe('webhook target guard', () => {
-  it.each([
-    ['127.0.0.1', 'a loopback address'],
-    ['127.255.0.9', 'a loopback address'],
-    ['10.0.0.1', 'a private address'],
-    ['172.31.255.255', 'a private address'],
-    ['192.168.1.1', 'a private address'],
-    ['169.254.169.254', 'a link-local address'],
-    ['100.64.0.1', 'a CGNAT address'],
-    ['100.127.255.254', 'a CGNAT address'],
-    ['224.0.0.251', 'a multicast address'],
-    ['239.1.1.1', 'a multicast address'],
-    ['0.0.0.0', 'an unspecified address'],
-    ['255.255.255.255', 'a reserved address'],
-    ['::', 'an unspecified address'],
-    ['::1', 'a loopback address'],
-    ['fe80::1', 'a link-local address'],
-    ['fe80::1%eth0', 'a link-local address'],
-    ['fc00::1', 'a private address'],
-    ['fd12:3456::1', 'a private address'],
-    ['ff02::1', 'a multicast address'],
-    ['::ffff:127.0.0.1', 'a loopback address'],
-    ['::ffff:7f00:1', 'a loopback address'],
-    ['::ffff:a9fe:a9fe', 'a link-local address'],
-    ['::ffff:10.1.2.3', 'a private address'],
-    ['64:ff9b::a00:1', 'a private address'],
-    ['2002:7f00:1::', 'a loopback address'],
-    ['::7f00:1', 'a reserved address'],
-  ])('refuses %s as %s', (ip, reason) => {
-    expect(blockedAddressReason(ip)).toBe(reason);
-  });
-
-  it.each([
-    '93.184.216.34',
-    '8.8.8.8',
-    '100.128.0.1',
-    '172.32.0.1',
-    '2606:4700:4700::1111',
-    '::ffff:8.8.8.8',
-    '64:ff9b::808:808',
-  ])('allows the public address %s', (ip) => {
-    expect(blockedAddressReason(ip)).toBeNull();
-  });
-
   it('refuses a name when any of its addresses is private, and allows all when switched on', async () => {
     const lookup = async () => [
       { address: '93.184.216.34', family: 4 },
