@@ -13,6 +13,8 @@
 // Both paths and the receiver are warmed up (untimed) before the first round.
 // Environment: BENCH_DATABASE_URL (default the local PostgreSQL, database mp_bench_webhooks),
 // BENCH_REDIS_URL (default redis://127.0.0.1:6379/12), WEBHOOK_CONCURRENCY (default 50),
+// WEBHOOK_ENDPOINT_CONCURRENCY (default WEBHOOK_CONCURRENCY: the one receiver gets as many
+// requests in flight as the baseline),
 // BENCH_PROFILE_DIR (V8 CPU profiles of the first round's two measured phases).
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -118,6 +120,7 @@ async function main(): Promise<void> {
   process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/12';
   process.env.ENCRYPTION_KEY ??= Buffer.alloc(32, 7).toString('base64');
   process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+  process.env.WEBHOOK_ENDPOINT_CONCURRENCY ??= process.env.WEBHOOK_CONCURRENCY ?? '50';
   process.env.BULL_PREFIX = `bench-webhooks-${process.pid}`;
   process.env.LOG_LEVEL ??= 'warn';
   inspector?.connect();

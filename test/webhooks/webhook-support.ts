@@ -24,6 +24,9 @@ export class Receiver {
   private readonly hanging = new Set<ServerResponse>();
   private server?: Server;
   port = 0;
+  /** Requests received and not answered yet, and the most there ever were at once. */
+  open = 0;
+  mostOpen = 0;
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -41,6 +44,9 @@ export class Receiver {
           at: Date.now(),
         };
         this.requests.push(received);
+        this.open += 1;
+        this.mostOpen = Math.max(this.mostOpen, this.open);
+        res.on('close', () => (this.open -= 1));
         const b = this.behaviour(received);
         if (b === 'hang') {
           this.hanging.add(res);
@@ -63,6 +69,12 @@ export class Receiver {
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
+  }
+
+  /** Answers every request left hanging so far with `status`. */
+  answerHanging(status = 200): void {
+    for (const res of this.hanging) res.writeHead(status).end('ok');
+    this.hanging.clear();
   }
 
   forDelivery(id: string): Received[] {

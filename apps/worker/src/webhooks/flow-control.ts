@@ -92,6 +92,11 @@ export class Semaphore {
     return this.held;
   }
 
+  /** Slots free to take now (none while others wait). */
+  get free(): number {
+    return this.waiting.length ? 0 : this.size - this.held;
+  }
+
   async acquire(): Promise<void> {
     if (this.held < this.size) {
       this.held += 1;
@@ -113,4 +118,15 @@ export class Semaphore {
     if (next) next();
     else this.held -= 1;
   }
+}
+
+/** `fn` called at most once, however often the returned function is. */
+export function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
 }

@@ -58,7 +58,11 @@ function harness() {
   const http = {
     send: async () => ({ kind: 'response', status: 200, body: 'ok' }),
   } as unknown as WebhookHttpClient;
-  const config = { webhookConcurrency: 50, webhookRetryBaseMs: 1000 } as AppConfig;
+  const config = {
+    webhookConcurrency: 50,
+    webhookEndpointConcurrency: 50,
+    webhookRetryBaseMs: 1000,
+  } as AppConfig;
   const dispatcher = new WebhookDispatcher(repo, http, new SystemClock(), config);
   return { dispatcher, claims, claimedIds, recorded, mostInFlight: () => mostInFlight };
 }

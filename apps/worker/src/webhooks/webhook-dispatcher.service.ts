@@ -1,75 +1,23 @@
 // The dispatcher: woken with delivery ids (PostgreSQL NOTIFY from emit), it claims them in
 // batches (one statement each), signs and sends the stored bodies with bounded concurrency, and
-// records attempts and outcomes of §10 in group-committed statements. The due-retry scan uses it too.
+// records attempts and outcomes of §10 in group-committed statements, at most
+// WEBHOOK_ENDPOINT_CONCURRENCY requests per endpoint (§16). The due-retry scan uses it too.
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@app/domain';
 import {
   APP_CONFIG,
   ClaimedDelivery,
   Clock,
-  FinishedAttempt,
   LEASE_MARGIN_SECONDS,
-  decideOutcome,
-  signatureHeader,
-  signingKey,
-  WEBHOOK_MESSAGES,
   WebhookDeliveryRepository,
 } from '@app/domain';
-import type { KeyObject } from 'node:crypto';
-import { Batcher, Semaphore } from './flow-control';
+import { EndpointGate } from './endpoint-gate';
+import { Batcher, once, Semaphore } from './flow-control';
+import { DispatchResult, WebhookAttempter } from './webhook-attempter';
 import { WebhookHttpClient } from './webhook-http.client';
-
-/**
- * Signing keys by secret: the deliveries of one endpoint share its decrypted secret, and a
- * regenerated secret is a new entry.
- */
-const signingKeys = new Map<string, KeyObject>();
-function signingKeyOf(secret: string): KeyObject {
-  let key = signingKeys.get(secret);
-  if (!key) {
-    if (signingKeys.size >= 1000) signingKeys.clear();
-    key = signingKey(secret);
-    signingKeys.set(secret, key);
-  }
-  return key;
-}
-
-/** Built-in headers, then the endpoint's own, which replace a built-in of the same name. */
-export function requestHeaders(
-  claimed: ClaimedDelivery,
-  body: string,
-  attemptAt: Date,
-): Record<string, string> {
-  const t = Math.floor(attemptAt.getTime() / 1000);
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    'X-Webhook-Signature': signatureHeader(signingKeyOf(claimed.endpoint.secret), t, body),
-    'X-Webhook-Delivery-Id': claimed.id,
-    'X-Webhook-Event': claimed.type,
-  };
-  for (const { key, value } of claimed.endpoint.customHeaders) {
-    for (const existing of Object.keys(headers)) {
-      if (existing.toLowerCase() === key.toLowerCase()) delete headers[existing];
-    }
-    headers[key] = value;
-  }
-  return headers;
-}
 
 /** Half the lease margin: a lease older than this when its slot frees up is renewed first. */
 const RENEW_AFTER_MS = (LEASE_MARGIN_SECONDS * 1000) / 2;
-
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (!done) {
-      done = true;
-      fn();
-    }
-  };
-}
-
-export type DispatchResult = 'not_claimed' | 'attempted' | 'lease_lost' | 'endpoint_inactive';
 
 /** Most deliveries one claim statement takes. */
 const CLAIM_BATCH = 300;
@@ -94,33 +42,30 @@ const CLAIMS_IN_FLIGHT = 2;
 const FIRST_CLAIM_PER_SLOT = 2;
 /** Sent and waiting for their outcome to be recorded, per request slot, before claiming pauses. */
 const RECORDING_PER_SLOT = 16;
-/** Most outcomes one record statement takes, per request slot. */
-const RECORD_MAX_PER_SLOT = 8;
 /**
- * An outcome statement waits (up to RECORD_LINGER_MS) for this many outcomes per slot while
- * claimed deliveries are still being sent: each statement costs PostgreSQL about a millisecond
- * of CPU besides its rows (measured alone: 150 µs per delivery in statements of 10, 55 µs in
- * statements of 200), and the bench's statements of 80–100 outcomes became 150–230 with it.
+ * A delivery waits this long at most for its endpoint's slot (held in memory with its lease); an
+ * endpoint that turns over more slowly is backlogged, its deliveries left in the queue table.
  */
-const RECORD_MIN_PER_SLOT = 4;
-const RECORD_LINGER_MS = 20;
+const ENDPOINT_WAIT_MS = 1000;
 
 @Injectable()
 export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
-  private attempts = 0;
-  private recorded = 0;
   private claimStatements = 0;
-  private recordStatements = 0;
-  /**
-   * Outcomes are recorded by one statement at a time, each taking every attempt that finished
-   * while the previous one ran: a durable commit (a WAL flush) costs more than the rows it
-   * carries, so fewer, larger statements leave the database more time for the rows.
-   */
-  private readonly finishes: Batcher<FinishedAttempt, boolean>;
-
+  /** Sends one claimed delivery and records its outcome. */
+  private readonly attempter: WebhookAttempter;
   /** Request slots (WEBHOOK_CONCURRENCY), shared by woken deliveries and the retry scan. */
   private readonly slots: Semaphore;
+  /**
+   * Slots per endpoint (WEBHOOK_ENDPOINT_CONCURRENCY), taken before a request slot: a delivery
+   * whose endpoint is full waits without holding a request slot, so one slow endpoint cannot
+   * take them all. Claimed deliveries waiting here count as claimed ahead.
+   */
+  private readonly gate: EndpointGate<{ claimed: ClaimedDelivery; claimedAt: number }>;
+  /** Leases handed back for deliveries left to their endpoint's backlog (group-committed). */
+  private readonly releases: Batcher<ClaimedDelivery, undefined>;
+  private releasing = 0;
+  private lingerTimer?: NodeJS.Timeout;
   /** Deliveries announced by a wake-up and not claimed yet, in arrival order. */
   private readonly woken = new Set<string>();
   /**
@@ -146,41 +91,31 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.slots = new Semaphore(config.webhookConcurrency);
+    const perEndpoint = Math.min(config.webhookEndpointConcurrency, config.webhookConcurrency);
+    this.gate = new EndpointGate(perEndpoint, (AHEAD_PER_SLOT - 1) * perEndpoint);
+    this.releases = new Batcher(async (items) => {
+      await this.deliveries.releaseLeases(items);
+      return items.map(() => undefined);
+    }, CLAIM_BATCH);
     this.aheadMax = AHEAD_PER_SLOT * config.webhookConcurrency;
     this.recordingMax = RECORDING_PER_SLOT * config.webhookConcurrency;
-    this.finishes = new Batcher(
-      async (items) => {
-        this.recordStatements += 1;
-        const kept = await this.deliveries.finishAttempts(items, this.clock.now());
-        return items.map((i) => kept.has(i.claimed.id));
-      },
-      RECORD_MAX_PER_SLOT * config.webhookConcurrency,
-      1,
-      {
-        minBatch: RECORD_MIN_PER_SLOT * config.webhookConcurrency,
-        ms: RECORD_LINGER_MS,
-        // Attempts claimed and not sent yet will submit outcomes soon; without any, a small
-        // batch (a lone delivery, the end of a burst) is recorded at once.
-        more: () => this.ahead > 0,
-        // The last outcomes of a burst do not wait behind the statement under way.
-        lastFlushes: 2,
-      },
-    );
+    // Attempts claimed and not sent yet will submit outcomes soon.
+    this.attempter = new WebhookAttempter(deliveries, http, clock, config, () => this.ahead > 0);
   }
 
   /** Attempts made by this process (exposed for metrics). */
   get attemptsMade(): number {
-    return this.attempts;
+    return this.attempter.made;
   }
 
   /** Attempts of this process whose outcome is recorded (exposed for metrics). */
   get attemptsRecorded(): number {
-    return this.recorded;
+    return this.attempter.recorded;
   }
 
   /** Claim and record statements run by the pump and the recorder (exposed for the bench). */
   get statements(): { claims: number; records: number } {
-    return { claims: this.claimStatements, records: this.recordStatements };
+    return { claims: this.claimStatements, records: this.attempter.recordStatements };
   }
 
   /** Woken deliveries not claimed yet (exposed for metrics). */
@@ -209,8 +144,9 @@ export class WebhookDispatcher implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     this.paused = true;
-    if (this.ahead + this.recording + this.claiming > 0)
+    if (this.ahead + this.recording + this.claiming + this.releasing > 0)
       await new Promise<void>((resolve) => (this.drained = resolve));
+    clearInterval(this.lingerTimer);
   }
 
   /**
@@ -247,8 +183,11 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       this.claimsInFlight += 1;
       this.claiming += batch.length;
       this.claimStatements += 1;
-      this.deliveries.claimByIds(batch, this.clock.now()).then(
-        (claimed) => this.claimed(batch.length, claimed),
+      // Deliveries of a backlogged endpoint stay in the queue table: its own claims take them,
+      // oldest first, as it has room.
+      const excluded = this.gate.backlogged();
+      this.deliveries.claimByIds(batch, this.clock.now(), excluded).then(
+        (claimed) => this.claimed(batch.length, claimed, excluded),
         (err: Error) => {
           // The rows are durable: the scan sends them once they are stale.
           this.logger.warn({
@@ -256,28 +195,109 @@ export class WebhookDispatcher implements OnApplicationShutdown {
             count: batch.length,
             err: err.message,
           });
-          this.claimed(batch.length, []);
+          this.claimed(batch.length, [], excluded);
         },
       );
     }
   }
 
   /** A claim statement returned: its deliveries start (even when paused: their leases are held). */
-  private claimed(asked: number, claimed: ClaimedDelivery[]): void {
+  private claimed(asked: number, claimed: ClaimedDelivery[], excluded: string[]): void {
     this.claimsInFlight -= 1;
     this.claiming -= asked;
-    for (const c of claimed) this.start(c);
+    // An endpoint that left its backlog while this claim ran may have had deliveries left out.
+    for (const id of excluded) {
+      if (this.gate.isBacklogged(id)) continue;
+      this.gate.backlog(id);
+      this.feed(id);
+    }
+    this.admit(claimed);
     this.settled();
     this.pump();
   }
 
-  private start(claimed: ClaimedDelivery): void {
-    this.ahead += 1;
-    void this.run(claimed);
+  /** Claimed deliveries through their endpoint's gate: sent, waiting, or back to the table. */
+  private admit(claimed: ClaimedDelivery[]): void {
+    const now = performance.now();
+    for (const c of claimed) {
+      const item = { claimed: c, claimedAt: now };
+      const admission = c.endpoint.isActive ? this.gate.admit(c.endpoint.id, item, now) : 'enter';
+      if (admission === 'release') {
+        this.release(c);
+        continue;
+      }
+      this.ahead += 1;
+      if (admission === 'enter') void this.run(item);
+      else this.lingerTimer ??= setInterval(() => this.lingered(), ENDPOINT_WAIT_MS / 2).unref();
+    }
+  }
+
+  /** Waiters of endpoints slower than claims go back to the queue table (see ENDPOINT_WAIT_MS). */
+  private lingered(): void {
+    for (const { item } of this.gate.lingering(performance.now(), ENDPOINT_WAIT_MS)) {
+      this.ahead -= 1;
+      this.release(item.claimed);
+    }
+    if (!this.gate.waiting) {
+      clearInterval(this.lingerTimer);
+      this.lingerTimer = undefined;
+    }
+    this.settled();
+    this.pump();
+  }
+
+  /** Hands a claimed delivery's lease back; its endpoint's own claims take it once it has room. */
+  private release(claimed: ClaimedDelivery): void {
+    this.releasing += 1;
+    this.releases
+      .submit(claimed)
+      .catch((err: Error) =>
+        // The lease expires by itself; the endpoint's claims or the scan take the row then.
+        this.logger.warn({ msg: 'webhook lease not released', err: err.message }),
+      )
+      .finally(() => {
+        this.releasing -= 1;
+        this.gate.released(claimed.endpoint.id);
+        this.settled();
+        this.feed(claimed.endpoint.id);
+      });
+  }
+
+  /** Claims due deliveries of backlogged endpoints (or `only` this one) with room, oldest first. */
+  private feed(only?: string): void {
+    if (this.paused) return;
+    for (const { endpointId, room } of this.gate.toFeed(only)) {
+      this.claiming += room;
+      this.claimStatements += 1;
+      this.deliveries.claimForEndpoint(endpointId, room, this.clock.now()).then(
+        (claimed) => {
+          this.claiming -= room;
+          this.gate.fed(endpointId, room, claimed.length);
+          this.admit(claimed);
+          this.settled();
+          this.feed(endpointId);
+        },
+        (err: Error) => {
+          // Still backlogged: the next freed slot or scan tries again.
+          this.logger.warn({ msg: 'webhook endpoint claim failed', err: err.message });
+          this.claiming -= room;
+          this.gate.fed(endpointId, room, room);
+          this.settled();
+        },
+      );
+    }
+  }
+
+  /** A request of the endpoint is over: its slot goes to the next waiter, or to its backlog. */
+  private left(endpointId: string): void {
+    const next = this.gate.leave(endpointId);
+    if (next) void this.run(next);
+    else this.feed(endpointId);
   }
 
   /** One claimed delivery through the pipe: attempted, recorded, its places freed. */
-  private async run(claimed: ClaimedDelivery): Promise<void> {
+  private async run(item: { claimed: ClaimedDelivery; claimedAt: number }): Promise<void> {
+    const claimed = item.claimed;
     let sent = false;
     const onSent = () => {
       sent = true;
@@ -286,7 +306,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       this.pump();
     };
     try {
-      await this.dispatchClaimed(claimed, onSent);
+      await this.dispatchClaimed(claimed, item.claimedAt, onSent);
     } catch (err) {
       this.logger.error({
         msg: 'webhook attempt failed',
@@ -303,7 +323,8 @@ export class WebhookDispatcher implements OnApplicationShutdown {
 
   /** While shutting down: resolves the wait once nothing is claimed, sent or recorded any more. */
   private settled(): void {
-    if (this.drained && this.ahead + this.recording + this.claiming === 0) this.drained();
+    if (this.drained && this.ahead + this.recording + this.claiming + this.releasing === 0)
+      this.drained();
   }
 
   /**
@@ -313,18 +334,24 @@ export class WebhookDispatcher implements OnApplicationShutdown {
    */
   private async dispatchClaimed(
     claimed: ClaimedDelivery,
+    claimedAt: number,
     onSent: () => void,
   ): Promise<DispatchResult> {
-    if (!claimed.endpoint.isActive) return this.attempt(claimed, () => undefined);
-    const claimedAt = performance.now();
-    if (this.slots.tryAcquire(1) === 0) await this.slots.acquire();
-    const release = once(() => this.slots.release());
+    if (!claimed.endpoint.isActive) return this.attempter.attempt(claimed, () => undefined);
+    // The endpoint's slot is held (the gate admitted it); the request slot is taken here.
+    const left = once(() => this.left(claimed.endpoint.id));
+    let release = left;
     try {
+      if (this.slots.tryAcquire(1) === 0) await this.slots.acquire();
+      release = once(() => {
+        this.slots.release();
+        left();
+      });
       if (performance.now() - claimedAt > RENEW_AFTER_MS) {
         const renewed = await this.deliveries.renewLease(claimed, this.clock.now());
         if (!renewed) return 'lease_lost';
       }
-      return await this.attempt(claimed, () => {
+      return await this.attempter.attempt(claimed, () => {
         release();
         onSent();
       });
@@ -334,78 +361,24 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   }
 
   /**
-   * The due-retry scan: reserves the free request slots, claims at most that many due
-   * deliveries and starts their attempts. Returns the attempts started.
+   * The due-retry scan: claims at most as many due deliveries as there are free request slots
+   * (of endpoints that are not backlogged: their own claims take theirs) and sends them through
+   * the endpoints' gates; backlogged endpoints with room are claimed for too. Returns how many
+   * the scan claimed.
    */
-  async dispatchDue(): Promise<Promise<DispatchResult>[]> {
-    const reserved = this.slots.tryAcquire(this.config.webhookConcurrency);
-    if (!reserved) return [];
+  async dispatchDue(): Promise<number> {
+    this.feed();
+    const free = this.slots.free;
+    if (!free || this.paused) return 0;
+    this.claiming += free;
     let claimed: ClaimedDelivery[] = [];
     try {
-      claimed = await this.deliveries.claimDue(this.clock.now(), reserved);
+      claimed = await this.deliveries.claimDue(this.clock.now(), free, this.gate.backlogged());
     } finally {
-      for (let i = claimed.length; i < reserved; i++) this.slots.release();
+      this.claiming -= free;
+      this.admit(claimed);
+      this.settled();
     }
-    return claimed.map((c) => {
-      const release = once(() => this.slots.release());
-      return this.attempt(c, release).finally(release);
-    });
-  }
-
-  /** Sends and records one attempt; `releaseSlot` is called as soon as the request is over. */
-  private async attempt(
-    claimed: ClaimedDelivery,
-    releaseSlot: () => void,
-  ): Promise<DispatchResult> {
-    if (!claimed.endpoint.isActive) {
-      await this.deliveries.failWithoutAttempt(
-        claimed,
-        WEBHOOK_MESSAGES.endpointInactive,
-        this.clock.now(),
-      );
-      return 'endpoint_inactive';
-    }
-    const body = claimed.body;
-    const startedAt = this.clock.now();
-    const started = performance.now();
-    this.attempts += 1;
-    const result = await this.http.send({
-      url: claimed.endpoint.url,
-      headers: requestHeaders(claimed, body, startedAt),
-      body,
-      timeoutMs: claimed.endpoint.timeoutSeconds * 1000,
-    });
-    // Recording happens outside the slot: a slow database never holds a request slot.
-    releaseSlot();
-    const durationMs = Math.round(performance.now() - started);
-    const finishedAt = this.clock.now();
-    const outcome = decideOutcome(
-      result,
-      claimed.attemptCount + 1,
-      claimed.endpoint.maxRetries,
-      finishedAt,
-      this.config.webhookRetryBaseMs,
-    );
-    const kept = await this.finishes.submit({ claimed, outcome, startedAt, durationMs });
-    if (!kept) {
-      this.logger.warn({
-        msg: 'webhook lease lost before the attempt was recorded',
-        deliveryId: claimed.id,
-      });
-      return 'lease_lost';
-    }
-    this.recorded += 1;
-    if (outcome.status !== 'delivered') {
-      this.logger.log({
-        msg: 'webhook attempt failed',
-        deliveryId: claimed.id,
-        organizationId: claimed.organizationId,
-        attempt: claimed.attemptCount + 1,
-        status: outcome.status,
-        httpStatusCode: outcome.httpStatusCode,
-        reason: outcome.attemptError,
-      });
-    }
-    return 'attempted';
+    return claimed.length;
   }
 }

@@ -1,5 +1,5 @@
 import { ClaimedDelivery, envelopeJson } from '@app/domain';
-import { requestHeaders } from './webhook-dispatcher.service';
+import { requestHeaders } from './webhook-request';
 
 const ID = '3f0c1a52-8d7e-4a8e-9a0b-6f5f7b1c2d3e';
 

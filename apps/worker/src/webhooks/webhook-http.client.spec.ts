@@ -1,4 +1,4 @@
-import { loadConfig } from '@app/domain';
+import { DnsResolver, loadConfig } from '@app/domain';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookHttpClient } from './webhook-http.client';
@@ -25,10 +25,13 @@ describe(WebhookHttpClient.name, () => {
   });
 
   const client = (allowPrivate: boolean) =>
-    new WebhookHttpClient({
-      ...loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') }),
-      webhookAllowPrivateTargets: allowPrivate,
-    });
+    new WebhookHttpClient(
+      {
+        ...loadConfig({ ENCRYPTION_KEY: Buffer.alloc(32).toString('base64') }),
+        webhookAllowPrivateTargets: allowPrivate,
+      },
+      new DnsResolver({ dnsServers: [] }),
+    );
   const send = (c: WebhookHttpClient, url: string, timeoutMs = 2000) =>
     c.send({ url, headers: { 'Content-Type': 'application/json' }, body: '{}', timeoutMs });
 

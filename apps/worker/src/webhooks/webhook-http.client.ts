@@ -7,6 +7,8 @@ import {
   APP_CONFIG,
   AttemptResult,
   bareHost,
+  DnsResolver,
+  Lookup,
   resolveTarget,
   TargetNotAllowedError,
   WEBHOOK_DEFAULTS,
@@ -27,12 +29,13 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 /** A connector that resolves and checks the target, then connects to the checked address. */
 export function pinnedConnector(
   allowPrivate: boolean,
+  lookup: Lookup,
   connectTimeoutMs = 10_000,
 ): buildConnector.connector {
   const connect = buildConnector({ timeout: connectTimeoutMs });
   return (opts, callback) => {
     const host = bareHost(opts.hostname);
-    resolveTarget(host, allowPrivate).then(
+    resolveTarget(host, allowPrivate, lookup).then(
       (target) =>
         connect(
           {
@@ -96,9 +99,9 @@ function targetOf(url: string): { origin: string; path: string } {
 export class WebhookHttpClient implements OnModuleDestroy {
   private readonly agent: Agent;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) config: AppConfig, dns: DnsResolver) {
     this.agent = new Agent({
-      connect: pinnedConnector(config.webhookAllowPrivateTargets),
+      connect: pinnedConnector(config.webhookAllowPrivateTargets, (host) => dns.lookup(host)),
       maxRedirections: 0,
       keepAliveTimeout: 4_000,
     });

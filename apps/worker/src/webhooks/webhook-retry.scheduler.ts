@@ -1,6 +1,6 @@
 // The due-retry scan (§10): every WEBHOOK_SCAN_INTERVAL_MS each worker claims due deliveries with
 // FOR UPDATE SKIP LOCKED (also those whose first job was lost or whose worker died) and attempts
-// them, as many as it has free request slots.
+// them, as many as it has free request slots. The dispatcher waits for the attempts at shutdown.
 import {
   Inject,
   Injectable,
@@ -17,7 +17,6 @@ export class WebhookRetryScheduler implements OnApplicationBootstrap, OnApplicat
   private readonly logger = new Logger(WebhookRetryScheduler.name);
   private timer?: NodeJS.Timeout;
   private scanning = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly dispatcher: WebhookDispatcher,
@@ -28,27 +27,17 @@ export class WebhookRetryScheduler implements OnApplicationBootstrap, OnApplicat
     this.timer = setInterval(() => void this.scan(), this.config.webhookScanIntervalMs);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     clearInterval(this.timer);
     this.timer = undefined;
-    await Promise.allSettled([...this.inFlight]);
   }
 
-  /** One scan; returns how many attempts it started. */
+  /** One scan; returns how many deliveries it claimed. */
   async scan(): Promise<number> {
     if (this.scanning || !this.timer) return 0;
     this.scanning = true;
     try {
-      const attempts = await this.dispatcher.dispatchDue();
-      for (const a of attempts) {
-        const tracked: Promise<unknown> = a
-          .catch((err: Error) =>
-            this.logger.error({ msg: 'webhook retry attempt failed', err: err.message }),
-          )
-          .finally(() => this.inFlight.delete(tracked));
-        this.inFlight.add(tracked);
-      }
-      return attempts.length;
+      return await this.dispatcher.dispatchDue();
     } catch (err) {
       this.logger.warn({ msg: 'webhook retry scan failed', err: (err as Error).message });
       return 0;

@@ -11,6 +11,21 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBeUndefined();
     expect(c.webhookAllowPrivateTargets).toBe(false);
     expect(c.publicBaseUrl).toBe('http://localhost:3000');
+    expect(c.webhookEndpointConcurrency).toBe(10);
+    expect(c.deliveryAllowPrivateMx).toBe(false);
+    expect(c.dnsServers).toEqual([]);
+  });
+
+  it('reads the §16 delivery settings and DNS_SERVERS as ip[:port]', () => {
+    const c = loadConfig({
+      ENCRYPTION_KEY: KEY,
+      WEBHOOK_ENDPOINT_CONCURRENCY: '3',
+      DELIVERY_ALLOW_PRIVATE_MX: 'true',
+      DNS_SERVERS: '127.0.0.1:5390, ::1,[::1]:53,192.0.2.53',
+    });
+    expect(c.webhookEndpointConcurrency).toBe(3);
+    expect(c.deliveryAllowPrivateMx).toBe(true);
+    expect(c.dnsServers).toEqual(['127.0.0.1:5390', '::1', '[::1]:53', '192.0.2.53']);
   });
 
   it.each([
@@ -20,6 +35,13 @@ describe('loadConfig', () => {
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
     [{ SMTP_TLS_CERT: '/tmp/cert.pem' }, 'SMTP_TLS_KEY'],
+    [{ WEBHOOK_ENDPOINT_CONCURRENCY: '0' }, 'WEBHOOK_ENDPOINT_CONCURRENCY'],
+    [{ DELIVERY_ALLOW_PRIVATE_MX: 'maybe' }, 'DELIVERY_ALLOW_PRIVATE_MX'],
+    [{ DNS_SERVERS: 'dns.example' }, 'DNS_SERVERS'],
+    [{ DNS_SERVERS: '127.0.0.1:0' }, 'DNS_SERVERS'],
+    [{ DNS_SERVERS: '127.0.0.1:70000' }, 'DNS_SERVERS'],
+    [{ DNS_SERVERS: '[127.0.0.1]:53' }, 'DNS_SERVERS'],
+    [{ DNS_SERVERS: '::1:53x' }, 'DNS_SERVERS'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ ENCRYPTION_KEY: KEY, ...env } as Record<string, string>)).toThrow(
       ConfigError,

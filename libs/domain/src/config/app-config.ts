@@ -38,6 +38,12 @@ export interface AppConfig {
   webhookScanIntervalMs: number;
   /** Webhook attempts one worker process runs at the same time. */
   webhookConcurrency: number;
+  /** Webhook attempts one worker process runs at the same time to one endpoint (§16). */
+  webhookEndpointConcurrency: number;
+  /** Deliver to MX hosts whose addresses are loopback/private/link-local (§16; tests). */
+  deliveryAllowPrivateMx: boolean;
+  /** DNS servers (`ip` or `ip:port`, `[ipv6]:port`) every lookup goes to; empty: the system's. */
+  dnsServers: string[];
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   smtpAllowInsecureAuth: boolean;
@@ -127,6 +133,24 @@ function ipList(env: Env, name: string): string[] {
   return items;
 }
 
+/** Comma list of `ip[:port]` (`[ipv6]:port` with a port), as dns.Resolver#setServers takes them. */
+function serverList(env: Env, name: string): string[] {
+  const items = (env[name] || '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    // `[v6]:port`, `v4:port`, or a bare address of either family.
+    const m = /^\[([^\]]+)\]:(\d+)$/.exec(item) ?? /^([^:]+):(\d+)$/.exec(item);
+    const [host, port] = m ? [m[1], Number(m[2])] : [item, 53];
+    const family = isIP(host);
+    const ok =
+      family !== 0 && (!m || item.startsWith('[') === (family === 6)) && port >= 1 && port <= 65535;
+    if (!ok) throw new ConfigError(name, `must be a comma list of ip[:port], got "${item}"`);
+  }
+  return items;
+}
+
 function singleIp(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
@@ -200,6 +224,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
     webhookScanIntervalMs: int(env, 'WEBHOOK_SCAN_INTERVAL_MS', 5000, 10, 3_600_000),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 50, 1, 1000),
+    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
+    deliveryAllowPrivateMx: bool(env, 'DELIVERY_ALLOW_PRIVATE_MX', false),
+    dnsServers: serverList(env, 'DNS_SERVERS'),
     smtpTlsCert,
     smtpTlsKey,
     smtpAllowInsecureAuth: bool(env, 'SMTP_ALLOW_INSECURE_AUTH', false),

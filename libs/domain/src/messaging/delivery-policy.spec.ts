@@ -1,4 +1,5 @@
 import {
+  classifyAttempt,
   classifySmtpReply,
   cleanSmtpMessage,
   isHardBounce,
@@ -7,6 +8,13 @@ import {
 } from './delivery-policy';
 
 describe('delivery policy', () => {
+  it('fails a refused recipient at once, whatever else; else the reply decides', () => {
+    expect(classifyAttempt(null, true)).toBe('failed');
+    expect(classifyAttempt(null, false)).toBe('deferred');
+    expect(classifyAttempt(250, false)).toBe('delivered');
+    expect(classifyAttempt(550, false)).toBe('bounced');
+  });
+
   it('classifies replies: 2xx delivered, 5xx bounced, 4xx and no answer deferred', () => {
     expect(classifySmtpReply(250)).toBe('delivered');
     expect(classifySmtpReply(251)).toBe('delivered');

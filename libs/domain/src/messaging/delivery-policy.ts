@@ -18,6 +18,19 @@ export function classifySmtpReply(code: number | null): 'delivered' | 'deferred'
 }
 
 /**
+ * A recipient's attempt: refused before any SMTP exchange (every MX of its domain is a private
+ * address, §16, or the domain has a null MX) it fails at once: the cause is the domain's DNS,
+ * which retries within the deadline would not change, and no mail server said the address is bad
+ * (so no bounce). Otherwise the server's answer decides.
+ */
+export function classifyAttempt(
+  code: number | null,
+  refused: boolean,
+): 'delivered' | 'deferred' | 'bounced' | 'failed' {
+  return refused ? 'failed' : classifySmtpReply(code);
+}
+
+/**
  * A hard bounce says the address itself is bad: enhanced status 5.1.x (unknown user, bad domain,
  * bad syntax), or, without an enhanced status, reply 550, 551 or 553. Other 5xx (mailbox full
  * 5.2.2, policy 5.7.x, message too big) are soft: counted, but the address stays usable.

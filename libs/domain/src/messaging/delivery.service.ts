@@ -13,8 +13,8 @@ import {
 } from './contact-email-status.repository';
 import {
   AttemptStatus,
+  classifyAttempt,
   cleanSmtpMessage,
-  classifySmtpReply,
   isHardBounce,
   nextRetryAt,
 } from './delivery-policy';
@@ -234,7 +234,7 @@ export class DeliveryService {
         const res = results.get(r.idx)!;
         ({ code, mxHost, outboundIp } = res);
         text = cleanSmtpMessage(res.message);
-        const kind = classifySmtpReply(code);
+        const kind = classifyAttempt(code, res.refused === true);
         if (kind === 'deferred') {
           next = nextRetryAt(
             firstAttemptAt,

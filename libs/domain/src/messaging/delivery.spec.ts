@@ -77,19 +77,58 @@ describe('recipientResults', () => {
 });
 
 describe(SmtpOutbound.name, () => {
-  const config = { smtpOutboundUrl: undefined, smtpOutboundPoolSize: 1 } as unknown as AppConfig;
+  const config = {
+    smtpOutboundUrl: undefined,
+    smtpOutboundPoolSize: 1,
+    deliveryAllowPrivateMx: false,
+  } as unknown as AppConfig;
+  const lookups: string[] = [];
+  const dns = {
+    resolveMx: async (d: string) => {
+      if (d === 'nomx.test') throw Object.assign(new Error('no data'), { code: 'ENODATA' });
+      if (d === 'null.test') return [{ exchange: '', priority: 0 }];
+      return [
+        { exchange: 'mx2.test', priority: 20 },
+        { exchange: 'mx1.test', priority: 10 },
+      ];
+    },
+    lookup: async (host: string) => {
+      lookups.push(host);
+      if (host === 'mx1.test') return [{ address: '10.0.0.1', family: 4 }];
+      if (host === 'mx2.test') return [{ address: '::ffff:127.0.0.1', family: 6 }];
+      throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' });
+    },
+  };
+  let outbound: SmtpOutbound;
+  beforeAll(() => (outbound = new SmtpOutbound(config, dns)));
+  afterAll(() => outbound.onModuleDestroy());
 
   it('orders MX hosts by preference and falls back to the domain without MX', async () => {
-    const outbound = new SmtpOutbound(config, {
-      resolveMx: async (d: string) => {
-        if (d === 'nomx.test') throw Object.assign(new Error('no data'), { code: 'ENODATA' });
-        return [
-          { exchange: 'mx2.test', priority: 20 },
-          { exchange: 'mx1.test', priority: 10 },
-        ];
-      },
-    });
     expect(await outbound.mxHosts('x.test')).toEqual(['mx1.test', 'mx2.test']);
     expect(await outbound.mxHosts('nomx.test')).toEqual(['nomx.test']);
+    expect(await outbound.mxHosts('null.test')).toEqual([]);
+  });
+
+  it('refuses MX hosts at private addresses before connecting, and a null MX', async () => {
+    const [refused] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@x.test']);
+    expect(refused).toEqual({
+      email: 'u@x.test',
+      code: null,
+      // Every MX was tried in order; the first refusal is reported.
+      message: 'Refused: mail server mx1.test is 10.0.0.1, a private address',
+      mxHost: 'mx1.test',
+      outboundIp: null,
+      refused: true,
+    });
+    expect(lookups).toEqual(['mx1.test', 'mx2.test']);
+    const [none] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@null.test']);
+    expect(none).toMatchObject({
+      refused: true,
+      message: 'Refused: null.test accepts no mail (null MX)',
+    });
+    // A name that does not resolve may resolve later: deferred, not refused.
+    const [later] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@nomx.test']);
+    expect(later).toMatchObject({ code: null, mxHost: 'nomx.test' });
+    expect(later.refused).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { EmailDispatcher } from './email-dispatcher';
 import { EngagementStore } from './engagement/engagement.store';
-import { MessageRepository } from './message.repository';
+import { MessageRepository, SweepCursor } from './message.repository';
 
 const SWEEP_BATCH = 500;
 const PURGE_BATCH = 1000;
@@ -23,22 +23,31 @@ export class MessageMaintenanceService {
 
   /**
    * Re-queues messages due for longer than `graceMs` whose current job is not in the queue.
-   * Returns how many were re-queued.
+   * Scans every due message once, a batch at a time in due order (most have a live job), until
+   * a scan returns less than a full batch. Returns how many were re-queued.
    */
   async sweep(graceMs: number): Promise<number> {
     const now = this.clock.now();
     let total = 0;
+    let after: SweepCursor | null = null;
     for (;;) {
-      const requeue = await this.messages.sweepDue(now, graceMs, SWEEP_BATCH, async (rows) => {
-        const lost: string[] = [];
-        for (const r of rows) {
-          if (!(await this.dispatcher.isLive(r.id, r.dispatchSeq))) lost.push(r.id);
-        }
-        return lost;
-      });
-      for (const r of requeue) await this.dispatcher.enqueue(r.id, r.dispatchSeq);
-      total += requeue.length;
-      if (requeue.length < SWEEP_BATCH) break;
+      const { lost, scanned, last } = await this.messages.sweepDue(
+        now,
+        graceMs,
+        SWEEP_BATCH,
+        after,
+        async (rows) => {
+          const gone: string[] = [];
+          for (const r of rows) {
+            if (!(await this.dispatcher.isLive(r.id, r.dispatchSeq))) gone.push(r.id);
+          }
+          return gone;
+        },
+      );
+      for (const r of lost) await this.dispatcher.enqueue(r.id, r.dispatchSeq);
+      total += lost.length;
+      if (scanned < SWEEP_BATCH) break;
+      after = last;
     }
     if (total) this.logger.warn({ msg: 're-queued messages whose job was lost', count: total });
     return total;

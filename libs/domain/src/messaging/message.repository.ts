@@ -26,6 +26,12 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export type RecipientStatus = 'pending' | AttemptStatus;
 export type MessageSource = 'api' | 'smtp' | 'campaign';
 
+/** Where a sweep's scan stopped: the due time (microseconds, as text) and id of its last row. */
+export interface SweepCursor {
+  dueAt: string;
+  id: string;
+}
+
 export interface NewMessage {
   organizationId: string;
   jobId: string;
@@ -742,37 +748,53 @@ export class MessageRepository {
   }
 
   /**
-   * Sweeper: in one transaction, locks messages that have been due for longer than the grace
-   * period and are not leased (SKIP LOCKED: replicas split the work), lets `decide` say which
-   * lost their queue job, and bumps their dispatch sequence so a fresh job id can be used.
+   * Sweeper: in one transaction, locks up to `limit` messages that have been due for longer than
+   * the grace period, are not leased and come after `after` in due order (SKIP LOCKED: replicas
+   * split the work), lets `decide` say which lost their queue job, and bumps their dispatch
+   * sequence so a fresh job id can be used. Returns those, how many rows were scanned, and the
+   * position of the last one (the next scan starts after it).
    */
   async sweepDue(
     now: Date,
     graceMs: number,
     limit: number,
+    after: SweepCursor | null,
     decide: (rows: { id: string; dispatchSeq: number }[]) => Promise<string[]>,
-  ): Promise<{ id: string; dispatchSeq: number }[]> {
+  ): Promise<{
+    lost: { id: string; dispatchSeq: number }[];
+    scanned: number;
+    last: SweepCursor | null;
+  }> {
     return this.ds.transaction(async (em) => {
-      const rows: { id: string; dispatch_seq: number }[] = await em.query(
-        `SELECT id, dispatch_seq FROM messages
+      const rows: { id: string; dispatch_seq: number; due_at: string }[] = await em.query(
+        `SELECT id, dispatch_seq,
+                to_char(next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS due_at
+          FROM messages
           WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1
             AND (lease_until IS NULL OR lease_until < $2)
-          ORDER BY next_attempt_at
+            AND ($4::timestamptz IS NULL OR (next_attempt_at, id) > ($4::timestamptz, $5::uuid))
+          ORDER BY next_attempt_at, id
           LIMIT $3
           FOR UPDATE SKIP LOCKED`,
-        [new Date(now.getTime() - graceMs), now, limit],
+        [new Date(now.getTime() - graceMs), now, limit, after?.dueAt ?? null, after?.id ?? null],
       );
+      const tail = rows.at(-1);
+      const last = tail ? { dueAt: tail.due_at, id: tail.id } : null;
       const lost = await decide(rows.map((r) => ({ id: r.id, dispatchSeq: r.dispatch_seq })));
-      if (!lost.length) return [];
+      if (!lost.length) return { lost: [], scanned: rows.length, last };
       const bumped: unknown = await em.query(
         `UPDATE messages SET dispatch_seq = dispatch_seq + 1 WHERE id = ANY($1::uuid[])
          RETURNING id, dispatch_seq`,
         [lost],
       );
-      return returned<{ id: string; dispatch_seq: number }>(bumped).map((r) => ({
-        id: r.id,
-        dispatchSeq: r.dispatch_seq,
-      }));
+      return {
+        lost: returned<{ id: string; dispatch_seq: number }>(bumped).map((r) => ({
+          id: r.id,
+          dispatchSeq: r.dispatch_seq,
+        })),
+        scanned: rows.length,
+        last,
+      };
     });
   }
 

@@ -4,6 +4,7 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DnsModule } from '../dns/dns.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
@@ -15,12 +16,12 @@ import { MessageLogService } from './message-log.service';
 import { MessageMaintenanceService } from './message-maintenance.service';
 import { MessageRepository } from './message.repository';
 import { SendService } from './send.service';
-import { MX_RESOLVER, SmtpOutbound } from './smtp-outbound';
+import { SmtpOutbound } from './smtp-outbound';
 import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, WebhooksModule],
+  imports: [TenancyModule, WebhooksModule, DnsModule],
   providers: [
     SendService,
     EmailEvents,
@@ -29,7 +30,6 @@ import { TrackingService } from './tracking/tracking.service';
     EmailDispatcher,
     DeliveryService,
     SmtpOutbound,
-    { provide: MX_RESOLVER, useValue: null },
     EngagementStore,
     TrackingService,
     {

@@ -1,13 +1,14 @@
 // Outbound SMTP (§8): nodemailer pooled transports (in their own thread, smtp-thread.ts), to
-// SMTP_OUTBOUND_URL when set, else to each recipient domain's MX on port 25. Reports what the
-// server answered for every recipient.
+// SMTP_OUTBOUND_URL when set, else to each recipient domain's MX on port 25, at an address the
+// private-address guard checked (§16). Reports what the server answered for every recipient.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { createSocket } from 'node:dgram';
-import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import type { SendMailOptions } from 'nodemailer';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DnsResolver } from '../dns/resolver';
+import { resolveTarget, TargetNotAllowedError } from '../dns/target';
 import { domainOf } from './address';
 import { cleanSmtpMessage, replyCode } from './delivery-policy';
 import type { SmtpOutcome, SmtpTarget } from './smtp-thread';
@@ -17,19 +18,20 @@ export { SMTP_TIMEOUTS } from './smtp-thread';
 
 export interface SmtpRecipientResult {
   email: string;
-  /** Null when no SMTP answer was had (connection refused, timeout, DNS). */
+  /** Null when no SMTP answer was had (connection refused, timeout, DNS, refused MX). */
   code: number | null;
   message: string | null;
   mxHost: string | null;
   outboundIp: string | null;
+  /**
+   * Not sent, and sending again would not help: every mail server of the domain is refused
+   * (private addresses, §16) or the domain accepts no mail (null MX).
+   */
+  refused?: true;
 }
 
-export interface MxResolver {
-  resolveMx(domain: string): Promise<{ exchange: string; priority: number }[]>;
-}
-
-/** Injection token for the MX lookup (tests replace it). */
-export const MX_RESOLVER = Symbol('MX_RESOLVER');
+/** What the MX delivery resolves names with: the platform's DnsResolver. */
+export type MxResolver = Pick<DnsResolver, 'resolveMx' | 'lookup'>;
 
 /** Per-recipient answers of one SMTP transaction (a success or the error nodemailer gave). */
 export function recipientResults(
@@ -76,13 +78,11 @@ export class SmtpOutbound implements OnModuleDestroy {
   private readonly thread: SmtpThread;
   private readonly localAddresses = new Map<string, Promise<string | null>>();
   private readonly smarthost?: SmtpTarget;
-  private readonly mx: MxResolver;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(MX_RESOLVER) mx: MxResolver | null,
+    @Inject(DnsResolver) private readonly dns: MxResolver,
   ) {
-    this.mx = mx ?? dns;
     let auth: { user: string; pass: string } | undefined;
     if (config.smtpOutboundUrl) {
       const u = new URL(config.smtpOutboundUrl);
@@ -132,25 +132,46 @@ export class SmtpOutbound implements OnModuleDestroy {
     from: string,
     rcpts: string[],
   ): Promise<SmtpRecipientResult[]> {
+    const answer = (message: string, mxHost: string | null, refused?: true) =>
+      rcpts.map((email) => ({
+        email,
+        code: null,
+        message: cleanSmtpMessage(message),
+        mxHost,
+        outboundIp: null,
+        ...(refused && { refused }),
+      }));
     let hosts: string[];
     try {
       hosts = await this.mxHosts(domain);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      return rcpts.map((email) => ({
-        email,
-        code: null,
-        message: cleanSmtpMessage(
-          `EDNS: no mail server found for ${domain} (${e.code ?? e.message})`,
-        ),
-        mxHost: null,
-        outboundIp: null,
-      }));
+      return answer(`EDNS: no mail server found for ${domain} (${e.code ?? e.message})`, null);
     }
-    let last: SmtpRecipientResult[] = [];
+    if (!hosts.length) return answer(`Refused: ${domain} accepts no mail (null MX)`, null, true);
+    const allowPrivate = this.config.deliveryAllowPrivateMx;
+    let last: SmtpRecipientResult[] | undefined;
+    let refusal: SmtpRecipientResult[] | undefined;
     for (const host of hosts) {
+      let address: string;
+      try {
+        // Resolved once and checked; the connection goes to this very address.
+        ({ address } = await resolveTarget(host, allowPrivate, (h) => this.dns.lookup(h)));
+      } catch (err) {
+        if (err instanceof TargetNotAllowedError) {
+          refusal ??= answer(
+            `Refused: mail server ${host} is ${err.address}, ${err.reason}`,
+            host,
+            true,
+          );
+        } else {
+          const e = err as NodeJS.ErrnoException;
+          last = answer(`EDNS: no address for mail server ${host} (${e.code ?? e.message})`, host);
+        }
+        continue;
+      }
       last = await this.transact(
-        { host, port: 25, secure: false, smarthost: false },
+        { host: address, servername: host, port: 25, secure: false, smarthost: false },
         mail,
         from,
         rcpts,
@@ -158,13 +179,14 @@ export class SmtpOutbound implements OnModuleDestroy {
       // Only a connection-level failure moves on to the next MX; an SMTP answer is final.
       if (last.some((r) => r.code !== null)) return last;
     }
-    return last;
+    // A server that could not be reached may be reachable later; refused ones will not be.
+    return last ?? refusal!;
   }
 
   /** MX hosts by preference; the domain itself when it has no MX record (RFC 5321 §5.1). */
   async mxHosts(domain: string): Promise<string[]> {
     try {
-      const records = await this.mx.resolveMx(domain);
+      const records = await this.dns.resolveMx(domain);
       if (records.length) {
         return records
           .sort((a, b) => a.priority - b.priority)
@@ -188,7 +210,7 @@ export class SmtpOutbound implements OnModuleDestroy {
       this.outboundIp(target.host),
       this.thread.send(target, mail, { from, to: rcpts }),
     ]);
-    return recipientResults(rcpts, outcome, target.host, outboundIp);
+    return recipientResults(rcpts, outcome, target.servername ?? target.host, outboundIp);
   }
 
   /**

@@ -29,6 +29,8 @@ export interface SmtpThreadConfig {
 
 export interface SmtpTarget {
   host: string;
+  /** The server's name when `host` is its address: TLS SNI (an MX host, resolved and checked). */
+  servername?: string;
   port: number;
   secure: boolean;
   /** The smarthost's pool (gets the configured credentials). */
@@ -82,7 +84,7 @@ export function runSmtpThread(config: SmtpThreadConfig, port: NonNullable<typeof
   let closed = false;
 
   const poolFor = (t: SmtpTarget): Pool => {
-    const key = `${t.host}:${t.port}`;
+    const key = `${t.host}:${t.port}:${t.servername ?? ''}`;
     let pool = pools.get(key);
     if (!pool) {
       if (pools.size >= MAX_POOLS) {
@@ -93,6 +95,7 @@ export function runSmtpThread(config: SmtpThreadConfig, port: NonNullable<typeof
       pool = nodemailer.createTransport({
         pool: true,
         host: t.host,
+        servername: t.servername,
         port: t.port,
         secure: t.secure,
         auth: t.smarthost ? config.auth : undefined,

@@ -1,5 +1,6 @@
 // All SQL on webhook deliveries and attempts. Every read takes the organization id; the worker's
-// claim and finish statements take delivery ids and the leases they hold instead, and its endpoint
+// claim and finish statements take delivery ids and the leases they hold instead (or, for an
+// endpoint's own claim, the id of an endpoint whose deliveries it has claimed), and its endpoint
 // read takes the endpoint ids of the deliveries it has just claimed.
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
@@ -331,9 +332,14 @@ export class WebhookDeliveryRepository {
    * Takes the lease of each of these deliveries that is due (queued, nobody holds it, no later
    * retry set), in one statement: rows another worker is claiming right now are skipped
    * (`FOR UPDATE SKIP LOCKED`), so of two workers claiming the same row exactly one gets it.
-   * Returns the claimed ones. The delivery row itself is only read.
+   * Returns the claimed ones. The delivery row itself is only read. Deliveries of the
+   * `skipEndpoints` are left in the queue (their endpoints' own claims take them).
    */
-  async claimByIds(ids: string[], now: Date): Promise<ClaimedDelivery[]> {
+  async claimByIds(
+    ids: string[],
+    now: Date,
+    skipEndpoints: string[] = [],
+  ): Promise<ClaimedDelivery[]> {
     if (!ids.length) return [];
     const lease = randomUUID();
     const rows = await returning<ClaimRow>(
@@ -346,6 +352,7 @@ export class WebhookDeliveryRepository {
          SELECT q.delivery_id FROM target t JOIN webhook_delivery_queue q ON q.delivery_id = t.id
          WHERE (q.locked_until IS NULL OR q.locked_until < $2)
            AND (q.next_retry_at IS NULL OR q.next_retry_at <= $2)
+           AND NOT (q.webhook_endpoint_id = ANY($4::uuid[]))
          FOR UPDATE OF q SKIP LOCKED
        )
        UPDATE webhook_delivery_queue q SET ${claimSet('$3')}
@@ -353,7 +360,7 @@ export class WebhookDeliveryRepository {
        WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
          AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
-      [ids, now, lease],
+      [ids, now, lease, skipEndpoints],
     );
     return this.claimedFrom(rows, lease);
   }
@@ -363,9 +370,13 @@ export class WebhookDeliveryRepository {
    * whose wake-up was lost or whose worker died mid-attempt (lease expired), skipping rows
    * another worker is claiming right now (`FOR UPDATE SKIP LOCKED`). A queue row whose delivery
    * is no longer pending (a resend ended it while its attempt's worker was gone) or gone is
-   * dropped.
+   * dropped. Deliveries of the `skipEndpoints` are left (their endpoints' own claims take them).
    */
-  async claimDue(now: Date, limit: number): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    now: Date,
+    limit: number,
+    skipEndpoints: string[] = [],
+  ): Promise<ClaimedDelivery[]> {
     const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
     const lease = randomUUID();
     const rows = await returning<ClaimRow>(
@@ -376,6 +387,7 @@ export class WebhookDeliveryRepository {
          WHERE (locked_until IS NULL OR locked_until < $2)
            AND (next_retry_at <= $2
                 OR (next_retry_at IS NULL AND (locked_until IS NOT NULL OR queued_at < $3)))
+           AND NOT (webhook_endpoint_id = ANY($5::uuid[]))
          ORDER BY next_retry_at NULLS FIRST
          LIMIT $1
          FOR UPDATE SKIP LOCKED
@@ -389,9 +401,56 @@ export class WebhookDeliveryRepository {
        WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
          AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
-      [limit, now, staleBefore, lease],
+      [limit, now, staleBefore, lease, skipEndpoints],
     );
     return this.claimedFrom(rows, lease);
+  }
+
+  /**
+   * One endpoint's own claim (§16: it had no room when its deliveries were woken or scanned):
+   * up to `limit` of its due deliveries, oldest queued first, whether new, to be retried or left
+   * by a worker that died, so none waits behind newer ones for ever.
+   */
+  async claimForEndpoint(endpointId: string, limit: number, now: Date): Promise<ClaimedDelivery[]> {
+    const lease = randomUUID();
+    const rows = await returning<ClaimRow>(
+      this.ds,
+      `WITH ${RELAXED},
+       due AS (
+         SELECT delivery_id FROM webhook_delivery_queue
+         WHERE webhook_endpoint_id = $1
+           AND (locked_until IS NULL OR locked_until < $2)
+           AND (next_retry_at IS NULL OR next_retry_at <= $2)
+         ORDER BY queued_at
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED
+       ), ended AS (
+         DELETE FROM webhook_delivery_queue q USING due
+         WHERE q.delivery_id = due.delivery_id AND NOT EXISTS (
+           SELECT 1 FROM webhook_deliveries d WHERE d.id = q.delivery_id AND d.status = 'pending')
+       )
+       UPDATE webhook_delivery_queue q SET ${claimSet('$4')}
+       FROM due, webhook_deliveries d, webhook_endpoints e, relaxed
+       WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
+         AND e.id = d.webhook_endpoint_id
+       RETURNING ${CLAIM_RETURNING}`,
+      [endpointId, now, limit, lease],
+    );
+    return this.claimedFrom(rows, lease);
+  }
+
+  /**
+   * Hands leases back without an attempt (the endpoint had no room): the rows are due again at
+   * once, with their retry time and attempt count unchanged.
+   */
+  async releaseLeases(claimed: ClaimedDelivery[]): Promise<void> {
+    if (!claimed.length) return;
+    await this.ds.query(
+      `UPDATE webhook_delivery_queue q SET locked_by = NULL, locked_until = NULL
+       FROM unnest($1::uuid[], $2::uuid[]) AS t(id, lease)
+       WHERE q.delivery_id = t.id AND q.locked_by = t.lease`,
+      [claimed.map((c) => c.id), claimed.map((c) => c.leaseId)],
+    );
   }
 
   /**

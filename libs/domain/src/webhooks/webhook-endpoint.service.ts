@@ -22,7 +22,9 @@ import {
 } from './webhook-event-types';
 import { returning } from './webhook-delivery.repository';
 import { generateWebhookSecret } from './webhook-signature';
-import { parseWebhookUrl, resolveTarget, TargetNotAllowedError } from './webhook-target-guard';
+import { DnsResolver } from '../dns/resolver';
+import { resolveTarget, TargetNotAllowedError } from '../dns/target';
+import { parseWebhookUrl } from './webhook-target-guard';
 
 export interface WebhookEndpointInput {
   url: string;
@@ -89,6 +91,7 @@ export class WebhookEndpointService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dns: DnsResolver,
   ) {}
 
   private repo() {
@@ -346,7 +349,7 @@ export class WebhookEndpointService {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        resolveTarget(url.hostname, false),
+        resolveTarget(url.hostname, false, (host) => this.dns.lookup(host)),
         new Promise((resolve) => {
           timer = setTimeout(resolve, CREATION_LOOKUP_TIMEOUT_MS);
         }),

@@ -1,0 +1,119 @@
+// §16: at most WEBHOOK_ENDPOINT_CONCURRENCY requests in flight per endpoint, so one endpoint that
+// never answers cannot hold every request slot of a worker, and its own deliveries wait without a
+// slot, are not lost and go once it answers again.
+import { INestApplication } from '@nestjs/common';
+import { WebhookEvents } from '@app/domain';
+import { DataSource } from 'typeorm';
+import { createSession, Session } from '../support/session';
+import {
+  createApiApp,
+  createWorker,
+  Receiver,
+  sleep,
+  testConfig,
+  waitFor,
+} from './webhook-support';
+
+const ENDPOINTS = '/api/v1/user/webhook-endpoints';
+const SLOTS = 50;
+const PER_ENDPOINT = 10;
+
+describe('Webhook requests in flight per endpoint (e2e)', () => {
+  let api: INestApplication;
+  let worker: INestApplication;
+  let hanging: Receiver;
+  let healthy: Receiver;
+  let ds: DataSource;
+  let events: WebhookEvents;
+
+  beforeAll(async () => {
+    const config = testConfig('endpoint-concurrency', {
+      webhookConcurrency: SLOTS,
+      webhookEndpointConcurrency: PER_ENDPOINT,
+      webhookScanIntervalMs: 200,
+    });
+    api = await createApiApp(config);
+    ds = api.get(DataSource);
+    // The worker takes whatever is due in the shared database: other files' leftovers are not
+    // this file's to deliver.
+    await ds.query(
+      `WITH unqueued AS (DELETE FROM webhook_delivery_queue)
+       UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL WHERE status = 'pending'`,
+    );
+    worker = await createWorker(config);
+    hanging = await new Receiver().start();
+    hanging.behaviour = () => 'hang';
+    healthy = await new Receiver().start();
+    events = api.get(WebhookEvents);
+  });
+  afterAll(async () => {
+    await hanging.stop();
+    await worker.close();
+    await api.close();
+    await healthy.stop();
+  });
+
+  async function endpoint(s: Session, url: string): Promise<string> {
+    const res = await s.http
+      .post(ENDPOINTS, { url, events: ['contact.created'], timeoutSeconds: 300, maxRetries: 1 })
+      .expect(201);
+    return res.body.data.id;
+  }
+
+  it('keeps another organization’s latency while one endpoint hangs, then sends the held deliveries', async () => {
+    const a = await createSession(api);
+    const b = await createSession(api);
+    const aEndpoint = await endpoint(a, `${hanging.url}/a`);
+    await endpoint(b, `${healthy.url}/b`);
+
+    // More events than the worker has request slots, to an endpoint that never answers.
+    const aIds: string[] = [];
+    for (let i = 0; i < SLOTS + 20; i++)
+      aIds.push(...(await events.emit(a.org.id, 'contact.created', { i })));
+    await waitFor(() => hanging.open >= PER_ENDPOINT, { what: 'the endpoint cap to fill' });
+    // The worker had every delivery claimed by now; room for a request beyond the cap would show.
+    await sleep(200);
+    expect(hanging.open).toBe(PER_ENDPOINT);
+
+    // Meanwhile B's deliveries arrive as fast as ever, one at a time and in a burst.
+    const sentAt = new Map<string, number>();
+    const emitB = async (n: number) => {
+      const at = Date.now();
+      for (const id of await events.emit(b.org.id, 'contact.created', { n })) sentAt.set(id, at);
+    };
+    for (let n = 0; n < 5; n++) {
+      await emitB(n);
+      await sleep(50);
+    }
+    await Promise.all(Array.from({ length: 20 }, (_, n) => emitB(100 + n)));
+    const until = Date.now() + 10_000;
+    while (healthy.requests.length < sentAt.size && Date.now() < until) await sleep(25);
+    const latencies = healthy.requests.map(
+      (r) => r.at - sentAt.get(String(r.headers['x-webhook-delivery-id']))!,
+    );
+    expect(latencies).toHaveLength(25);
+    expect(Math.max(...latencies)).toBeLessThan(2_000);
+    // The hanging endpoint still holds its share of the slots, and no more.
+    expect(hanging.open).toBe(PER_ENDPOINT);
+    expect(hanging.mostOpen).toBe(PER_ENDPOINT);
+
+    // It answers again: every held delivery goes, none lost, never more than the cap at once.
+    hanging.behaviour = () => ({ status: 200 });
+    hanging.answerHanging(200);
+    await waitFor(
+      async () => {
+        const [{ n }] = await ds.query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries
+           WHERE webhook_endpoint_id = $1 AND status = 'delivered'`,
+          [aEndpoint],
+        );
+        return n === aIds.length;
+      },
+      { timeoutMs: 20_000, what: 'every held delivery to be sent' },
+    );
+    const seen = new Set(hanging.requests.map((r) => String(r.headers['x-webhook-delivery-id'])));
+    expect([...seen].sort()).toEqual([...aIds].sort());
+    expect(hanging.requests).toHaveLength(aIds.length);
+    expect(hanging.mostOpen).toBeLessThanOrEqual(PER_ENDPOINT);
+  });
+});
