@@ -5,6 +5,7 @@
 import Headers from '@zone-eu/mailsplit/lib/headers';
 import libmime from 'libmime';
 import addressparser from 'nodemailer/lib/addressparser';
+import { MAX_HEADER_BYTES } from './message-intake';
 
 export interface LogHeaders {
   from?: { email: string; name?: string };
@@ -17,7 +18,7 @@ export function headerBlock(raw: Buffer): Buffer {
   const lfEnd = end < 0 ? raw.indexOf('\n\n') : -1;
   if (end >= 0) return raw.subarray(0, end + 4);
   if (lfEnd >= 0) return raw.subarray(0, lfEnd + 2);
-  return raw.subarray(0, Math.min(raw.length, 64 * 1024));
+  return raw.subarray(0, Math.min(raw.length, MAX_HEADER_BYTES));
 }
 
 function decoded(value: string): string {

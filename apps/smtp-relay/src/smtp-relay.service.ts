@@ -24,6 +24,7 @@ import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SMTPServer, SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
 import { logHeaders } from './log-headers';
+import { readMessage } from './message-intake';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const MAX_RECIPIENTS = 50;
@@ -60,23 +61,6 @@ export function smtpReplyFor(err: unknown): SmtpError {
     return smtpError(554, err.message);
   // Anything else is transient from the client's point of view: it keeps the message and retries.
   return smtpError(451, 'Temporary failure, please try again later');
-}
-
-/**
- * The DATA stream's chunks joined once, into a buffer of the known total length (no async
- * iterator and its promise per chunk).
- */
-export function collect(stream: Readable): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    stream.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      length += chunk.length;
-    });
-    stream.once('end', () => resolve(Buffer.concat(chunks, length)));
-    stream.once('error', reject);
-  });
 }
 
 @Injectable()
@@ -191,11 +175,20 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async onData(stream: Readable, session: SMTPServerSession): Promise<string> {
-    const raw = await collect(stream);
-    if ((stream as Readable & { sizeExceeded?: boolean }).sizeExceeded) {
-      throw smtpError(552, `Message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`);
-    }
     const user = session.user as RelayUser;
+    const intake = await readMessage(stream, MAX_MESSAGE_BYTES);
+    if ('refused' in intake) {
+      this.logger.log({
+        msg: 'smtp message refused',
+        reason: intake.refused,
+        organizationId: user.organizationId,
+      });
+      // smtp-server replies to an oversized message itself, with the same 552.
+      if (intake.refused === 'size')
+        throw smtpError(552, `Message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`);
+      throw smtpError(552, '5.3.4 Message header too large');
+    }
+    const { raw } = intake;
     try {
       // The log needs From and Subject only: the header block, not the whole MIME tree.
       const headers = logHeaders(raw);

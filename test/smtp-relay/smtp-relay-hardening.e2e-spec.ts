@@ -1,0 +1,165 @@
+// The relay's hostile-input controls (§16) end to end over raw SMTP: the header-block cap and the
+// event loop while a header flood arrives, DATA past the size limit discarded rather than held.
+import { INestApplication } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { JsonLogger } from '@app/domain';
+import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
+import { MAX_MESSAGE_BYTES, SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
+import { createTestApp } from '../support/app';
+import { createSession, Session } from '../support/session';
+import { sendingEnv } from '../sending/support/sending';
+import { greetingMs, RawSmtp, Reply } from './support/raw-smtp';
+
+// The relay runs in this process. Collected garbage makes arrayBuffers the Buffers still
+// referenced (DATA held by the relay); the second collection finishes freeing the first one's
+// (V8 releases dead backing stores on a background sweeper).
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function retainedArrayBuffers(): number {
+  gc();
+  gc();
+  return process.memoryUsage().arrayBuffers;
+}
+
+const MB = 1024 * 1024;
+
+describe('SMTP relay hardening', () => {
+  let relay: TestingModule;
+  let app: INestApplication;
+  let s: Session;
+  let port: number;
+
+  beforeAll(async () => {
+    sendingEnv({ SMTP_PORT: '0', DATA_DIR: mkdtempSync(join(tmpdir(), 'mp-relay-hard-')) });
+    relay = await Test.createTestingModule({ imports: [SmtpRelayModule] }).compile();
+    relay.useLogger(new JsonLogger('relay-test', 'error'));
+    await relay.init();
+    port = relay.get(SmtpRelayService).port;
+    app = await createTestApp();
+    s = await createSession(app, { plan: 'pro' });
+  });
+  afterAll(async () => {
+    await relay.close();
+    await app.close();
+  });
+
+  /** A session at the 354 of DATA. */
+  async function atData(key = s.apiKey): Promise<RawSmtp> {
+    const c = await RawSmtp.authenticated(port, key);
+    await c.expect('MAIL FROM:<sender@acme.test>', 250);
+    await c.expect('RCPT TO:<rcpt@example.test>', 250);
+    await c.expect('DATA', 354);
+    return c;
+  }
+
+  /** Sends a whole message (dot-stuffing is the caller's) and returns the reply to its end. */
+  async function transaction(message: string): Promise<Reply> {
+    const c = await atData();
+    await c.write(`${message}\r\n.\r\n`);
+    const r = await c.reply();
+    await c.quit();
+    return r;
+  }
+
+  describe('header block', () => {
+    it('keeps greeting other clients within 200 ms while a 50,000-line folded header arrives, and refuses it with 552 5.3.4', async () => {
+      const flood = `Subject: flood\r\n${' x\r\n'.repeat(50_000)}From: a@acme.test\r\n\r\nbody`;
+      const hostile = await atData();
+      // Probes back to back, from before the flood is written until after its reply: whenever
+      // the relay's event loop stalls, the probe in flight waits for the whole stall.
+      const latencies: number[] = [];
+      let done = false;
+      const probes = (async () => {
+        while (!done) latencies.push(await greetingMs(port));
+      })();
+      await new Promise((r) => setTimeout(r, 150));
+      await hostile.write(`${flood}\r\n.\r\n`);
+      const reply = await hostile.reply();
+      await new Promise((r) => setTimeout(r, 150));
+      done = true;
+      await probes;
+      await hostile.quit();
+
+      expect(`${reply.code} ${reply.text}`).toBe('552 5.3.4 Message header too large');
+      expect(latencies.length).toBeGreaterThanOrEqual(2);
+      expect(Math.max(...latencies)).toBeLessThan(200);
+    });
+
+    it('refuses more than 1,000 header lines or more than 64 KB of header, and accepts 1,000 lines', async () => {
+      const lines = (n: number) =>
+        Array.from({ length: n }, (_, i) => `X-Line-${i}: v`).join('\r\n');
+      const tooLarge = '552 5.3.4 Message header too large';
+
+      const unfolded = await transaction(`${lines(1_001)}\r\n\r\nbody`);
+      expect(`${unfolded.code} ${unfolded.text}`).toBe(tooLarge);
+      const folded = await transaction(`Subject: s\r\n${' w\r\n'.repeat(1_000)}\r\nbody`);
+      expect(`${folded.code} ${folded.text}`).toBe(tooLarge);
+      const oneLongLine = await transaction(`Subject: ${'y'.repeat(64 * 1024)}\r\n\r\nbody`);
+      expect(`${oneLongLine.code} ${oneLongLine.text}`).toBe(tooLarge);
+      // No empty line at all: the whole message is its header block.
+      const noBody = await transaction(`Subject: s${'\r\nX-Pad: zzzzzzzz'.repeat(4_000)}`);
+      expect(`${noBody.code} ${noBody.text}`).toBe(tooLarge);
+      // Bare LF line ends count the same.
+      const bareLf = await transaction(
+        `${Array.from({ length: 1_001 }, (_, i) => `X-L${i}: v`).join('\n')}\n\nbody`,
+      );
+      expect(`${bareLf.code} ${bareLf.text}`).toBe(tooLarge);
+
+      const atCap = await transaction(`Subject: at the cap\r\n${lines(999)}\r\n\r\nbody`);
+      expect(atCap.code).toBe(250);
+      expect(atCap.text).toMatch(/^OK job_/);
+    });
+  });
+
+  describe('DATA past the size limit', () => {
+    /**
+     * Streams `bytes` of body after `header` from one reused 64 KB buffer, and returns the
+     * relay's retained-Buffer growth sampled every 8 MB sent, keyed by the bytes sent so far.
+     */
+    async function streamed(
+      header: string,
+      bytes: number,
+    ): Promise<{ reply: Reply; samples: Array<[number, number]> }> {
+      const piece = Buffer.from(`${'x'.repeat(1022)}\r\n`.repeat(64));
+      const c = await atData();
+      const base = retainedArrayBuffers();
+      const samples: Array<[number, number]> = [];
+      await c.write(`${header}\r\n\r\n`);
+      for (let sent = 0; sent < bytes; sent += piece.length) {
+        await c.write(piece);
+        if (sent % (8 * MB) === 0) samples.push([sent, retainedArrayBuffers() - base]);
+      }
+      await c.write('\r\n.\r\n');
+      const reply = await c.reply();
+      samples.push([bytes, retainedArrayBuffers() - base]);
+      await c.quit();
+      return { reply, samples };
+    }
+    const peak = (samples: Array<[number, number]>) => Math.max(...samples.map(([, g]) => g));
+
+    it('discards the rest of an 80 MB DATA instead of holding it, then answers 552', async () => {
+      const { reply, samples } = await streamed('Subject: oversize', 80 * MB);
+      expect(reply.code).toBe(552);
+      expect(reply.text).toContain(`maximum message size ${MAX_MESSAGE_BYTES}`);
+      // Up to the limit the message is held, as any message is; past it (the relay is a few MB
+      // of socket buffers behind the client) nothing of it is.
+      expect(peak(samples)).toBeLessThan(MAX_MESSAGE_BYTES + 8 * MB);
+      expect(peak(samples.filter(([sent]) => sent >= 40 * MB))).toBeLessThan(4 * MB);
+    });
+
+    it('does not hold the body of a message whose header block is already refused', async () => {
+      const { reply, samples } = await streamed(
+        `Subject: s\r\n${'X-F: v\r\n'.repeat(2_000)}`,
+        20 * MB,
+      );
+      expect(`${reply.code} ${reply.text}`).toBe('552 5.3.4 Message header too large');
+      expect(peak(samples)).toBeLessThan(4 * MB);
+    });
+  });
+});
