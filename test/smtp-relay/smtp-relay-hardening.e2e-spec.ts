@@ -1,5 +1,6 @@
 // The relay's hostile-input controls (§16) end to end over raw SMTP: the header-block cap and the
-// event loop while a header flood arrives, DATA past the size limit discarded rather than held.
+// event loop while a header flood arrives, DATA past the size limit discarded rather than held,
+// and the API key re-checked at every MAIL FROM.
 import { INestApplication } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { mkdtempSync } from 'node:fs';
@@ -7,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { JsonLogger } from '@app/domain';
+import { ApiKeyService, CredentialService, JsonLogger, setLogSink } from '@app/domain';
 import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
 import { MAX_MESSAGE_BYTES, SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
 import { createTestApp } from '../support/app';
-import { createSession, Session } from '../support/session';
+import { createKey, createSession, Session } from '../support/session';
 import { sendingEnv } from '../sending/support/sending';
 import { greetingMs, RawSmtp, Reply } from './support/raw-smtp';
 
@@ -160,6 +161,81 @@ describe('SMTP relay hardening', () => {
       );
       expect(`${reply.code} ${reply.text}`).toBe('552 5.3.4 Message header too large');
       expect(peak(samples)).toBeLessThan(4 * MB);
+    });
+  });
+
+  describe('key re-checked at MAIL FROM', () => {
+    let logs: string[] = [];
+    beforeEach(() => {
+      logs = [];
+      setLogSink((line) => logs.push(line));
+    });
+    afterEach(() => setLogSink((line) => process.stdout.write(line + '\n')));
+
+    /** The relay's warning names the key by id, never by its value. */
+    function expectWarned(keyId: string, value: string): void {
+      const warned = logs.filter((l) => l.includes('smtp key no longer valid in an open session'));
+      expect(warned).toHaveLength(1);
+      expect(JSON.parse(warned[0])).toMatchObject({ level: 'warn', keyId });
+      expect(logs.join('\n')).not.toContain(value);
+    }
+
+    /** The relay learns of a key change over Redis pub/sub: wait until its own lookup sees it. */
+    async function relaySeesDead(value: string): Promise<void> {
+      const credentials = relay.get(CredentialService);
+      const until = Date.now() + 5_000;
+      while (await credentials.liveKey(value)) {
+        if (Date.now() > until) throw new Error('the relay still sees the key as live');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+
+    async function sendOne(c: RawSmtp): Promise<void> {
+      await c.expect('MAIL FROM:<sender@acme.test>', 250);
+      await c.expect('RCPT TO:<rcpt@example.test>', 250);
+      await c.expect('DATA', 354);
+      await c.write('Subject: before\r\n\r\nbody\r\n.\r\n');
+      expect((await c.reply()).text).toMatch(/^OK job_/);
+    }
+
+    it('refuses a key revoked mid-session with 535 5.7.8, then MAIL FROM needs a new AUTH (530)', async () => {
+      const { key, value } = await createKey(app, s.org.id, { scopes: ['messages:send'] });
+      const c = await RawSmtp.authenticated(port, value);
+      await sendOne(c);
+
+      await s.http.delete(`/api/v1/user/api-keys/${key.id}`).expect(200);
+      await relaySeesDead(value);
+
+      const revoked = await c.command('MAIL FROM:<sender@acme.test>');
+      expect(`${revoked.code} ${revoked.text}`).toBe(
+        '535 5.7.8 Authentication credentials invalid',
+      );
+      const again = await c.command('MAIL FROM:<sender@acme.test>');
+      expect(again.code).toBe(530);
+      // A new AUTH with a live key is accepted on the same connection.
+      await c.expect(`AUTH PLAIN ${Buffer.from(`\0u\0${s.apiKey}`).toString('base64')}`, 235);
+      await c.expect('MAIL FROM:<sender@acme.test>', 250);
+      await c.quit();
+      expectWarned(key.id, value);
+    });
+
+    it('refuses a key that expired mid-session with 535 5.7.8', async () => {
+      // Expiry needs no invalidation: the relay's cached record carries expiresAt.
+      const { key, value } = await app.get(ApiKeyService).create(s.org.id, {
+        name: 'expiring',
+        scopes: ['messages:send'],
+        expiresAt: new Date(Date.now() + 2_000),
+      });
+      const c = await RawSmtp.authenticated(port, value);
+      await sendOne(c);
+      await relaySeesDead(value);
+      const expired = await c.command('MAIL FROM:<sender@acme.test>');
+      expect(`${expired.code} ${expired.text}`).toBe(
+        '535 5.7.8 Authentication credentials invalid',
+      );
+      expect((await c.command('MAIL FROM:<sender@acme.test>')).code).toBe(530);
+      await c.quit();
+      expectWarned(key.id, value);
     });
   });
 });
