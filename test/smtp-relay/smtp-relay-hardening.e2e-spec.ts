@@ -184,7 +184,7 @@ describe('SMTP relay hardening', () => {
     async function relaySeesDead(value: string): Promise<void> {
       const credentials = relay.get(CredentialService);
       const until = Date.now() + 5_000;
-      while (await credentials.liveKey(value)) {
+      while ((await credentials.liveKey(value))?.scopes.includes('messages:send')) {
         if (Date.now() > until) throw new Error('the relay still sees the key as live');
         await new Promise((r) => setTimeout(r, 25));
       }
@@ -234,6 +234,22 @@ describe('SMTP relay hardening', () => {
         '535 5.7.8 Authentication credentials invalid',
       );
       expect((await c.command('MAIL FROM:<sender@acme.test>')).code).toBe(530);
+      await c.quit();
+      expectWarned(key.id, value);
+    });
+
+    it('refuses a key that lost messages:send mid-session with 535 5.7.8', async () => {
+      const { key, value } = await createKey(app, s.org.id, { scopes: ['messages:send'] });
+      const c = await RawSmtp.authenticated(port, value);
+      await sendOne(c);
+      await s.http
+        .patch(`/api/v1/user/api-keys/${key.id}`, { scopes: ['contacts:read'] })
+        .expect(200);
+      await relaySeesDead(value);
+      const descoped = await c.command('MAIL FROM:<sender@acme.test>');
+      expect(`${descoped.code} ${descoped.text}`).toBe(
+        '535 5.7.8 Authentication credentials invalid',
+      );
       await c.quit();
       expectWarned(key.id, value);
     });
