@@ -484,7 +484,25 @@ export async function runSmtpFuzz(ctx: ResilienceContext, reporter: Reporter): P
             .map((st) => `${st.command}\r\n${st.body !== undefined ? `${st.body}\r\n.\r\n` : ''}`)
             .join(''),
         );
-        for (const r of await s.drain()) count(r);
+        // An AUTH that leaves its credentials to the next line (`AUTH PLAIN` with an empty
+        // token) takes the closing QUIT as them, and the server then rightly waits for the
+        // client. So after 2 s of silence the client cancels any exchange and quits once more;
+        // a server that still does not answer within the deadline hangs.
+        let resent = false;
+        for (;;) {
+          const wait = resent ? 20_000 : 2_000;
+          const r = await s.reply(wait).catch((err: Error) => {
+            if (resent) throw err;
+            return undefined;
+          });
+          if (r === undefined) {
+            resent = true;
+            s.write('*\r\nQUIT\r\n');
+            continue;
+          }
+          if (!r) break;
+          count(r);
+        }
       } else {
         // Lockstep: each reply is judged against the command it answers.
         let authenticated = false;
