@@ -69,26 +69,55 @@ describe('SMTP relay hardening', () => {
   }
 
   describe('header block', () => {
-    it('keeps greeting other clients within 200 ms while a 50,000-line folded header arrives, and refuses it with 552 5.3.4', async () => {
-      const flood = `Subject: flood\r\n${' x\r\n'.repeat(50_000)}From: a@acme.test\r\n\r\nbody`;
-      const hostile = await atData();
-      // Probes back to back, from before the flood is written until after its reply: whenever
-      // the relay's event loop stalls, the probe in flight waits for the whole stall.
+    /**
+     * Greetings of other clients, probed back to back from before `hostile` starts until after
+     * it ends: whenever the relay's event loop stalls, the probe in flight waits for all of it.
+     */
+    async function greetingsDuring(hostile: () => Promise<void>): Promise<number[]> {
       const latencies: number[] = [];
       let done = false;
       const probes = (async () => {
         while (!done) latencies.push(await greetingMs(port));
       })();
       await new Promise((r) => setTimeout(r, 150));
-      await hostile.write(`${flood}\r\n.\r\n`);
-      const reply = await hostile.reply();
-      await new Promise((r) => setTimeout(r, 150));
-      done = true;
-      await probes;
-      await hostile.quit();
+      try {
+        await hostile();
+        await new Promise((r) => setTimeout(r, 150));
+      } finally {
+        done = true;
+        await probes;
+      }
+      return latencies;
+    }
 
-      expect(`${reply.code} ${reply.text}`).toBe('552 5.3.4 Message header too large');
+    it('keeps greeting other clients within 200 ms while a 50,000-line folded header arrives, and refuses it with 552 5.3.4', async () => {
+      const flood = `Subject: flood\r\n${' x\r\n'.repeat(50_000)}From: a@acme.test\r\n\r\nbody`;
+      const c = await atData();
+      let reply: Reply | undefined;
+      const latencies = await greetingsDuring(async () => {
+        await c.write(`${flood}\r\n.\r\n`);
+        reply = await c.reply();
+      });
+      await c.quit();
+
+      expect(`${reply?.code} ${reply?.text}`).toBe('552 5.3.4 Message header too large');
       expect(latencies.length).toBeGreaterThanOrEqual(2);
+      expect(Math.max(...latencies)).toBeLessThan(200);
+    });
+
+    it('parses only up to the first empty line: a body that looks like a header flood is a body', async () => {
+      // The block ends at the bare-LF empty line; a CRLF empty line further down must not be
+      // taken for its end.
+      const message = `Subject: lf\n\n${' x\n'.repeat(50_000)}\r\n\r\nbody`;
+      const c = await atData();
+      let reply: Reply | undefined;
+      const latencies = await greetingsDuring(async () => {
+        await c.write(`${message}\r\n.\r\n`);
+        reply = await c.reply();
+      });
+      await c.quit();
+
+      expect(reply?.code).toBe(250);
       expect(Math.max(...latencies)).toBeLessThan(200);
     });
 

@@ -17,6 +17,8 @@ const CR = 0x0d;
 export class HeaderMeter {
   /** The empty line ending the block has been seen. */
   ended = false;
+  /** Once ended: the block's length, its empty line included. */
+  length = 0;
   /** The block is over a cap. */
   exceeded = false;
   private bytes = 0;
@@ -41,6 +43,7 @@ export class HeaderMeter {
       }
       if (this.lineLength === 0 || (this.lineLength === 1 && this.lineFirst === CR)) {
         this.ended = true;
+        this.length = this.bytes + this.lineLength + 1;
         break;
       }
       this.bytes += this.lineLength + 1;
