@@ -105,6 +105,10 @@ export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; sl
     r?.code === 552 && r.lines.join(' ').includes('5.3.4 Message header too large')
       ? null
       : `expected 552 5.3.4, got ${r ? r.lines.join(' | ').slice(0, 160) : 'a closed session'}`;
+  const accepted = (r: Reply | null) =>
+    r?.code === 250
+      ? null
+      : `expected 250, got ${r ? r.lines.join(' | ').slice(0, 160) : 'a closed session'}`;
   const tooBig = (r: Reply | null) =>
     r?.code === 552
       ? null
@@ -159,6 +163,18 @@ export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; sl
     [
       'header flood, then 10 MB of body',
       () => flood('flood + body', `${subject}\r\n${unfolded(2_000, 'v')}`, 10 * MB, headerTooLarge),
+    ],
+    [
+      // The block ends at its bare-LF empty line: the body below, up to a CRLF empty line, must
+      // not be parsed as header (nor refused). Accepted and delivered, so without the mark.
+      'a bare-LF header, then 50,000 folded-looking body lines',
+      () =>
+        flood(
+          'body after a bare-LF header',
+          `Subject: smtp-fuzz lf body\n\n${' x\n'.repeat(50_000)}`,
+          0,
+          accepted,
+        ),
     ],
     ['oversize DATA: 30 MB streamed', () => flood('30 MB', subject, 30 * MB, tooBig)],
   ];
