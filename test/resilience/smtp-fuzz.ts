@@ -1,135 +1,21 @@
 // SMTP command fuzzing of the relay (issue 10, hostile input) over raw TCP: a fixed battery
 // (over-long lines, pipelining before the greeting, commands out of order, bad base64 in AUTH,
-// NUL bytes, binary garbage, DATA cut off by a disconnect, thousands of RCPT) and fast-check
-// generated command sequences. Every reply line must be a well-formed SMTP reply, refusals 4xx or
-// 5xx, no session may hang, and afterwards the relay must still accept an authenticated message
-// that the worker delivers to the sink, with no error-level line or uncaught exception logged.
+// NUL bytes, binary garbage, DATA cut off by a disconnect, thousands of RCPT), header floods and
+// oversize DATA (smtp-floods.ts), and fast-check generated command sequences. Every reply line
+// must be a well-formed SMTP reply, refusals 4xx or 5xx, no session may hang, and afterwards the
+// relay must still accept an authenticated message that the worker delivers to the sink, with no
+// error-level line or uncaught exception logged.
 //
 // Failed AUTH counts toward the per-IP failure limit shared with the send API (§8, §9): hostile
 // sessions come from other loopback addresses (127.1.x.y, one per session) so the address the rest
 // of the suite uses is never blocked.
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
-import { connect, isIPv4, Socket } from 'node:net';
+import { isIPv4 } from 'node:net';
 import type { Reporter, ResilienceContext } from './support/context';
 import { logProblems } from './support/logs';
-
-interface Reply {
-  code: number;
-  lines: string[];
-}
-
-class ProtocolError extends Error {}
-
-/** One raw SMTP connection: write bytes, read replies (multi-line aware), with deadlines. */
-class SmtpSession {
-  private buffer = '';
-  private waiters: Array<() => void> = [];
-  readonly replies: Reply[] = [];
-  private pending: string[] = [];
-  closed = false;
-  bad: string[] = [];
-
-  private constructor(private readonly socket: Socket) {
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      let at: number;
-      while ((at = this.buffer.indexOf('\r\n')) >= 0) {
-        const line = this.buffer.slice(0, at);
-        this.buffer = this.buffer.slice(at + 2);
-        const m = /^([2-5]\d\d)([ -])(.*)$/.exec(line);
-        if (!m) {
-          this.bad.push(line.slice(0, 120));
-          continue;
-        }
-        this.pending.push(line);
-        if (m[2] === ' ') {
-          this.replies.push({ code: Number(m[1]), lines: this.pending });
-          this.pending = [];
-        }
-      }
-      this.wake();
-    });
-    socket.on('close', () => {
-      this.closed = true;
-      this.wake();
-    });
-    socket.on('error', () => undefined);
-  }
-
-  static open(host: string, port: number, localAddress?: string): Promise<SmtpSession> {
-    return new Promise((resolve, reject) => {
-      const socket = connect({ host, port, localAddress });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(new ProtocolError('connect timed out'));
-      }, 10_000);
-      socket.once('connect', () => {
-        clearTimeout(timer);
-        resolve(new SmtpSession(socket));
-      });
-      socket.once('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-    });
-  }
-
-  private wake() {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f();
-  }
-
-  private read = 0;
-
-  /** The next reply; throws ProtocolError on a deadline, null when the server closed first. */
-  async reply(timeoutMs = 15_000): Promise<Reply | null> {
-    const until = Date.now() + timeoutMs;
-    while (this.read >= this.replies.length) {
-      if (this.closed) return null;
-      const left = until - Date.now();
-      if (left <= 0) throw new ProtocolError(`no reply within ${timeoutMs} ms`);
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
-      });
-    }
-    return this.replies[this.read++];
-  }
-
-  write(data: string | Buffer): void {
-    if (!this.closed)
-      this.socket.write(typeof data === 'string' ? Buffer.from(data, 'latin1') : data);
-  }
-
-  async command(line: string | Buffer, timeoutMs?: number): Promise<Reply | null> {
-    this.write(
-      typeof line === 'string' ? `${line}\r\n` : Buffer.concat([line, Buffer.from('\r\n')]),
-    );
-    return this.reply(timeoutMs);
-  }
-
-  /** Every reply until the server closes (or the deadline: a hang). */
-  async drain(timeoutMs = 20_000): Promise<Reply[]> {
-    const out: Reply[] = [];
-    for (;;) {
-      const r = await this.reply(timeoutMs);
-      if (!r) return out;
-      out.push(r);
-    }
-  }
-
-  destroy(): void {
-    this.socket.destroy();
-  }
-}
-
-const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
+import { b64, ProtocolError, Reply, SmtpSession } from './support/smtp-session';
+import { FLOOD_MARK, floodBattery } from './smtp-floods';
 
 interface Outcome {
   sessions: number;
@@ -473,6 +359,12 @@ export async function runSmtpFuzz(ctx: ResilienceContext, reporter: Reporter): P
     ],
   ];
   for (const [name, run] of battery) await safely(name, run);
+  const floodMark = `${FLOOD_MARK} ${org.id}`;
+  const floods = floodBattery(
+    { host: addresses.host, port, next: () => addresses.next(), authed, count, fail },
+    floodMark,
+  );
+  for (const [name, run] of floods.cases) await safely(name, run);
 
   // ---- generated command sequences -----------------------------------------------------------
   const word = fc
@@ -592,7 +484,25 @@ export async function runSmtpFuzz(ctx: ResilienceContext, reporter: Reporter): P
             .map((st) => `${st.command}\r\n${st.body !== undefined ? `${st.body}\r\n.\r\n` : ''}`)
             .join(''),
         );
-        for (const r of await s.drain()) count(r);
+        // An AUTH that leaves its credentials to the next line (`AUTH PLAIN` with an empty
+        // token) takes the closing QUIT as them, and the server then rightly waits for the
+        // client. So after 2 s of silence the client cancels any exchange and quits once more;
+        // a server that still does not answer within the deadline hangs.
+        let resent = false;
+        for (;;) {
+          const wait = resent ? 20_000 : 2_000;
+          const r = await s.reply(wait).catch((err: Error) => {
+            if (resent) throw err;
+            return undefined;
+          });
+          if (r === undefined) {
+            resent = true;
+            s.write('*\r\nQUIT\r\n');
+            continue;
+          }
+          if (!r) break;
+          count(r);
+        }
       } else {
         // Lockstep: each reply is judged against the command it answers.
         let authenticated = false;
@@ -680,6 +590,9 @@ export async function runSmtpFuzz(ctx: ResilienceContext, reporter: Reporter): P
     if (ctx.sink.messages().some((m) => m.raw.includes(`cut-off ${org.id}`))) {
       fail('unterminated DATA', 'a message cut off by a disconnect was delivered');
     }
+    if (ctx.sink.messages().some((m) => m.raw.includes(floodMark))) {
+      fail('header flood or oversize DATA', 'a refused message was delivered');
+    }
   } else fail('valid transaction after the fuzz', 'the relay accepted no message');
 
   // ---- logs -----------------------------------------------------------------------------------
@@ -699,7 +612,7 @@ export async function runSmtpFuzz(ctx: ResilienceContext, reporter: Reporter): P
     errors,
     lost: 0,
     passed: errors === 0,
-    notes: `${battery.length} battery cases, ${generated} generated sequences (seed ${seed}), ${out.commands} commands, replies ${codes}, survivor ${delivered ? 'delivered' : 'NOT delivered'}, ${((Date.now() - started) / 1000).toFixed(1)} s${errors ? `; first: ${out.violations[0].slice(0, 200)}` : ''}`,
+    notes: `${battery.length + floods.cases.length} battery cases (slowest greeting during a flood ${Math.round(floods.slowest())} ms), ${generated} generated sequences (seed ${seed}), ${out.commands} commands, replies ${codes}, survivor ${delivered ? 'delivered' : 'NOT delivered'}, ${((Date.now() - started) / 1000).toFixed(1)} s${errors ? `; first: ${out.violations[0].slice(0, 200)}` : ''}`,
   });
   if (errors)
     throw new Error(

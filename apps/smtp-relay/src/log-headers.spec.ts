@@ -36,6 +36,13 @@ describe('logHeaders', () => {
     expect(light.subject ?? undefined).toEqual(reference.subject || undefined);
   });
 
+  it('ends the block at the first empty line, bare LF or CRLF, as mailparser does', async () => {
+    const raw = Buffer.from('Subject: first\n\nSubject: second\r\n X\r\n\r\nbody');
+    expect(headerBlock(raw).toString()).toBe('Subject: first\n\n');
+    expect(logHeaders(raw).subject).toBe((await simpleParser(raw)).subject);
+    expect(logHeaders(raw).subject).toBe('first');
+  });
+
   it('reads the values themselves', () => {
     expect(logHeaders(samples[1][1])).toEqual({
       from: { email: 'zoe@acme.test', name: 'Zoë Q' },

@@ -5,19 +5,21 @@
 import Headers from '@zone-eu/mailsplit/lib/headers';
 import libmime from 'libmime';
 import addressparser from 'nodemailer/lib/addressparser';
+import { HeaderMeter, MAX_HEADER_BYTES } from './message-intake';
 
 export interface LogHeaders {
   from?: { email: string; name?: string };
   subject?: string;
 }
 
-/** The header section of an RFC 5322 message (up to the first empty line). */
+/**
+ * The header section of an RFC 5322 message: up to its first empty line (CRLF or bare LF, as
+ * mailsplit splits it and the relay's cap measures it); without one, at most 64 KB.
+ */
 export function headerBlock(raw: Buffer): Buffer {
-  const end = raw.indexOf('\r\n\r\n');
-  const lfEnd = end < 0 ? raw.indexOf('\n\n') : -1;
-  if (end >= 0) return raw.subarray(0, end + 4);
-  if (lfEnd >= 0) return raw.subarray(0, lfEnd + 2);
-  return raw.subarray(0, Math.min(raw.length, 64 * 1024));
+  const meter = new HeaderMeter();
+  meter.feed(raw);
+  return raw.subarray(0, meter.ended ? meter.length : Math.min(raw.length, MAX_HEADER_BYTES));
 }
 
 function decoded(value: string): string {

@@ -1,6 +1,6 @@
-// The SMTP edge (§9): authenticates by API key, applies the organization limits at MAIL FROM with
-// the same domain function as the send API, and after DATA commits the raw message to PostgreSQL
-// and queues it before answering `250 OK <jobId>`. The worker delivers.
+// The SMTP edge (§9, §16): authenticates by API key and re-checks it at every MAIL FROM, applies
+// the organization limits there with the same domain function as the send API, and after DATA
+// commits the raw message to PostgreSQL and queues it before answering `250 OK <jobId>`.
 import {
   Inject,
   Injectable,
@@ -16,6 +16,7 @@ import {
   OrganizationCache,
   RateLimitedError,
   relayTlsMaterial,
+  ResolvedKey,
   SendService,
   SubscriptionRequiredError,
 } from '@app/domain';
@@ -24,6 +25,7 @@ import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SMTPServer, SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
 import { logHeaders } from './log-headers';
+import { readMessage } from './message-intake';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const MAX_RECIPIENTS = 50;
@@ -31,6 +33,8 @@ export const MAX_RECIPIENTS = 50;
 interface RelayUser {
   organizationId: string;
   keyId: string;
+  /** The key as it stands now; its value stays in this closure, out of the session object. */
+  current(): Promise<ResolvedKey | null>;
 }
 
 type SmtpError = Error & { responseCode: number };
@@ -62,21 +66,9 @@ export function smtpReplyFor(err: unknown): SmtpError {
   return smtpError(451, 'Temporary failure, please try again later');
 }
 
-/**
- * The DATA stream's chunks joined once, into a buffer of the known total length (no async
- * iterator and its promise per chunk).
- */
-export function collect(stream: Readable): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    stream.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      length += chunk.length;
-    });
-    stream.once('end', () => resolve(Buffer.concat(chunks, length)));
-    stream.once('error', reject);
-  });
+/** A live key that may send: what AUTH requires, and MAIL FROM again. */
+function sends(key: ResolvedKey | null): key is ResolvedKey {
+  return key !== null && key.scopes.includes('messages:send');
 }
 
 @Injectable()
@@ -169,9 +161,14 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
     ) {
       throw smtpError(538, 'Must issue a STARTTLS command first');
     }
-    const key = await this.credentials.liveKey(auth.password ?? '');
-    if (key && key.scopes.includes('messages:send')) {
-      return { organizationId: key.organizationId, keyId: key.id };
+    const value = auth.password ?? '';
+    const key = await this.credentials.liveKey(value);
+    if (sends(key)) {
+      return {
+        organizationId: key.organizationId,
+        keyId: key.id,
+        current: () => this.credentials.liveKey(value),
+      };
     }
     // The same counter, window and message as the send API's failed authentications (§8, §9).
     const state = await this.authFailures.recordFailure(session.remoteAddress);
@@ -183,6 +180,20 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
   private async onMailFrom(session: SMTPServerSession): Promise<void> {
     const user = session.user as RelayUser | undefined;
     if (!user) throw smtpError(530, 'Authentication required');
+    // A session outlives its AUTH: a key revoked or expired since then stops here (§16).
+    const key = await user.current().catch((err: unknown) => {
+      throw smtpReplyFor(err);
+    });
+    if (!sends(key)) {
+      // Without a user smtp-server answers MAIL FROM with 530 and accepts a new AUTH.
+      session.user = undefined;
+      this.logger.warn({
+        msg: 'smtp key no longer valid in an open session',
+        organizationId: user.organizationId,
+        keyId: user.keyId,
+      });
+      throw smtpError(535, '5.7.8 Authentication credentials invalid');
+    }
     try {
       await this.send.admitRelayTransaction(await this.organizations.get(user.organizationId));
     } catch (err) {
@@ -191,11 +202,20 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async onData(stream: Readable, session: SMTPServerSession): Promise<string> {
-    const raw = await collect(stream);
-    if ((stream as Readable & { sizeExceeded?: boolean }).sizeExceeded) {
-      throw smtpError(552, `Message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`);
-    }
     const user = session.user as RelayUser;
+    const intake = await readMessage(stream, MAX_MESSAGE_BYTES);
+    if ('refused' in intake) {
+      this.logger.log({
+        msg: 'smtp message refused',
+        reason: intake.refused,
+        organizationId: user.organizationId,
+      });
+      // smtp-server replies to an oversized message itself, with the same 552.
+      if (intake.refused === 'size')
+        throw smtpError(552, `Message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}`);
+      throw smtpError(552, '5.3.4 Message header too large');
+    }
+    const { raw } = intake;
     try {
       // The log needs From and Subject only: the header block, not the whole MIME tree.
       const headers = logHeaders(raw);
