@@ -3,6 +3,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { poolQuery } from '../database/pool-query';
@@ -221,6 +222,8 @@ interface RunRecord {
 
 /** Lease a worker holds on a message while it talks to SMTP servers. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
+/** Stored content (encrypted, base64) from which a claimed message is read in a turn of its own. */
+const LARGE_CONTENT_CHARS = 1024 * 1024;
 
 @Injectable()
 export class MessageRepository {
@@ -453,17 +456,25 @@ export class MessageRepository {
     );
     const cipher = fieldCipher();
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return items.map((item) => {
+    const out: (ClaimedMessage | null | Error)[] = [];
+    for (const item of items) {
       const row = byId.get(item.id);
       // The same message twice in one batch: only the first caller holds the lease.
-      if (!row) return null;
-      byId.delete(item.id);
-      try {
-        return this.readClaimed(row, cipher);
-      } catch (err) {
-        return err instanceof Error ? err : new Error(String(err));
+      if (!row) {
+        out.push(null);
+        continue;
       }
-    });
+      byId.delete(item.id);
+      // Decrypting and parsing megabytes of content takes milliseconds: each such message is
+      // read in an event-loop turn of its own, not in one turn with the statement's whole batch.
+      if (row.content.length > LARGE_CONTENT_CHARS) await nextTurn();
+      try {
+        out.push(this.readClaimed(row, cipher));
+      } catch (err) {
+        out.push(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    return out;
   }
 
   private readClaimed(row: ClaimedRow, cipher: FieldCipher): ClaimedMessage {

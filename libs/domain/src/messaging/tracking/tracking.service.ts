@@ -8,7 +8,7 @@ import { NotFoundError } from '../../errors/domain-errors';
 import { EmailEvents } from '../email-events';
 import { EngagementStore } from '../engagement/engagement.store';
 import { MessageRepository } from '../message.repository';
-import { rewriteHtmlForTracking } from './html-rewriter';
+import { renderTrackedHtml, scanHtmlForTracking, TrackableHtml } from './html-rewriter';
 import { TrackingClaims, TrackingKind, TrackingTokens } from './tracking-token';
 
 export interface TrackingTarget {
@@ -37,14 +37,35 @@ export class TrackingService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Where a message's tracking goes, found once for all its recipients; null when the HTML is
+   * sent untracked (over the caps of §16: no pixel, no rewritten link), which is logged.
+   */
+  async prepare(
+    html: string,
+    m: { organizationId: string; messageId: string; clicks: boolean },
+  ): Promise<TrackableHtml | null> {
+    const scan = await scanHtmlForTracking(html, { clicks: m.clicks });
+    if (scan.tracked) return scan.html;
+    this.logger.warn({
+      msg: 'tracked HTML over the tracking limits: sent untracked',
+      organizationId: m.organizationId,
+      messageId: m.messageId,
+      reason: scan.reason,
+      htmlBytes: scan.htmlBytes,
+      links: scan.links,
+    });
+    return null;
+  }
+
   /** The HTML one recipient gets: links through the click redirect, plus the open pixel. */
-  personalise(html: string, t: TrackingTarget): string {
+  personalise(html: TrackableHtml, t: TrackingTarget): Promise<string> {
     const base = {
       organizationId: t.organizationId,
       messageId: t.messageId,
       recipientIndex: t.recipientIndex,
     };
-    return rewriteHtmlForTracking(html, {
+    return renderTrackedHtml(html, {
       pixel: t.opens
         ? `${this.config.publicBaseUrl}/t/o/${this.tokens.sign({ ...base, kind: 'open' })}.gif`
         : undefined,
