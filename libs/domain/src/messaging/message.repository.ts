@@ -9,6 +9,7 @@ import { MicroBatcher } from '../common/micro-batcher';
 import { poolQuery } from '../database/pool-query';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import type { WebhookEventType } from '../webhooks/webhook-event-types';
 import type { WebhookEvent } from '../webhooks/webhook-events';
 import type { AttemptStatus } from './delivery-policy';
 import { EMAIL_OUTCOME_EVENT_TYPES, EmailEventRef, EmailEvents, sentEvent } from './email-events';
@@ -606,11 +607,15 @@ export class MessageRepository {
     return runs.map((r) => seq.get(r.message.id) ?? 0);
   }
 
-  /** The message and recipient an engagement event is about; null when either is gone. */
+  /**
+   * The message and recipient an event of `type` is about; null when they are gone or when no
+   * active endpoint of the organization subscribes to `type` (the event would go nowhere).
+   */
   async eventRef(
     organizationId: string,
     id: string,
     recipientIdx: number,
+    type: WebhookEventType,
   ): Promise<EmailEventRef | null> {
     const rows: {
       job_id: string;
@@ -623,8 +628,10 @@ export class MessageRepository {
     }[] = await this.ds.query(
       `SELECT m.job_id, m.message_id, m.campaign_id, m.contact_id, m.tags, r.kind, r.address
          FROM messages m JOIN message_recipients r ON r.message_id = m.id
-        WHERE m.organization_id = $1 AND m.id = $2 AND r.idx = $3`,
-      [organizationId, id, recipientIdx],
+        WHERE m.organization_id = $1 AND m.id = $2 AND r.idx = $3
+          AND EXISTS (SELECT 1 FROM webhook_endpoints e
+                       WHERE e.organization_id = $1 AND e.is_active AND $4 = ANY(e.events))`,
+      [organizationId, id, recipientIdx, type],
     );
     const r = rows[0];
     if (!r) return null;

@@ -96,9 +96,10 @@ export class TrackingService {
   }
 
   /**
-   * Writes the engagement event, then raises its webhook event (email.opened / email.clicked)
-   * without waiting for it. An outage of either store loses that store's event, never the pixel
-   * or the redirect; the webhook event is raised whether or not the engagement write succeeded.
+   * Writes the engagement event and stores its webhook deliveries (email.opened / email.clicked),
+   * side by side, and returns once both are done: a hit is answered only when its webhook event is
+   * durable. An outage of either store loses that store's event (logged), never the pixel or the
+   * redirect.
    */
   private async record(claims: TrackingClaims, type: 'opened' | 'clicked', req: TrackingRequest) {
     const event = {
@@ -108,25 +109,25 @@ export class TrackingService {
       remoteIp: req.remoteIp ?? null,
       occurredAt: this.clock.now(),
     };
-    try {
-      await this.engagement.record({
-        organizationId: claims.organizationId,
-        messageId: claims.messageId,
-        recipientIndex: claims.recipientIndex,
-        ...event,
-      });
-    } catch (err) {
-      this.logger.warn({
-        msg: 'engagement event not recorded',
-        type,
-        messageId: claims.messageId,
-        err: (err as Error).message,
-      });
-    }
-    this.events.engaged(
-      claims.organizationId,
-      () => this.messages.eventRef(claims.organizationId, claims.messageId, claims.recipientIndex),
-      event,
-    );
+    const lost = (what: string) => (err: Error) =>
+      this.logger.warn({ msg: what, type, messageId: claims.messageId, err: err.message });
+    const { organizationId, messageId, recipientIndex } = claims;
+    await Promise.all([
+      this.engagement
+        .record({ organizationId, messageId, recipientIndex, ...event })
+        .catch(lost('engagement event not recorded')),
+      this.events
+        .engaged(
+          () =>
+            this.messages.eventRef(
+              organizationId,
+              messageId,
+              recipientIndex,
+              type === 'opened' ? 'email.opened' : 'email.clicked',
+            ),
+          event,
+        )
+        .catch(lost('engagement webhook event not stored')),
+    ]);
   }
 }
