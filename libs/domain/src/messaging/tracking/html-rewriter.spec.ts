@@ -143,7 +143,7 @@ describe('tracking HTML rewrite', () => {
       return best;
     }
 
-    // Each shape made the regular expressions this replaced quadratic (or the first two, worse).
+    // Shapes on which a rewriter built on regular expressions takes quadratic time.
     const shapes: [string, (n: number) => string][] = [
       ['one tag of <a <a <a …', (n) => '<a '.repeat(n / 3)],
       [
