@@ -204,25 +204,27 @@ const freeObject: fc.Arbitrary<unknown> = fc
 
 // ---- tracked HTML of hostile shape (§16) ---------------------------------------------------------
 
+/** `unit` repeated to at least `chars` characters (one unit more at most). */
+const repeatTo = (unit: string, chars: number) => unit.repeat(Math.ceil(chars / unit.length));
+
 /**
  * HTML shapes that cost a careless link rewriter (regular expressions, a DOM per recipient)
- * quadratic time or unbounded memory, each repeated to about `chars` characters.
+ * quadratic time or unbounded memory, each about `chars` characters long.
  */
 export const PATHOLOGICAL_HTML: Record<string, (chars: number) => string> = {
-  'one tag of <a <a <a': (n) => '<a '.repeat(Math.ceil(n / 3)),
-  'attribute values running on': (n) =>
-    '<a href="https://example.com/ title=\'t '.repeat(Math.ceil(n / 38)),
-  'links past the cap': (n) =>
-    '<a href="https://example.com/p?a=1&amp;b=2">l</a>'.repeat(Math.ceil(n / 48)),
-  'many </body>': (n) => '</body>'.repeat(Math.ceil(n / 7)),
+  'one tag of <a <a <a': (n) => repeatTo('<a ', n),
+  'attribute values running on': (n) => repeatTo('<a href="https://example.com/ title=\'t ', n),
+  'links past the cap': (n) => repeatTo('<a href="https://example.com/p?a=1&amp;b=2">l</a>', n),
+  'many </body>': (n) => repeatTo('</body>', n),
   'references in one href': (n) =>
-    `<a href="https://example.com/?${'&amp;&#x26;'.repeat(Math.ceil(n / 11))}">x</a>`,
+    `<a href="https://example.com/?${repeatTo('&amp;&#x26;', n - 40)}">x</a>`,
   'links in comments and scripts': (n) =>
-    '<!-- <a href="https://example.com/c"> --><script>"<a href=\'https://example.com/s\'>"</script>'.repeat(
-      Math.ceil(n / 86),
+    repeatTo(
+      '<!-- <a href="https://example.com/c"> --><script>"<a href=\'https://example.com/s\'>"</script>',
+      n,
     ),
   'unterminated comment and quote': (n) =>
-    `<!--<a href="https://example.com/">${'<a href="https://example.com/ '.repeat(Math.ceil(n / 30))}`,
+    `<!--<a href="https://example.com/">${repeatTo('<a href="https://example.com/ ', n - 40)}`,
 };
 
 /** `PATHOLOGICAL_HTML` of any shape, 4 KB to `maxChars`, with a link and a body around it. */
