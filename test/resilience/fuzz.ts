@@ -1,9 +1,10 @@
 // Property-based fuzzing of every HTTP route (issue 10, hostile input): for each route group at
 // least RESILIENCE_FUZZ_RUNS generated requests (valid-shaped, mutated and hostile bodies, query
-// strings and path ids, odd headers), then a fixed battery per route (bodies over the limit, 10k- and
-// 100k-level JSON, wrong content types, invalid UTF-8 in body, path and query). Every answer must be
-// a 2xx of the route's kind or a 4xx error envelope (§4), within the deadline; afterwards no
-// error-level line and no uncaught exception may appear in the processes' logs.
+// strings and path ids, odd headers), then a fixed battery per route (bodies over the limit, 10k-
+// and 100k-level JSON, wrong content types, invalid UTF-8 in body, path and query; on the send
+// API, megabytes of tracked HTML of hostile shape). Every answer must be a 2xx of the route's kind
+// or a 4xx error envelope (§4), within the deadline; afterwards no error-level line and no uncaught
+// exception may appear in the processes' logs.
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import {
@@ -15,6 +16,7 @@ import {
   IdPools,
   malformedJson,
   ownObject,
+  PATHOLOGICAL_HTML,
   pathIdFor,
   queryFor,
   RawJson,
@@ -59,6 +61,11 @@ const SINGLE_FIELD_VALUES: unknown[] = [
 const LOGIN_PATH = '/api/v1/auth/login';
 /** Body limits of §4: the send API takes 15 MiB, everything else 1 MiB. */
 const bodyLimit = (r: RouteSpec) => (r.path === '/api/v1/send' ? 15 * MiB : MiB);
+/**
+ * Sizes of the battery's tracked HTML of hostile shape (§16): just under the 5 MB tracking cap
+ * (scanned, links rewritten) and over it (sent untracked).
+ */
+const HUGE_HTML_CHARS = [5 * MiB - 64 * 1024, 6 * MiB];
 
 interface FuzzCase {
   route: RouteSpec;
@@ -567,6 +574,25 @@ export async function runFuzz(ctx: ResilienceContext, reporter: Reporter): Promi
           { path: base, headers: json, body: `{"x":"${'a'.repeat(2 * MiB)}"}` },
           { forbidStatus: [413] },
         );
+      }
+      if (route.path === '/api/v1/send') {
+        for (const [shape, make] of Object.entries(PATHOLOGICAL_HTML)) {
+          for (const chars of HUGE_HTML_CHARS) {
+            const body = JSON.stringify({
+              from: 'Fuzz <fuzz@example.com>',
+              to: 'tracked@example.com',
+              subject: 'Tracked',
+              text: 'x',
+              html: `<html><body>${make(chars)}</body></html>`,
+              track: { opens: true, clicks: true },
+            });
+            add(
+              `tracked HTML ${(chars / MiB).toFixed(2)} MiB: ${shape}`,
+              { path: base, headers: json, body },
+              { expectStatus: 202 },
+            );
+          }
+        }
       }
       for (const levels of [10_000, 100_000]) {
         add(`${levels}-level array`, { path: base, headers: json, body: deepArrayText(levels) });

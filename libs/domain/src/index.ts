@@ -56,6 +56,7 @@ export * from './messaging/messaging.module';
 export * from './messaging/outgoing-message';
 export * from './messaging/send.service';
 export * from './messaging/smtp-outbound';
+export * from './messaging/tracking/html-rewriter';
 export * from './messaging/tracking/tracking-token';
 export * from './messaging/tracking/tracking.service';
 export * from './queues/queue-names';

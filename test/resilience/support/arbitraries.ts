@@ -202,6 +202,44 @@ const freeObject: fc.Arbitrary<unknown> = fc
   )
   .map(ownObject);
 
+// ---- tracked HTML of hostile shape (§16) ---------------------------------------------------------
+
+/** `unit` repeated to at least `chars` characters (one unit more at most). */
+const repeatTo = (unit: string, chars: number) => unit.repeat(Math.ceil(chars / unit.length));
+
+/**
+ * HTML shapes that cost a careless link rewriter (regular expressions, a DOM per recipient)
+ * quadratic time or unbounded memory, each about `chars` characters long.
+ */
+export const PATHOLOGICAL_HTML: Record<string, (chars: number) => string> = {
+  'one tag of <a <a <a': (n) => repeatTo('<a ', n),
+  'attribute values running on': (n) => repeatTo('<a href="https://example.com/ title=\'t ', n),
+  'links past the cap': (n) => repeatTo('<a href="https://example.com/p?a=1&amp;b=2">l</a>', n),
+  'many </body>': (n) => repeatTo('</body>', n),
+  'references in one href': (n) =>
+    `<a href="https://example.com/?${repeatTo('&amp;&#x26;', n - 40)}">x</a>`,
+  'links in comments and scripts': (n) =>
+    repeatTo(
+      '<!-- <a href="https://example.com/c"> --><script>"<a href=\'https://example.com/s\'>"</script>',
+      n,
+    ),
+  'unterminated comment and quote': (n) =>
+    `<!--<a href="https://example.com/">${repeatTo('<a href="https://example.com/ ', n - 40)}`,
+};
+
+/** `PATHOLOGICAL_HTML` of any shape, 4 KB to `maxChars`, with a link and a body around it. */
+export function pathologicalHtml(maxChars: number): fc.Arbitrary<string> {
+  return fc
+    .tuple(
+      fc.constantFrom(...Object.keys(PATHOLOGICAL_HTML)),
+      fc.integer({ min: 4096, max: maxChars }),
+    )
+    .map(
+      ([shape, chars]) =>
+        `<html><body><a href="https://example.com/x">x</a>${PATHOLOGICAL_HTML[shape](chars)}</body></html>`,
+    );
+}
+
 // ---- valid-shaped values from the schemas ---------------------------------------------------
 
 const TIMEZONES = ['UTC', 'Europe/Paris', 'America/New_York', 'Asia/Kolkata', 'Australia/Eucla'];
@@ -417,6 +455,39 @@ function nestedGroups(levels: number): unknown {
   return g;
 }
 
+/** A send body of ordinary content. */
+const sendBody = (ctx: ArbitraryContext): fc.Arbitrary<unknown> =>
+  fc.record(
+    {
+      from: mailbox,
+      to: fc.oneof(mailbox, fc.array(mailbox, { minLength: 1, maxLength: 3 })),
+      cc: fc.array(simpleEmail, { maxLength: 2 }),
+      bcc: simpleEmail,
+      replyTo: mailbox,
+      subject: fc.string({ unit: 'grapheme', maxLength: 80 }),
+      html: fc.constantFrom('<p>Hi <a href="https://example.com/x">link</a></p>', '<b>ü😀</b>'),
+      text: fc.string({ unit: 'grapheme', maxLength: 200 }),
+      headers: fc.dictionary(
+        fc.stringMatching(/^X-[A-Za-z0-9-]{1,20}$/),
+        fc.stringMatching(/^[\x20-\x7e]{0,40}$/),
+        { maxKeys: 2 },
+      ),
+      attachments: fc.array(
+        fc.record({
+          filename: fc.string({ minLength: 1, maxLength: 20 }),
+          content: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('base64')),
+          contentType: fc.constantFrom('text/plain', 'application/pdf', 'image/png'),
+        }),
+        { maxLength: 2 },
+      ),
+      tags: fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 }),
+      campaignId: fromPool(ctx.pools, 'campaign'),
+      contactId: fromPool(ctx.pools, 'contact'),
+      track: fc.record({ opens: fc.boolean(), clicks: fc.boolean() }),
+    },
+    { requiredKeys: ['from', 'to', 'subject', 'text'] },
+  );
+
 /**
  * Bodies whose fields depend on each other (a schema cannot say "listId or segmentId", "html or
  * text", "rules only when dynamic"): written out, so most generated bodies pass validation and
@@ -452,35 +523,19 @@ const OVERRIDES: Record<string, (ctx: ArbitraryContext) => fc.Arbitrary<unknown>
   CreateCampaignDto: (ctx) => campaignBody(ctx, ['name', 'subject', 'from']),
   UpdateCampaignDto: (ctx) => campaignBody(ctx, []),
   SendEmailDto: (ctx) =>
-    fc.record(
+    fc.oneof(
+      { weight: 30, arbitrary: sendBody(ctx) },
+      // Tracked HTML of hostile shape, up to 256 KB (the fuzz battery sends megabytes).
       {
-        from: mailbox,
-        to: fc.oneof(mailbox, fc.array(mailbox, { minLength: 1, maxLength: 3 })),
-        cc: fc.array(simpleEmail, { maxLength: 2 }),
-        bcc: simpleEmail,
-        replyTo: mailbox,
-        subject: fc.string({ unit: 'grapheme', maxLength: 80 }),
-        html: fc.constantFrom('<p>Hi <a href="https://example.com/x">link</a></p>', '<b>ü😀</b>'),
-        text: fc.string({ unit: 'grapheme', maxLength: 200 }),
-        headers: fc.dictionary(
-          fc.stringMatching(/^X-[A-Za-z0-9-]{1,20}$/),
-          fc.stringMatching(/^[\x20-\x7e]{0,40}$/),
-          { maxKeys: 2 },
-        ),
-        attachments: fc.array(
-          fc.record({
-            filename: fc.string({ minLength: 1, maxLength: 20 }),
-            content: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b).toString('base64')),
-            contentType: fc.constantFrom('text/plain', 'application/pdf', 'image/png'),
-          }),
-          { maxLength: 2 },
-        ),
-        tags: fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 }),
-        campaignId: fromPool(ctx.pools, 'campaign'),
-        contactId: fromPool(ctx.pools, 'contact'),
-        track: fc.record({ opens: fc.boolean(), clicks: fc.boolean() }),
+        weight: 1,
+        arbitrary: fc.record({
+          from: mailbox,
+          to: simpleEmail,
+          subject: fc.constant('Tracked'),
+          html: pathologicalHtml(256 * 1024),
+          track: fc.record({ opens: fc.boolean(), clicks: fc.constant(true) }),
+        }),
       },
-      { requiredKeys: ['from', 'to', 'subject', 'text'] },
     ),
   StartImportDto: (ctx) =>
     fc

@@ -176,7 +176,14 @@ export class DeliveryService {
       !!message.content.html &&
       !message.content.raw &&
       !message.raw;
-    if (!tracked) {
+    const trackable = tracked
+      ? await this.tracking.prepare(message.content.html!, {
+          organizationId: message.organizationId,
+          messageId: message.id,
+          clicks: message.trackClicks,
+        })
+      : null;
+    if (!trackable) {
       const results = await this.outbound.send(
         mail,
         from,
@@ -185,19 +192,25 @@ export class DeliveryService {
       recipients.forEach((r, i) => out.set(r.idx, results[i]));
       return out;
     }
-    await Promise.all(
-      recipients.map(async (r) => {
-        const html = this.tracking.personalise(message.content.html!, {
-          organizationId: message.organizationId,
-          messageId: message.id,
-          recipientIndex: r.idx,
-          opens: message.trackOpens,
-          clicks: message.trackClicks,
-        });
-        const [result] = await this.outbound.send({ ...mail, html }, from, [r.email]);
+    // One recipient's HTML after the other (each yields the event loop as it goes): a body of
+    // megabytes times 50 recipients must not hold it. The sends run side by side meanwhile.
+    const sends: Promise<void>[] = [];
+    for (const r of recipients) {
+      const html = await this.tracking.personalise(trackable, {
+        organizationId: message.organizationId,
+        messageId: message.id,
+        recipientIndex: r.idx,
+        opens: message.trackOpens,
+        clicks: message.trackClicks,
+      });
+      const sent = this.outbound.send({ ...mail, html }, from, [r.email]).then(([result]) => {
         out.set(r.idx, result);
-      }),
-    );
+      });
+      // Awaited below with the others; until then a failure must not count as unhandled.
+      sent.catch(() => undefined);
+      sends.push(sent);
+    }
+    await Promise.all(sends);
     return out;
   }
 

@@ -1,9 +1,11 @@
 // The single exit for email events (§10): email.sent when a message is committed, one outcome
 // event per delivery attempt (email.delivered, email.deferred, email.bounced) in the transaction
-// that records it, and email.opened / email.clicked after a tracking hit. Data shapes are in
-// docs/webhooks.md; they never carry the message content, the tracking token or a secret.
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+// that records it, and email.opened / email.clicked stored before the tracking hit answers. Data
+// shapes are in docs/webhooks.md; they never carry the message content, the tracking token or a
+// secret.
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { MicroBatcher } from '../common/micro-batcher';
 import type { WebhookEventType } from '../webhooks/webhook-event-types';
 import { WebhookEvent, WebhookEvents } from '../webhooks/webhook-events';
 import { AttemptStatus, isHardBounce } from './delivery-policy';
@@ -111,14 +113,8 @@ export function engagementEvent(ref: EmailEventRef, e: EmailEngagement): Webhook
   };
 }
 
-/** Engagement events raised at once beyond this many (a webhook-store outage) are dropped. */
-const MAX_PENDING_ENGAGEMENTS = 1000;
-
 @Injectable()
-export class EmailEvents implements OnModuleDestroy {
-  private readonly logger = new Logger(EmailEvents.name);
-  private readonly pending = new Set<Promise<void>>();
-
+export class EmailEvents {
   constructor(private readonly webhooks: WebhookEvents) {}
 
   /** Stores events in the caller's transaction: they exist exactly when its changes do. */
@@ -136,39 +132,25 @@ export class EmailEvents implements OnModuleDestroy {
   }
 
   /**
-   * An open or click, raised apart from the request that reported it: the pixel and the redirect
-   * never wait for the webhook store, nor fail with it. `ref` loads the message (null: it is gone).
+   * An open or click: its deliveries are stored (durable) when this resolves, so the hit answers
+   * after that. `ref` loads the message and recipient, null when gone or when no active endpoint
+   * subscribes to the event (nothing to store). Hits arriving together share one statement.
    */
-  engaged(
-    organizationId: string,
+  async engaged(
     ref: () => Promise<EmailEventRef | null>,
     engagement: EmailEngagement,
-  ): void {
-    if (this.pending.size >= MAX_PENDING_ENGAGEMENTS) {
-      this.logger.warn({ msg: 'email engagement event dropped: too many pending', organizationId });
-      return;
-    }
-    const task: Promise<void> = (async () => {
-      const r = await ref();
-      if (r) {
-        const e = engagementEvent(r, engagement);
-        await this.webhooks.emit(organizationId, e.type, e.data);
-      }
-    })()
-      .catch((err: Error) =>
-        this.logger.warn({
-          msg: 'email engagement event not raised',
-          organizationId,
-          type: engagement.type,
-          err: err.message,
-        }),
-      )
-      .finally(() => this.pending.delete(task));
-    this.pending.add(task);
+  ): Promise<void> {
+    const r = await ref();
+    if (r) await this.engagements.push(engagementEvent(r, engagement));
   }
 
-  /** Engagement events under way finish before the database connections close. */
-  async onModuleDestroy(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
-  }
+  private readonly engagements = new MicroBatcher<WebhookEvent, void>(
+    async (events) => {
+      await this.webhooks.emitMany(events);
+      return events.map(() => undefined);
+    },
+    async (event) => {
+      await this.webhooks.emitMany([event]);
+    },
+  );
 }

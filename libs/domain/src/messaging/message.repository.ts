@@ -3,11 +3,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { poolQuery } from '../database/pool-query';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import type { WebhookEventType } from '../webhooks/webhook-event-types';
 import type { WebhookEvent } from '../webhooks/webhook-events';
 import type { AttemptStatus } from './delivery-policy';
 import { EMAIL_OUTCOME_EVENT_TYPES, EmailEventRef, EmailEvents, sentEvent } from './email-events';
@@ -227,6 +229,8 @@ interface RunRecord {
 
 /** Lease a worker holds on a message while it talks to SMTP servers. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
+/** Stored content (encrypted, base64) from which a claimed message is read in a turn of its own. */
+const LARGE_CONTENT_CHARS = 1024 * 1024;
 
 @Injectable()
 export class MessageRepository {
@@ -459,17 +463,25 @@ export class MessageRepository {
     );
     const cipher = fieldCipher();
     const byId = new Map(rows.map((row) => [row.id, row]));
-    return items.map((item) => {
+    const out: (ClaimedMessage | null | Error)[] = [];
+    for (const item of items) {
       const row = byId.get(item.id);
       // The same message twice in one batch: only the first caller holds the lease.
-      if (!row) return null;
-      byId.delete(item.id);
-      try {
-        return this.readClaimed(row, cipher);
-      } catch (err) {
-        return err instanceof Error ? err : new Error(String(err));
+      if (!row) {
+        out.push(null);
+        continue;
       }
-    });
+      byId.delete(item.id);
+      // Decrypting and parsing megabytes of content takes milliseconds: each such message is
+      // read in an event-loop turn of its own, not in one turn with the statement's whole batch.
+      if (row.content.length > LARGE_CONTENT_CHARS) await nextTurn();
+      try {
+        out.push(this.readClaimed(row, cipher));
+      } catch (err) {
+        out.push(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    return out;
   }
 
   private readClaimed(row: ClaimedRow, cipher: FieldCipher): ClaimedMessage {
@@ -601,11 +613,15 @@ export class MessageRepository {
     return runs.map((r) => seq.get(r.message.id) ?? 0);
   }
 
-  /** The message and recipient an engagement event is about; null when either is gone. */
+  /**
+   * The message and recipient an event of `type` is about; null when they are gone or when no
+   * active endpoint of the organization subscribes to `type` (the event would go nowhere).
+   */
   async eventRef(
     organizationId: string,
     id: string,
     recipientIdx: number,
+    type: WebhookEventType,
   ): Promise<EmailEventRef | null> {
     const rows: {
       job_id: string;
@@ -618,8 +634,10 @@ export class MessageRepository {
     }[] = await this.ds.query(
       `SELECT m.job_id, m.message_id, m.campaign_id, m.contact_id, m.tags, r.kind, r.address
          FROM messages m JOIN message_recipients r ON r.message_id = m.id
-        WHERE m.organization_id = $1 AND m.id = $2 AND r.idx = $3`,
-      [organizationId, id, recipientIdx],
+        WHERE m.organization_id = $1 AND m.id = $2 AND r.idx = $3
+          AND EXISTS (SELECT 1 FROM webhook_endpoints e
+                       WHERE e.organization_id = $1 AND e.is_active AND $4 = ANY(e.events))`,
+      [organizationId, id, recipientIdx, type],
     );
     const r = rows[0];
     if (!r) return null;

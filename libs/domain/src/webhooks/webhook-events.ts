@@ -93,6 +93,14 @@ export class WebhookEvents {
   }
 
   /**
+   * `emitManyWithin` on its own: one statement stores every event's deliveries and, when it
+   * commits, wakes the dispatchers.
+   */
+  async emitMany(events: WebhookEvent[]): Promise<string[]> {
+    return this.emitManyWithin(this.ds.manager, events);
+  }
+
+  /**
    * `emitManyWithin` as part of the producer's own statement (see
    * `WebhookDeliveryRepository.eventsStatement`): the same deliveries, stored and announced
    * exactly when that statement commits.

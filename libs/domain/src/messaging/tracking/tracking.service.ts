@@ -8,7 +8,7 @@ import { NotFoundError } from '../../errors/domain-errors';
 import { EmailEvents } from '../email-events';
 import { EngagementStore } from '../engagement/engagement.store';
 import { MessageRepository } from '../message.repository';
-import { rewriteHtmlForTracking } from './html-rewriter';
+import { renderTrackedHtml, scanHtmlForTracking, TrackableHtml } from './html-rewriter';
 import { TrackingClaims, TrackingKind, TrackingTokens } from './tracking-token';
 
 export interface TrackingTarget {
@@ -37,14 +37,35 @@ export class TrackingService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Where a message's tracking goes, found once for all its recipients; null when the HTML is
+   * sent untracked (over the caps of §16: no pixel, no rewritten link), which is logged.
+   */
+  async prepare(
+    html: string,
+    m: { organizationId: string; messageId: string; clicks: boolean },
+  ): Promise<TrackableHtml | null> {
+    const scan = await scanHtmlForTracking(html, { clicks: m.clicks });
+    if (scan.tracked) return scan.html;
+    this.logger.warn({
+      msg: 'tracked HTML over the tracking limits: sent untracked',
+      organizationId: m.organizationId,
+      messageId: m.messageId,
+      reason: scan.reason,
+      htmlBytes: scan.htmlBytes,
+      links: scan.links,
+    });
+    return null;
+  }
+
   /** The HTML one recipient gets: links through the click redirect, plus the open pixel. */
-  personalise(html: string, t: TrackingTarget): string {
+  personalise(html: TrackableHtml, t: TrackingTarget): Promise<string> {
     const base = {
       organizationId: t.organizationId,
       messageId: t.messageId,
       recipientIndex: t.recipientIndex,
     };
-    return rewriteHtmlForTracking(html, {
+    return renderTrackedHtml(html, {
       pixel: t.opens
         ? `${this.config.publicBaseUrl}/t/o/${this.tokens.sign({ ...base, kind: 'open' })}.gif`
         : undefined,
@@ -75,9 +96,10 @@ export class TrackingService {
   }
 
   /**
-   * Writes the engagement event, then raises its webhook event (email.opened / email.clicked)
-   * without waiting for it. An outage of either store loses that store's event, never the pixel
-   * or the redirect; the webhook event is raised whether or not the engagement write succeeded.
+   * Writes the engagement event and stores its webhook deliveries (email.opened / email.clicked),
+   * side by side, and returns once both are done: a hit is answered only when its webhook event is
+   * durable. An outage of either store loses that store's event (logged), never the pixel or the
+   * redirect.
    */
   private async record(claims: TrackingClaims, type: 'opened' | 'clicked', req: TrackingRequest) {
     const event = {
@@ -87,25 +109,25 @@ export class TrackingService {
       remoteIp: req.remoteIp ?? null,
       occurredAt: this.clock.now(),
     };
-    try {
-      await this.engagement.record({
-        organizationId: claims.organizationId,
-        messageId: claims.messageId,
-        recipientIndex: claims.recipientIndex,
-        ...event,
-      });
-    } catch (err) {
-      this.logger.warn({
-        msg: 'engagement event not recorded',
-        type,
-        messageId: claims.messageId,
-        err: (err as Error).message,
-      });
-    }
-    this.events.engaged(
-      claims.organizationId,
-      () => this.messages.eventRef(claims.organizationId, claims.messageId, claims.recipientIndex),
-      event,
-    );
+    const lost = (what: string) => (err: Error) =>
+      this.logger.warn({ msg: what, type, messageId: claims.messageId, err: err.message });
+    const { organizationId, messageId, recipientIndex } = claims;
+    await Promise.all([
+      this.engagement
+        .record({ organizationId, messageId, recipientIndex, ...event })
+        .catch(lost('engagement event not recorded')),
+      this.events
+        .engaged(
+          () =>
+            this.messages.eventRef(
+              organizationId,
+              messageId,
+              recipientIndex,
+              type === 'opened' ? 'email.opened' : 'email.clicked',
+            ),
+          event,
+        )
+        .catch(lost('engagement webhook event not stored')),
+    ]);
   }
 }

@@ -1,6 +1,10 @@
+import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { decodeHtmlAttribute, rewriteHtmlForTracking } from './html-rewriter';
+import { SystemClock } from '../../common/clock';
+import type { AppConfig } from '../../config/app-config';
+import { MAX_TRACKED_LINKS } from './html-rewriter';
 import { TrackingTokens } from './tracking-token';
+import { TrackingService } from './tracking.service';
 
 const ORG = '0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01';
 const MSG = 'f2a1d0c4-5b6e-4f7a-8b9c-0d1e2f3a4b5c';
@@ -61,29 +65,47 @@ describe(TrackingTokens.name, () => {
   });
 });
 
-describe('rewriteHtmlForTracking', () => {
-  it('rewrites http(s) links, decodes entities, and adds the pixel before </body>', () => {
-    const seen: string[] = [];
-    const out = rewriteHtmlForTracking(
-      `<html><BODY><a href="https://x.test/?a=1&amp;b=2">x</a><a href='mailto:a@b.test'>m</a>` +
-        `<a title="t" href = 'http://y.test/'>y</a></BODY></html>`,
-      {
-        link: (u) => (seen.push(u), `https://t.test/c/${seen.length}`),
-        pixel: 'https://t.test/o/p.gif',
-      },
-    );
-    expect(seen).toEqual(['https://x.test/?a=1&b=2', 'http://y.test/']);
-    expect(out).toContain('<a href="https://t.test/c/1">x</a>');
-    expect(out).toContain(`href='mailto:a@b.test'`);
-    expect(out).toContain('<a title="t" href = "https://t.test/c/2">y</a>');
-    expect(out).toMatch(/<img src="https:\/\/t\.test\/o\/p\.gif"[^>]*\/><\/BODY><\/html>$/);
+describe(TrackingService.name, () => {
+  const tokens = new TrackingTokens([randomBytes(32)]);
+  // Only the tokens and the base URL take part in preparing and personalising HTML.
+  const service = new TrackingService(
+    tokens,
+    {} as never,
+    {} as never,
+    {} as never,
+    new SystemClock(),
+    { publicBaseUrl: 'https://t.test' } as AppConfig,
+  );
+  const target = { organizationId: ORG, messageId: MSG, opens: true, clicks: true };
+  afterEach(() => jest.restoreAllMocks());
+
+  it('gives each recipient its own signed links and pixel', async () => {
+    const html = await service.prepare('<body><a href="https://x.test/">x</a></body>', {
+      ...target,
+    });
+    const first = await service.personalise(html!, { ...target, recipientIndex: 0 });
+    const second = await service.personalise(html!, { ...target, recipientIndex: 1 });
+    const click = /href="https:\/\/t\.test\/t\/c\/([\w-]+)"/.exec(first)![1];
+    expect(tokens.verify(click, 'click')).toMatchObject({
+      recipientIndex: 0,
+      url: 'https://x.test/',
+    });
+    const open = /src="https:\/\/t\.test\/t\/o\/([\w-]+)\.gif"/.exec(second)![1];
+    expect(tokens.verify(open, 'open')).toMatchObject({ recipientIndex: 1 });
   });
 
-  it('appends the pixel when there is no body element', () => {
-    expect(rewriteHtmlForTracking('<p>hi</p>', { pixel: 'p.gif' })).toMatch(/^<p>hi<\/p><img /);
-  });
-
-  it('decodes numeric and named entities', () => {
-    expect(decodeHtmlAttribute('a&#38;b&#x26;c&quot;&unknown;')).toBe('a&b&c"&unknown;');
+  it('sends HTML over the caps untracked and logs ids and sizes only', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const html = '<a href="https://secret.test/?who=a@b.test">x</a>'.repeat(MAX_TRACKED_LINKS + 1);
+    expect(await service.prepare(html, target)).toBeNull();
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toEqual({
+      msg: 'tracked HTML over the tracking limits: sent untracked',
+      organizationId: ORG,
+      messageId: MSG,
+      reason: 'links',
+      htmlBytes: Buffer.byteLength(html),
+      links: MAX_TRACKED_LINKS + 1,
+    });
   });
 });

@@ -1,0 +1,118 @@
+// A real worker PROCESS started from its TypeScript sources (no build step), listening for
+// /health on a port of its own, and a poller PROCESS timing that endpoint: for tests that must
+// see the worker's own event loop (timed from the test's process, every pause of that process
+// would count too).
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import request from 'supertest';
+
+const ROOT = resolve(__dirname, '../../..');
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  healthUrl: string;
+  /** What the process wrote to stderr (for a failing test's message). */
+  stderr(): string;
+  /** SIGKILL, then waits for the exit. */
+  kill(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/** Starts the worker with the current environment plus `env`; resolves once /health answers. */
+export async function spawnWorker(env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['-r', join(ROOT, 'test/imports/ts-register.js'), join(ROOT, 'apps/worker/src/main.ts')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, WORKER_HEALTH_PORT: String(port), LOG_LEVEL: 'error', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const exited = new Promise<void>((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once('exit', () => done());
+  });
+  const worker: WorkerProcess = {
+    child,
+    healthUrl: `http://127.0.0.1:${port}`,
+    stderr: () => stderr,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  const until = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`worker exited at start: ${stderr}`);
+    const res = await request(worker.healthUrl)
+      .get('/health')
+      .timeout(2000)
+      .catch(() => null);
+    if (res?.status === 200) return worker;
+    if (Date.now() > until) {
+      await worker.kill();
+      throw new Error(`worker did not answer /health: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Polls `url` one request at a time, 10 ms apart, and prints each answer's time in ms. */
+const POLLER = `
+const http = require('node:http');
+let stopped = false;
+process.stdin.on('end', () => (stopped = true)).resume();
+(async () => {
+  while (!stopped) {
+    const t0 = process.hrtime.bigint();
+    await new Promise((done) => {
+      const req = http.get(process.argv[1], { agent: false, timeout: 5000 }, (res) =>
+        res.resume().on('end', done).on('error', done));
+      req.on('timeout', () => req.destroy()).on('error', done);
+    });
+    process.stdout.write(Number((process.hrtime.bigint() - t0) / 1000000n) + '\\n');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+})();`;
+
+export interface HealthPoller {
+  /** Answer times so far, in ms (a request abandoned after 5 s counts as its 5 s). */
+  latencies: number[];
+  /** Ends the polling (after the request in flight) and returns every answer time. */
+  stop(): Promise<number[]>;
+}
+
+export function pollHealth(healthUrl: string): HealthPoller {
+  const child = spawn(process.execPath, ['-e', POLLER, `${healthUrl}/health`], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const latencies: number[] = [];
+  let rest = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    const lines = (rest + c.toString('utf8')).split('\n');
+    rest = lines.pop()!;
+    for (const l of lines) latencies.push(Number(l));
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return {
+    latencies,
+    stop: async () => {
+      child.stdin!.end();
+      await exited;
+      return latencies;
+    },
+  };
+}
