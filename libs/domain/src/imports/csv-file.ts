@@ -2,6 +2,7 @@
 // embedded newlines) with csv-parse's streaming parser, and writing the errors file. Nothing here
 // holds a whole file in memory: the preview reads the first records only, the worker streams.
 import { parse, Parser } from 'csv-parse';
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { ValidationFailedError } from '../errors/domain-errors';
@@ -15,6 +16,11 @@ export interface CsvRecord {
   endByte: number;
   /** Line of the file the record ends on (1-based), for messages. */
   line: number;
+  /**
+   * Indexes of the fields whose bytes are not UTF-8 (their text holds U+FFFD where the bad bytes
+   * were); absent when every field decoded.
+   */
+  undecodable?: number[];
 }
 
 export const MAX_COLUMNS = 500;
@@ -37,15 +43,38 @@ export function detectDelimiter(text: string): Delimiter {
   return semicolons > commas ? ';' : ',';
 }
 
-function parserOptions(delimiter: Delimiter, atStart: boolean) {
-  return {
+/**
+ * A record ends at CRLF, LF or CR outside quotes, whichever the line uses (as spreadsheets read
+ * it): a file whose lines end differently from its first one is not merged into one long row, and
+ * a run resumed mid-file reads lines exactly as the first run did. Fields come as bytes so a
+ * sequence that is not UTF-8 is seen, not silently replaced.
+ */
+export function csvParser(delimiter: Delimiter, atStart: boolean): Parser {
+  return parse({
     delimiter,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    encoding: null,
     bom: atStart,
-    info: true as const,
+    info: true,
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
-  };
+  });
+}
+
+/** A parsed record's fields as text, noting those whose bytes are not UTF-8. */
+function decodeFields(fields: (Buffer | string)[]): { record: string[]; undecodable?: number[] } {
+  const record = new Array<string>(fields.length);
+  let undecodable: number[] | undefined;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i];
+    const text = typeof f === 'string' ? f : f.toString('utf8');
+    // U+FFFD is also a valid character; only its presence makes the byte check worth running.
+    if (typeof f !== 'string' && text.includes('\uFFFD') && !isUtf8(f))
+      (undecodable ??= []).push(i);
+    record[i] = text;
+  }
+  return undecodable ? { record, undecodable } : { record };
 }
 
 /** The reason a parser error gives, as one readable sentence. */
@@ -55,8 +84,8 @@ export function describeCsvError(err: unknown): string {
 }
 
 /**
- * Streams the records of a file from `fromByte` (0: the start, BOM skipped). With `baseLine`
- * the line numbers continue from an earlier position.
+ * Streams the records of a file from `fromByte` (0: the start, BOM skipped; else the offset
+ * where a record starts, a checkpoint).
  */
 export async function* readCsv(
   path: string,
@@ -66,13 +95,17 @@ export async function* readCsv(
   const parser: Parser = createReadStream(path, {
     start: fromByte,
     highWaterMark: 256 * 1024,
-  }).pipe(parse(parserOptions(delimiter, fromByte === 0)));
+  }).pipe(csvParser(delimiter, fromByte === 0));
   try {
     for await (const out of parser as AsyncIterable<{
-      record: string[];
+      record: Buffer[];
       info: { bytes: number; lines: number };
     }>) {
-      yield { record: out.record, endByte: fromByte + out.info.bytes, line: out.info.lines };
+      yield {
+        ...decodeFields(out.record),
+        endByte: fromByte + out.info.bytes,
+        line: out.info.lines,
+      };
     }
   } finally {
     parser.destroy();
@@ -115,14 +148,20 @@ export async function inspectCsv(path: string, rows = 5): Promise<CsvPreview> {
   }
   const delimiter = detectDelimiter(head.toString('utf8').replace(/^\uFEFF/, ''));
   const records: string[][] = [];
+  let headerUndecodable = false;
   try {
-    for await (const { record } of readCsv(path, delimiter)) {
+    for await (const { record, undecodable } of readCsv(path, delimiter)) {
+      if (!records.length) headerUndecodable = !!undecodable;
       records.push(record);
       if (records.length > rows) break;
     }
   } catch (err) {
     throw badFile(describeCsvError(err));
   }
+  // Only a header longer than the sniffed block can get here with such bytes.
+  if (headerUndecodable) throw badFile('The file is not UTF-8 text');
+  if (records[0]?.some((h) => h.includes('\0')))
+    throw badFile('The file is not a CSV text file: it contains binary data');
   const headers = (records[0] ?? []).map((h) => h.trim());
   if (!headers.some(Boolean)) throw badFile('The file has no header row');
   if (headers.length > MAX_COLUMNS)

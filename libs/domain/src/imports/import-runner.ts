@@ -60,10 +60,14 @@ const MIN_BATCH = 100;
 
 /**
  * A line of the errors file: the row's cells cut or padded to the header's width, so `row` and
- * `error` always sit under their own header (the error names the real column count).
+ * `error` always sit under their own header (the error names the real column count). A NUL is
+ * written as U+FFFD, as bytes that are not UTF-8 already read: the file stays text a person can
+ * fix and upload again.
  */
 function errorLine(record: string[], width: number, rowNo: number, error: string): string {
-  const cells = record.slice(0, width);
+  const cells = record
+    .slice(0, width)
+    .map((c) => (c.includes('\0') ? c.replace(/\0/g, '\uFFFD') : c));
   while (cells.length < width) cells.push('');
   return csvLine([...cells, String(rowNo), error]);
 }
@@ -129,6 +133,7 @@ class ErrorsFile {
 interface RawRow {
   rowNo: number;
   record: string[];
+  undecodable?: number[];
   endByte: number;
 }
 
@@ -321,7 +326,7 @@ export class ImportRunner {
         }
         rows++;
         if (validate) {
-          const check = checkRow(rec.record, mapping);
+          const check = checkRow(rec.record, mapping, rec.undecodable);
           if (!check.ok) {
             invalid++;
             if (!firstProblem) firstProblem = `row ${rows}: ${check.error}`;
@@ -494,7 +499,12 @@ export class ImportRunner {
           continue;
         }
         rowNo++;
-        batch.push({ rowNo, record: rec.record, endByte: rec.endByte });
+        batch.push({
+          rowNo,
+          record: rec.record,
+          undecodable: rec.undecodable,
+          endByte: rec.endByte,
+        });
         if (batch.length >= size) await flush();
       }
       await flush();
@@ -526,7 +536,7 @@ export class ImportRunner {
     const valid: PreparedRow[] = [];
     const errorLines: string[] = [];
     for (const r of rows) {
-      const check = checkRow(r.record, mapping);
+      const check = checkRow(r.record, mapping, r.undecodable);
       if (check.ok) valid.push(prepareRow(r.rowNo, check.values));
       else errorLines.push(errorLine(r.record, mapping.headerCount, r.rowNo, check.error));
     }
