@@ -4,6 +4,7 @@ import {
   BadRequestError,
   CampaignNotSendableError,
   ConflictError,
+  ContentTooLargeError,
   DomainError,
   ForbiddenError,
   InsufficientCreditsError,
@@ -19,7 +20,9 @@ import {
 } from '@app/domain';
 import type { Response } from 'express';
 
+// First match wins: a subclass comes before its parent.
 const STATUS: [abstract new (...args: never[]) => DomainError, number][] = [
+  [ContentTooLargeError, 413],
   [ValidationFailedError, 422],
   [NotFoundError, 404],
   [UnauthorizedAccessError, 401],

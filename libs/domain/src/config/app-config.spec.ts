@@ -11,6 +11,12 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBeUndefined();
     expect(c.webhookAllowPrivateTargets).toBe(false);
     expect(c.publicBaseUrl).toBe('http://localhost:3000');
+    expect(c.imports.storageQuotaBytes).toBe(1024 * 1024 * 1024);
+  });
+
+  it('reads IMPORT_STORAGE_QUOTA_MB in MiB', () => {
+    const c = loadConfig({ ENCRYPTION_KEY: KEY, IMPORT_STORAGE_QUOTA_MB: '5' });
+    expect(c.imports.storageQuotaBytes).toBe(5 * 1024 * 1024);
   });
 
   it.each([
@@ -20,6 +26,8 @@ describe('loadConfig', () => {
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
     [{ SMTP_TLS_CERT: '/tmp/cert.pem' }, 'SMTP_TLS_KEY'],
+    [{ IMPORT_STORAGE_QUOTA_MB: '0' }, 'IMPORT_STORAGE_QUOTA_MB'],
+    [{ IMPORT_STORAGE_QUOTA_MB: '1.5' }, 'IMPORT_STORAGE_QUOTA_MB'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ ENCRYPTION_KEY: KEY, ...env } as Record<string, string>)).toThrow(
       ConfigError,

@@ -30,6 +30,13 @@ export class ValidationFailedError extends DomainError {
   }
 }
 
+/** A value over a size limit (§16): 413 with code E_VALIDATION_ERROR and the field's `max` rule. */
+export class ContentTooLargeError extends ValidationFailedError {
+  constructor(field: string, message: string) {
+    super([{ field, rule: 'max', message }], message);
+  }
+}
+
 /** A rule of the domain refuses the change (409). */
 export class ConflictError extends DomainError {
   readonly code = 'E_BUSINESS_RULE_VIOLATION';

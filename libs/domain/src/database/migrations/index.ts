@@ -18,6 +18,7 @@ import { DeliveryFillfactor1763700001800 } from './1763700001800-delivery-fillfa
 import { WebhookDeliveryQueue1763700003000 } from './1763700003000-webhook-delivery-queue';
 import { ContactEventOutbox1763700003300 } from './1763700003300-contact-event-outbox';
 import { ContactWriterPreset1763700003600 } from './1763700003600-contact-writer-preset';
+import { ImportFileStorage1763700004200 } from './1763700004200-import-file-storage';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   WebhookDeliveryQueue1763700003000,
   ContactEventOutbox1763700003300,
   ContactWriterPreset1763700003600,
+  ImportFileStorage1763700004200,
 ];
