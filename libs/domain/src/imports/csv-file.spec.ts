@@ -48,7 +48,7 @@ describe('csv-file', () => {
     const input = Buffer.from('a,b\r\n1,x\n2,y\r3,"q\r\nr"\r\n4,z\r\n');
     const parser = csvParser(',', true);
     const out: string[][] = [];
-    parser.on('data', (r: { record: Buffer[] }) => out.push(r.record.map(String)));
+    parser.on('data', (r: { record: string[] }) => out.push(r.record));
     const ended = new Promise((resolve) => parser.on('end', resolve));
     // One byte per chunk: a CRLF split between two chunks is still one line ending.
     for (let i = 0; i < input.length; i++) parser.write(input.subarray(i, i + 1));
@@ -72,13 +72,17 @@ describe('csv-file', () => {
         Buffer.from([0x78, 0xff, 0x2c, 0x79, 0x0a]), // x<FF>,y
       ]),
     );
-    const records: { record: string[]; undecodable?: number[] }[] = [];
+    const records: { record: string[]; undecodable?: number[]; endByte: number }[] = [];
     for await (const r of readCsv(path, ',')) records.push(r);
     expect(records.map((r) => [r.record, r.undecodable])).toEqual([
       [['a', 'b'], undefined],
       [['ok', '\uFFFD'], undefined],
       [['x\uFFFD', 'y'], [0]],
     ]);
+    // Resumed after the second record, as a run restarting from its checkpoint.
+    const resumed: number[][] = [];
+    for await (const r of readCsv(path, ',', records[1].endByte)) resumed.push(r.undecodable!);
+    expect(resumed).toEqual([[0]]);
   });
 
   it('surfaces an unclosed quote as an error', async () => {

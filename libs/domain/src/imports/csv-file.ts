@@ -2,9 +2,10 @@
 // embedded newlines) with csv-parse's streaming parser, and writing the errors file. Nothing here
 // holds a whole file in memory: the preview reads the first records only, the worker streams.
 import { parse, Parser } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { FileHandle, open, stat } from 'node:fs/promises';
 import { ValidationFailedError } from '../errors/domain-errors';
 
 export type Delimiter = ',' | ';';
@@ -43,38 +44,45 @@ export function detectDelimiter(text: string): Delimiter {
   return semicolons > commas ? ';' : ',';
 }
 
-/**
- * A record ends at CRLF, LF or CR outside quotes, whichever the line uses (as spreadsheets read
- * it): a file whose lines end differently from its first one is not merged into one long row, and
- * a run resumed mid-file reads lines exactly as the first run did. Fields come as bytes so a
- * sequence that is not UTF-8 is seen, not silently replaced.
- */
-export function csvParser(delimiter: Delimiter, atStart: boolean): Parser {
-  return parse({
+function parserOptions(delimiter: Delimiter, atStart: boolean) {
+  return {
     delimiter,
     record_delimiter: ['\r\n', '\n', '\r'],
-    encoding: null,
     bom: atStart,
-    info: true,
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
-  });
+  };
 }
 
-/** A parsed record's fields as text, noting those whose bytes are not UTF-8. */
-function decodeFields(fields: (Buffer | string)[]): { record: string[]; undecodable?: number[] } {
-  const record = new Array<string>(fields.length);
-  let undecodable: number[] | undefined;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
-    const text = typeof f === 'string' ? f : f.toString('utf8');
-    // U+FFFD is also a valid character; only its presence makes the byte check worth running.
-    if (typeof f !== 'string' && text.includes('\uFFFD') && !isUtf8(f))
-      (undecodable ??= []).push(i);
-    record[i] = text;
-  }
-  return undecodable ? { record, undecodable } : { record };
+/**
+ * A record ends at CRLF, LF or CR outside quotes, whichever the line uses (as spreadsheets read
+ * it): a file whose lines end differently from its first one is not merged into one long row, and
+ * a run resumed mid-file reads lines exactly as the first run did.
+ */
+export function csvParser(delimiter: Delimiter, atStart: boolean): Parser {
+  return parse({ ...parserOptions(delimiter, atStart), info: true });
+}
+
+/**
+ * The fields of the record stored at [start, end) whose bytes are not UTF-8. The streaming parser
+ * decodes fields as UTF-8, replacing a bad sequence with U+FFFD; only a record holding U+FFFD
+ * (rare: a real one, or a replaced sequence) is parsed again as bytes to tell them apart, so the
+ * common path pays one string search per field.
+ */
+async function undecodableFields(
+  fh: FileHandle,
+  start: number,
+  end: number,
+  delimiter: Delimiter,
+): Promise<number[]> {
+  const bytes = Buffer.alloc(end - start);
+  const { bytesRead } = await fh.read(bytes, 0, bytes.length, start);
+  const [fields] = parseSync(bytes.subarray(0, bytesRead), {
+    ...parserOptions(delimiter, start === 0),
+    encoding: null,
+  }) as unknown as Buffer[][];
+  return (fields ?? []).flatMap((f, i) => (isUtf8(f) ? [] : [i]));
 }
 
 /** The reason a parser error gives, as one readable sentence. */
@@ -96,19 +104,26 @@ export async function* readCsv(
     start: fromByte,
     highWaterMark: 256 * 1024,
   }).pipe(csvParser(delimiter, fromByte === 0));
+  let start = fromByte;
+  let raw: FileHandle | undefined;
   try {
     for await (const out of parser as AsyncIterable<{
-      record: Buffer[];
+      record: string[];
       info: { bytes: number; lines: number };
     }>) {
-      yield {
-        ...decodeFields(out.record),
-        endByte: fromByte + out.info.bytes,
-        line: out.info.lines,
-      };
+      const endByte = fromByte + out.info.bytes;
+      const rec: CsvRecord = { record: out.record, endByte, line: out.info.lines };
+      if (out.record.some((f) => f.includes('\uFFFD'))) {
+        raw ??= await open(path, 'r');
+        const undecodable = await undecodableFields(raw, start, endByte, delimiter);
+        if (undecodable.length) rec.undecodable = undecodable;
+      }
+      start = endByte;
+      yield rec;
     }
   } finally {
     parser.destroy();
+    await raw?.close();
   }
 }
 
