@@ -147,10 +147,8 @@ describe('Import files on disk', () => {
           WHERE id = $1 AND organization_id = $2`,
         [old.import.id, s.org.id],
       );
-      // Two workers at once: the rows are claimed once, neither fails.
-      const files = worker.get(ImportFiles);
-      const [a, b] = await Promise.all([files.housekeeping(), files.housekeeping()]);
-      expect(a.draftsDeleted + b.draftsDeleted).toBeGreaterThanOrEqual(1);
+      // The worker's task, and beside it a second worker's pass: rows claimed once, neither fails.
+      await Promise.all([housekeeping(), worker.get(ImportFiles).housekeeping()]);
       expect((await s.http.get(`${IMPORTS}/${old.import.id}`)).status).toBe(404);
       expect(existsSync(join(orgDir(s), old.import.id))).toBe(false);
       expect((await getImport(s, young.import.id)).status).toBe('uploaded');
