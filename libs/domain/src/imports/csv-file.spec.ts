@@ -85,6 +85,10 @@ describe('csv-file', () => {
     expect(resumed).toEqual([[0]]);
   });
 
+  it('rejects when the file cannot be read (removed under a reader), never hangs', async () => {
+    await expect(all(join(dir, 'gone.csv'), ',')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('surfaces an unclosed quote as an error', async () => {
     const path = join(dir, 'b.csv');
     writeFileSync(path, 'a,b\n1,"open\n2,3\n');

@@ -100,10 +100,12 @@ export async function* readCsv(
   delimiter: Delimiter,
   fromByte = 0,
 ): AsyncGenerator<CsvRecord> {
-  const parser: Parser = createReadStream(path, {
-    start: fromByte,
-    highWaterMark: 256 * 1024,
-  }).pipe(csvParser(delimiter, fromByte === 0));
+  const input = createReadStream(path, { start: fromByte, highWaterMark: 256 * 1024 });
+  const parser: Parser = csvParser(delimiter, fromByte === 0);
+  // pipe() does not pass a read error on: without this, a file removed under the reader (an
+  // import cancelled meanwhile) would be an uncaught error and a reader waiting forever.
+  input.on('error', (err) => parser.destroy(err));
+  input.pipe(parser);
   let start = fromByte;
   let raw: FileHandle | undefined;
   try {
@@ -122,6 +124,7 @@ export async function* readCsv(
       yield rec;
     }
   } finally {
+    input.destroy();
     parser.destroy();
     await raw?.close();
   }

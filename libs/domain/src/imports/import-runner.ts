@@ -326,6 +326,9 @@ export class ImportRunner {
     try {
       yield* readCsv(source, delimiter, fromByte);
     } catch (err) {
+      // A read error (the file removed: the import was cancelled meanwhile) is not the CSV's.
+      if (err && typeof err === 'object' && 'syscall' in err)
+        throw new ImportFailure('The uploaded file is no longer available');
       throw new CsvBroken(describeCsvError(err));
     }
   }
