@@ -6,8 +6,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -53,32 +52,28 @@ export class ImportUploads {
   async receive(orgId: string, source: Readable): Promise<ReceivedUpload> {
     const reservationId = randomUUID();
     const path = join(await this.storage.incomingDir(orgId), `${reservationId}.part`);
+    const file = await open(path, 'wx', IMPORT_FILE_MODE);
     let written = 0;
     let granted = 0;
-    const meter = new Transform({
-      transform: (chunk: Buffer, _encoding, done) => {
-        const need = written + chunk.length;
-        if (need > IMPORT_MAX_BYTES) return done(fileTooLarge());
-        if (need <= granted) {
-          written = need;
-          return done(null, chunk);
-        }
-        this.reserve(orgId, reservationId, need).then(
-          (bytes) => {
-            granted = bytes;
-            written = need;
-            done(null, chunk);
-          },
-          (err: Error) => done(err),
-        );
-      },
-    });
-    // Created here, before any byte flows: a refusal that comes while a lazily opened stream is
-    // still opening would otherwise remove the file before it exists.
-    const file = await open(path, 'wx', IMPORT_FILE_MODE);
     try {
-      await pipeline(source, meter, file.createWriteStream());
+      // A refusal leaves `source` alive and drains it: destroyed (as pipeline() or a plain
+      // for-await would), multer takes that as its own error and may answer before the partial
+      // file is removed, or with another status.
+      for await (const chunk of source.iterator({
+        destroyOnReturn: false,
+      }) as AsyncIterable<Buffer>) {
+        const need = written + chunk.length;
+        if (need > IMPORT_MAX_BYTES) throw fileTooLarge();
+        if (need > granted) granted = await this.reserve(orgId, reservationId, need);
+        for (let at = 0; at < chunk.length;) {
+          at += (await file.write(chunk, at, chunk.length - at)).bytesWritten;
+        }
+        written = need;
+      }
+      await file.close();
     } catch (err) {
+      source.resume();
+      await file.close().catch(() => undefined);
       await this.discard(orgId, path, reservationId);
       throw err;
     }
