@@ -51,6 +51,11 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnApplicat
   protected abstract intervalMs(): number;
   protected abstract run(): Promise<unknown>;
 
+  /** One run now (or the one under way), as the timer would start it. */
+  runNow(): Promise<void> {
+    return this.periodic.run();
+  }
+
   onApplicationBootstrap(): void {
     this.periodic.start(this.intervalMs(), { now: this.runAtStart });
   }

@@ -14,6 +14,7 @@ import { CampaignsWorkerModule } from './campaigns/campaigns-worker.module';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WorkerMessagingModule } from './messaging/worker-messaging.module';
+import { ImportsHousekeeping } from './imports/imports-housekeeping';
 import { ImportsProcessor } from './imports/imports.processor';
 import { ImportsSweeper } from './imports/imports.sweeper';
 
@@ -31,6 +32,6 @@ import { ImportsSweeper } from './imports/imports.sweeper';
     ContactsModule,
   ],
   controllers: [WorkerHealthController],
-  providers: [ImportsProcessor, ImportsSweeper, ContactEventsSweeper],
+  providers: [ImportsProcessor, ImportsSweeper, ImportsHousekeeping, ContactEventsSweeper],
 })
 export class WorkerModule {}

@@ -20,13 +20,17 @@ import { uuidParam } from '../http/params';
 import { PageQueryDto } from '../tenancy/api-keys.dto';
 import { StartImportDto } from './contact-imports.dto';
 import { CsvUploadInterceptor } from './csv-upload.interceptor';
+import type { ReceivedCsv } from './csv-upload.interceptor';
 
 @ApiTags('contact-imports')
 @Controller('api/v1/user/contact-imports')
 export class ContactImportsController {
   constructor(private readonly imports: ImportsService) {}
 
-  /** Uploads a CSV (multipart field `file`, up to 200 MB): an `uploaded` draft and a preview. */
+  /**
+   * Uploads a CSV (multipart field `file`, up to 200 MB, within the organization's import storage
+   * quota): an `uploaded` draft and a preview.
+   */
   @Post()
   @RequireScopes('contacts:write')
   @UseInterceptors(CsvUploadInterceptor)
@@ -35,9 +39,11 @@ export class ContactImportsController {
     schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
   })
   @ResponseMessage('File uploaded successfully')
-  async upload(@OrgId() orgId: string, @UploadedFile() file: Express.Multer.File) {
+  async upload(@OrgId() orgId: string, @UploadedFile() file: ReceivedCsv) {
     const out = await this.imports.createFromUpload(orgId, {
       path: file.path,
+      bytes: file.size,
+      reservationId: file.reservationId,
       originalName: file.originalname,
     });
     return { import: toImportResponse(out.import), preview: out.preview };

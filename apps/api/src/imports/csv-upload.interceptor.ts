@@ -1,27 +1,33 @@
-// Streams the multipart field `file` to disk (DATA_DIR/imports/<org>/incoming) with multer's disk
-// storage, 200 MB at most, never buffering it; multer's errors become domain errors here.
+// Streams the multipart field `file` to disk through ImportUploads (a 0600 file in the
+// organization's incoming folder, within its import storage quota, 200 MB at most), never
+// buffering it; multer's errors become domain errors here.
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import {
+  DomainError,
+  fileTooLarge,
   IMPORT_MAX_BYTES,
-  ImportsService,
-  PayloadTooLargeError,
+  ImportUploads,
   ValidationFailedError,
 } from '@app/domain';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import multer from 'multer';
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { catchError, from, Observable, switchMap } from 'rxjs';
 import type { AuthedRequest } from '../http/decorators';
 
 export const UPLOAD_FIELD = 'file';
 
+/** The uploaded file as the controller gets it: multer's fields plus the quota reservation. */
+export interface ReceivedCsv extends Express.Multer.File {
+  reservationId: string;
+}
+
 function uploadError(err: unknown): Error {
+  // Refusals of ImportUploads (quota, size) are already the answer.
+  if (err instanceof DomainError) return err;
   if (err instanceof multer.MulterError) {
     switch (err.code) {
       case 'LIMIT_FILE_SIZE':
-        return new PayloadTooLargeError('The file is larger than 200 MB');
+        return fileTooLarge();
       case 'LIMIT_UNEXPECTED_FILE':
       case 'LIMIT_FILE_COUNT':
         return ValidationFailedError.field(
@@ -44,26 +50,49 @@ function uploadError(err: unknown): Error {
   );
 }
 
+/** multer's storage engine over ImportUploads: the quota is enforced while the file streams. */
+class QuotaDiskStorage implements multer.StorageEngine {
+  constructor(
+    private readonly uploads: ImportUploads,
+    private readonly orgId: string,
+  ) {}
+
+  _handleFile(
+    _req: Request,
+    file: Express.Multer.File,
+    cb: (error?: unknown, info?: Partial<ReceivedCsv>) => void,
+  ): void {
+    this.uploads.receive(this.orgId, file.stream).then(
+      (r) => cb(null, { path: r.path, size: r.bytes, reservationId: r.reservationId }),
+      (err: unknown) => cb(err),
+    );
+  }
+
+  _removeFile(_req: Request, file: Express.Multer.File, cb: (error: Error | null) => void): void {
+    const { path, reservationId } = file as ReceivedCsv;
+    this.uploads.discard(this.orgId, path, reservationId).then(
+      () => cb(null),
+      (err: Error) => cb(err),
+    );
+  }
+}
+
 @Injectable()
 export class CsvUploadInterceptor implements NestInterceptor {
-  constructor(private readonly imports: ImportsService) {}
+  constructor(private readonly uploads: ImportUploads) {}
 
   intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     const res = ctx.switchToHttp().getResponse<Response>();
-    let temp: string | undefined;
-    const cleanup = () => (temp ? rm(temp, { force: true }) : Promise.resolve());
+    const orgId = req.auth!.organizationId;
+    // A file received but not turned into an import (the handler failed before taking it over).
+    const cleanup = async () => {
+      const file = req.file as ReceivedCsv | undefined;
+      if (file?.path) await this.uploads.discard(orgId, file.path, file.reservationId);
+    };
     const receive = async () => {
-      const dir = await this.imports.incomingDir(req.auth!.organizationId);
       const upload = multer({
-        storage: multer.diskStorage({
-          destination: dir,
-          filename: (_req, _file, cb) => {
-            const name = `${randomUUID()}.part`;
-            temp = join(dir, name);
-            cb(null, name);
-          },
-        }),
+        storage: new QuotaDiskStorage(this.uploads, orgId),
         limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024 },
       }).single(UPLOAD_FIELD);
       await new Promise<void>((resolve, reject) =>

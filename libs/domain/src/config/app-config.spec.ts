@@ -26,6 +26,12 @@ describe('loadConfig', () => {
     expect(c.webhookEndpointConcurrency).toBe(3);
     expect(c.deliveryAllowPrivateMx).toBe(true);
     expect(c.dnsServers).toEqual(['127.0.0.1:5390', '::1', '[::1]:53', '192.0.2.53']);
+    expect(c.imports.storageQuotaBytes).toBe(1024 * 1024 * 1024);
+  });
+
+  it('reads IMPORT_STORAGE_QUOTA_MB in MiB', () => {
+    const c = loadConfig({ ENCRYPTION_KEY: KEY, IMPORT_STORAGE_QUOTA_MB: '5' });
+    expect(c.imports.storageQuotaBytes).toBe(5 * 1024 * 1024);
   });
 
   it.each([
@@ -42,6 +48,8 @@ describe('loadConfig', () => {
     [{ DNS_SERVERS: '127.0.0.1:70000' }, 'DNS_SERVERS'],
     [{ DNS_SERVERS: '[127.0.0.1]:53' }, 'DNS_SERVERS'],
     [{ DNS_SERVERS: '::1:53x' }, 'DNS_SERVERS'],
+    [{ IMPORT_STORAGE_QUOTA_MB: '0' }, 'IMPORT_STORAGE_QUOTA_MB'],
+    [{ IMPORT_STORAGE_QUOTA_MB: '1.5' }, 'IMPORT_STORAGE_QUOTA_MB'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ ENCRYPTION_KEY: KEY, ...env } as Record<string, string>)).toThrow(
       ConfigError,

@@ -73,8 +73,16 @@ export interface AppConfig {
   messageRetentionIntervalMs: number;
   /** How often the worker looks for due campaign recipients (held ones, lost kicks). */
   campaignPollIntervalMs: number;
-  /** Contact imports (§7): rows per committed batch, worker lease and sweeper period. */
-  imports: { batchSize: number; leaseSeconds: number; sweepSeconds: number };
+  /**
+   * Contact imports (§7): rows per committed batch, worker lease and sweeper period, and the
+   * bytes of import files an organization may hold (§16, IMPORT_STORAGE_QUOTA_MB).
+   */
+  imports: {
+    batchSize: number;
+    leaseSeconds: number;
+    sweepSeconds: number;
+    storageQuotaBytes: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -255,6 +263,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       batchSize: int(env, 'IMPORT_BATCH_SIZE', 2000, 1, 50_000),
       leaseSeconds: int(env, 'IMPORT_LEASE_SECONDS', 30, 1, 3600),
       sweepSeconds: int(env, 'IMPORT_SWEEP_SECONDS', 10, 1, 3600),
+      storageQuotaBytes: int(env, 'IMPORT_STORAGE_QUOTA_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     },
   };
 }

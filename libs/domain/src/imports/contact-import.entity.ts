@@ -73,6 +73,8 @@ export class ContactImport {
   @Column('int') checkpointRow: number;
   /** Byte offset just after row `checkpointRow`. */
   @Column('bigint', { transformer: bigintNumber }) checkpointByte: number;
+  /** When the source file was removed (the import ended); null while it is on disk. */
+  @Column('timestamptz', { nullable: true }) sourceRemovedAt: Date | null;
   @Column('timestamptz', { nullable: true }) cancelRequestedAt: Date | null;
   @Column('uuid', { nullable: true }) leaseToken: string | null;
   @Column('timestamptz', { nullable: true }) heartbeatAt: Date | null;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvCell, csvLine, detectDelimiter, readCsv } from './csv-file';
+import { csvCell, csvLine, csvParser, detectDelimiter, readCsv } from './csv-file';
 
 async function all(path: string, delimiter: ',' | ';', from = 0) {
   const out: { record: string[]; endByte: number }[] = [];
@@ -42,6 +42,51 @@ describe('csv-file', () => {
       ['Cy', 'x'],
     ]);
     expect(resumed.map((r) => r.endByte)).toEqual(records.slice(2).map((r) => r.endByte));
+  });
+
+  it('ends a record at CRLF, LF or CR outside quotes, even split across chunks', async () => {
+    const input = Buffer.from('a,b\r\n1,x\n2,y\r3,"q\r\nr"\r\n4,z\r\n');
+    const parser = csvParser(',', true);
+    const out: string[][] = [];
+    parser.on('data', (r: { record: string[] }) => out.push(r.record));
+    const ended = new Promise((resolve) => parser.on('end', resolve));
+    // One byte per chunk: a CRLF split between two chunks is still one line ending.
+    for (let i = 0; i < input.length; i++) parser.write(input.subarray(i, i + 1));
+    parser.end();
+    await ended;
+    expect(out).toEqual([
+      ['a', 'b'],
+      ['1', 'x'],
+      ['2', 'y'],
+      ['3', 'q\r\nr'],
+      ['4', 'z'],
+    ]);
+  });
+
+  it('marks the fields whose bytes are not UTF-8, not a real U+FFFD', async () => {
+    const path = join(dir, 'c.csv');
+    writeFileSync(
+      path,
+      Buffer.concat([
+        Buffer.from('a,b\nok,\uFFFD\n'),
+        Buffer.from([0x78, 0xff, 0x2c, 0x79, 0x0a]), // x<FF>,y
+      ]),
+    );
+    const records: { record: string[]; undecodable?: number[]; endByte: number }[] = [];
+    for await (const r of readCsv(path, ',')) records.push(r);
+    expect(records.map((r) => [r.record, r.undecodable])).toEqual([
+      [['a', 'b'], undefined],
+      [['ok', '\uFFFD'], undefined],
+      [['x\uFFFD', 'y'], [0]],
+    ]);
+    // Resumed after the second record, as a run restarting from its checkpoint.
+    const resumed: number[][] = [];
+    for await (const r of readCsv(path, ',', records[1].endByte)) resumed.push(r.undecodable!);
+    expect(resumed).toEqual([[0]]);
+  });
+
+  it('rejects when the file cannot be read (removed under a reader), never hangs', async () => {
+    await expect(all(join(dir, 'gone.csv'), ',')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('surfaces an unclosed quote as an error', async () => {

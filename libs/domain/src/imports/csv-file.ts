@@ -2,8 +2,10 @@
 // embedded newlines) with csv-parse's streaming parser, and writing the errors file. Nothing here
 // holds a whole file in memory: the preview reads the first records only, the worker streams.
 import { parse, Parser } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { FileHandle, open, stat } from 'node:fs/promises';
 import { ValidationFailedError } from '../errors/domain-errors';
 
 export type Delimiter = ',' | ';';
@@ -15,6 +17,11 @@ export interface CsvRecord {
   endByte: number;
   /** Line of the file the record ends on (1-based), for messages. */
   line: number;
+  /**
+   * Indexes of the fields whose bytes are not UTF-8 (their text holds U+FFFD where the bad bytes
+   * were); absent when every field decoded.
+   */
+  undecodable?: number[];
 }
 
 export const MAX_COLUMNS = 500;
@@ -40,12 +47,42 @@ export function detectDelimiter(text: string): Delimiter {
 function parserOptions(delimiter: Delimiter, atStart: boolean) {
   return {
     delimiter,
+    record_delimiter: ['\r\n', '\n', '\r'],
     bom: atStart,
-    info: true as const,
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
   };
+}
+
+/**
+ * A record ends at CRLF, LF or CR outside quotes, whichever the line uses (as spreadsheets read
+ * it): a file whose lines end differently from its first one is not merged into one long row, and
+ * a run resumed mid-file reads lines exactly as the first run did.
+ */
+export function csvParser(delimiter: Delimiter, atStart: boolean): Parser {
+  return parse({ ...parserOptions(delimiter, atStart), info: true });
+}
+
+/**
+ * The fields of the record stored at [start, end) whose bytes are not UTF-8. The streaming parser
+ * decodes fields as UTF-8, replacing a bad sequence with U+FFFD; only a record holding U+FFFD
+ * (rare: a real one, or a replaced sequence) is parsed again as bytes to tell them apart, so the
+ * common path pays one string search per field.
+ */
+async function undecodableFields(
+  fh: FileHandle,
+  start: number,
+  end: number,
+  delimiter: Delimiter,
+): Promise<number[]> {
+  const bytes = Buffer.alloc(end - start);
+  const { bytesRead } = await fh.read(bytes, 0, bytes.length, start);
+  const [fields] = parseSync(bytes.subarray(0, bytesRead), {
+    ...parserOptions(delimiter, start === 0),
+    encoding: null,
+  }) as unknown as Buffer[][];
+  return (fields ?? []).flatMap((f, i) => (isUtf8(f) ? [] : [i]));
 }
 
 /** The reason a parser error gives, as one readable sentence. */
@@ -55,27 +92,41 @@ export function describeCsvError(err: unknown): string {
 }
 
 /**
- * Streams the records of a file from `fromByte` (0: the start, BOM skipped). With `baseLine`
- * the line numbers continue from an earlier position.
+ * Streams the records of a file from `fromByte` (0: the start, BOM skipped; else the offset
+ * where a record starts, a checkpoint).
  */
 export async function* readCsv(
   path: string,
   delimiter: Delimiter,
   fromByte = 0,
 ): AsyncGenerator<CsvRecord> {
-  const parser: Parser = createReadStream(path, {
-    start: fromByte,
-    highWaterMark: 256 * 1024,
-  }).pipe(parse(parserOptions(delimiter, fromByte === 0)));
+  const input = createReadStream(path, { start: fromByte, highWaterMark: 256 * 1024 });
+  const parser: Parser = csvParser(delimiter, fromByte === 0);
+  // pipe() does not pass a read error on: without this, a file removed under the reader (an
+  // import cancelled meanwhile) would be an uncaught error and a reader waiting forever.
+  input.on('error', (err) => parser.destroy(err));
+  input.pipe(parser);
+  let start = fromByte;
+  let raw: FileHandle | undefined;
   try {
     for await (const out of parser as AsyncIterable<{
       record: string[];
       info: { bytes: number; lines: number };
     }>) {
-      yield { record: out.record, endByte: fromByte + out.info.bytes, line: out.info.lines };
+      const endByte = fromByte + out.info.bytes;
+      const rec: CsvRecord = { record: out.record, endByte, line: out.info.lines };
+      if (out.record.some((f) => f.includes('\uFFFD'))) {
+        raw ??= await open(path, 'r');
+        const undecodable = await undecodableFields(raw, start, endByte, delimiter);
+        if (undecodable.length) rec.undecodable = undecodable;
+      }
+      start = endByte;
+      yield rec;
     }
   } finally {
+    input.destroy();
     parser.destroy();
+    await raw?.close();
   }
 }
 
@@ -115,14 +166,20 @@ export async function inspectCsv(path: string, rows = 5): Promise<CsvPreview> {
   }
   const delimiter = detectDelimiter(head.toString('utf8').replace(/^\uFEFF/, ''));
   const records: string[][] = [];
+  let headerUndecodable = false;
   try {
-    for await (const { record } of readCsv(path, delimiter)) {
+    for await (const { record, undecodable } of readCsv(path, delimiter)) {
+      if (!records.length) headerUndecodable = !!undecodable;
       records.push(record);
       if (records.length > rows) break;
     }
   } catch (err) {
     throw badFile(describeCsvError(err));
   }
+  // Only a header longer than the sniffed block can get here with such bytes.
+  if (headerUndecodable) throw badFile('The file is not UTF-8 text');
+  if (records[0]?.some((h) => h.includes('\0')))
+    throw badFile('The file is not a CSV text file: it contains binary data');
   const headers = (records[0] ?? []).map((h) => h.trim());
   if (!headers.some(Boolean)) throw badFile('The file has no header row');
   if (headers.length > MAX_COLUMNS)

@@ -117,5 +117,14 @@ describe('import fields', () => {
       const tg = checkRow(['a@b.co', '', '', '@x', '', '', ''], m);
       expect(tg.ok).toBe(false);
     });
+
+    it('refuses a mapped cell with a NUL byte or bytes that were not UTF-8, naming the field', () => {
+      expect(checkRow(['a@b.co', 'A\0n', '', '', '', '\uFFFD', ''], m, [5])).toEqual({
+        ok: false,
+        error: 'firstName contains a NUL byte; customFields.tier is not valid UTF-8 text',
+      });
+      // A real U+FFFD (not listed as undecodable) is text like any other.
+      expect(checkRow(['a@b.co', 'A\uFFFD', '', '', '', '', ''], m).ok).toBe(true);
+    });
   });
 });

@@ -179,11 +179,22 @@ export interface ImportRowValues {
 
 export type RowCheck = { ok: true; values: ImportRowValues } | { ok: false; error: string };
 
+/** The name a row error gives a mapped column: its contact field, as the API names it. */
+function fieldLabel(col: CompiledMapping['columns'][number]): string {
+  return col.field === 'custom' ? `${CUSTOM_FIELD_PREFIX}${col.key}` : col.field;
+}
+
 /**
  * Validates one record with the contact rules (the same checks as the contacts API). Errors are
- * joined into one readable message naming each field.
+ * joined into one readable message naming each field. A mapped cell holding bytes that are not
+ * text (a NUL, which PostgreSQL cannot store in text; a sequence that is not UTF-8, listed in
+ * `undecodable`) makes the row invalid; unmapped cells are never stored, so they are not checked.
  */
-export function checkRow(record: string[], mapping: CompiledMapping): RowCheck {
+export function checkRow(
+  record: string[],
+  mapping: CompiledMapping,
+  undecodable?: readonly number[],
+): RowCheck {
   if (record.length !== mapping.headerCount) {
     return {
       ok: false,
@@ -208,7 +219,18 @@ export function checkRow(record: string[], mapping: CompiledMapping): RowCheck {
   let filled = false;
   for (const col of mapping.columns) {
     const cell = record[col.index];
-    if (cell === undefined || cell.trim() === '') continue;
+    if (cell === undefined) continue;
+    const notText = undecodable?.includes(col.index)
+      ? 'is not valid UTF-8 text'
+      : cell.includes('\0')
+        ? 'contains a NUL byte'
+        : null;
+    if (notText) {
+      filled = true;
+      (problems ??= []).push(`${fieldLabel(col)} ${notText}`);
+      continue;
+    }
+    if (cell.trim() === '') continue;
     filled = true;
     let r: { ok: true; value: unknown } | { ok: false; message: string };
     switch (col.field) {

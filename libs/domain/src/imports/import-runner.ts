@@ -7,7 +7,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { access, FileHandle, open, rm } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -15,7 +15,9 @@ import { ContactListsService } from '../contacts/contact-lists.service';
 import { inTransaction } from '../contacts/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { ContactImport } from './contact-import.entity';
-import { csvLine, describeCsvError, readCsv } from './csv-file';
+import { describeCsvError, readCsv } from './csv-file';
+import { errorLine, ErrorsFile } from './import-errors-file';
+import { ImportFiles } from './import-files';
 import { checkRow, compileMappings, CompiledMapping } from './import-fields';
 import { EmailHashFilter } from './email-hash-filter';
 import { ImportStorage } from './import-storage';
@@ -58,77 +60,10 @@ const MAX_ATTEMPTS = 5;
 const TARGET_COMMIT_MS = 600;
 const MIN_BATCH = 100;
 
-/**
- * A line of the errors file: the row's cells cut or padded to the header's width, so `row` and
- * `error` always sit under their own header (the error names the real column count).
- */
-function errorLine(record: string[], width: number, rowNo: number, error: string): string {
-  const cells = record.slice(0, width);
-  while (cells.length < width) cells.push('');
-  return csvLine([...cells, String(rowNo), error]);
-}
-
-/** The errors file of one run: appended before each batch commits, cut back to the commit. */
-class ErrorsFile {
-  private constructor(
-    private readonly fh: FileHandle,
-    /** Length as of the last committed batch. */
-    public committed: number,
-  ) {}
-
-  static async open(path: string, committed: number, headers: string[]): Promise<ErrorsFile> {
-    let fh: FileHandle;
-    try {
-      fh = await open(path, committed > 0 ? 'r+' : 'w+');
-    } catch {
-      // Lost with its folder: the rows it held are counted, the file starts over.
-      fh = await open(path, 'w+');
-      committed = 0;
-    }
-    const file = new ErrorsFile(fh, committed);
-    await fh.truncate(committed);
-    if (committed === 0) {
-      const header = Buffer.from(csvLine([...headers, 'row', 'error']));
-      await fh.write(header, 0, header.length, 0);
-      // The header is part of the file's first committed length.
-      file.pending = header.length;
-    }
-    return file;
-  }
-
-  /** Bytes written after `committed` (by the batches in flight, in file order). */
-  pending = 0;
-
-  /** Appends a batch's lines; returns the file's length with them (the batch's checkpoint). */
-  async append(lines: string[]): Promise<number> {
-    if (lines.length) {
-      const buf = Buffer.from(lines.join(''));
-      await this.fh.write(buf, 0, buf.length, this.committed + this.pending);
-      this.pending += buf.length;
-    }
-    return this.committed + this.pending;
-  }
-
-  /** A batch committed with this length (batches commit in file order). */
-  commit(length: number): void {
-    this.pending -= length - this.committed;
-    this.committed = length;
-  }
-
-  /** Drops what no committed batch holds (called when no other batch is in flight). */
-  async rollback(): Promise<void> {
-    this.pending = 0;
-    await this.fh.truncate(this.committed);
-  }
-
-  close(): Promise<void> {
-    return this.fh.close();
-  }
-}
-
 interface RawRow {
   rowNo: number;
   record: string[];
+  undecodable?: number[];
   endByte: number;
 }
 
@@ -164,6 +99,7 @@ export class ImportRunner {
     private readonly storage: ImportStorage,
     private readonly writer: ImportWriter,
     private readonly lists: ContactListsService,
+    private readonly files: ImportFiles,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.batchSize = config.imports.batchSize;
@@ -261,6 +197,11 @@ export class ImportRunner {
       throw err;
     } finally {
       clearInterval(beat);
+      // Once the run's own files are closed: an import that ended (here or by a cancel) loses
+      // its source, a deleted one its folder (§16). Nothing changes for one still running.
+      await this.files.settle(imp.organizationId, importId).catch((err: Error) => {
+        this.logger.warn({ msg: 'import files not settled', ...log, err: err.message });
+      });
     }
   }
 
@@ -321,7 +262,7 @@ export class ImportRunner {
         }
         rows++;
         if (validate) {
-          const check = checkRow(rec.record, mapping);
+          const check = checkRow(rec.record, mapping, rec.undecodable);
           if (!check.ok) {
             invalid++;
             if (!firstProblem) firstProblem = `row ${rows}: ${check.error}`;
@@ -385,6 +326,9 @@ export class ImportRunner {
     try {
       yield* readCsv(source, delimiter, fromByte);
     } catch (err) {
+      // A read error (the file removed: the import was cancelled meanwhile) is not the CSV's.
+      if (err && typeof err === 'object' && 'syscall' in err)
+        throw new ImportFailure('The uploaded file is no longer available');
       throw new CsvBroken(describeCsvError(err));
     }
   }
@@ -494,7 +438,12 @@ export class ImportRunner {
           continue;
         }
         rowNo++;
-        batch.push({ rowNo, record: rec.record, endByte: rec.endByte });
+        batch.push({
+          rowNo,
+          record: rec.record,
+          undecodable: rec.undecodable,
+          endByte: rec.endByte,
+        });
         if (batch.length >= size) await flush();
       }
       await flush();
@@ -526,7 +475,7 @@ export class ImportRunner {
     const valid: PreparedRow[] = [];
     const errorLines: string[] = [];
     for (const r of rows) {
-      const check = checkRow(r.record, mapping);
+      const check = checkRow(r.record, mapping, r.undecodable);
       if (check.ok) valid.push(prepareRow(r.rowNo, check.values));
       else errorLines.push(errorLine(r.record, mapping.headerCount, r.rowNo, check.error));
     }
@@ -680,6 +629,7 @@ export class ImportRunner {
     return listId;
   }
 
+  /** The end of a run: the final status (the errors file, if empty, goes with the settle). */
   private async finish(imp: ContactImport, lease: string): Promise<string> {
     const [rows] = (await this.ds.query(
       `UPDATE contact_imports
@@ -692,23 +642,20 @@ export class ImportRunner {
       [imp.id, lease],
     )) as [{ status: string; error_count: number }[], number];
     if (!rows.length) throw new ImportStopped('lease lost or cancelled at the end');
-    if (rows[0].error_count === 0) {
-      await rm(this.storage.absolute(this.storage.errorsPath(imp.organizationId, imp.id)), {
-        force: true,
-      });
-    }
     return rows[0].status;
   }
 
   private async fail(imp: ContactImport, lease: string, reason: string): Promise<void> {
-    // Only the reason's kind: parser messages can quote a cell, and cells are personal data.
-    this.logger.warn({ msg: 'import failed', importId: imp.id, reason: reason.split(':')[0] });
-    await this.ds.query(
+    const [, failed] = (await this.ds.query(
       `UPDATE contact_imports
           SET status = 'failed', error_reason = $3, completed_at = now(), lease_token = NULL,
               heartbeat_at = NULL, updated_at = now()
         WHERE id = $1 AND lease_token = $2 AND status = 'processing'`,
       [imp.id, lease, reason],
-    );
+    )) as [unknown[], number];
+    // Not when it was cancelled meanwhile (its source is removed at once, which a run still
+    // reading it can meet). Only the reason's kind: parser messages can quote a cell.
+    if (failed)
+      this.logger.warn({ msg: 'import failed', importId: imp.id, reason: reason.split(':')[0] });
   }
 }

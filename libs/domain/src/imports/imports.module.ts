@@ -1,13 +1,22 @@
-// Contact imports (§7): uploads, their processing state, the batch writer and the runner the
-// worker (and the CLI) drive.
+// Contact imports (§7): uploads within the storage quota, their processing state, the batch
+// writer, the runner the worker (and the CLI) drive, and how long their files are kept (§16).
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { ImportFiles } from './import-files';
 import { ImportRunner } from './import-runner';
 import { ImportStorage } from './import-storage';
+import { ImportUploads } from './import-uploads';
 import { ImportWriter } from './import-writer';
 import { ImportsService } from './imports.service';
 
-const SERVICES = [ImportsService, ImportRunner, ImportWriter, ImportStorage];
+const SERVICES = [
+  ImportsService,
+  ImportRunner,
+  ImportWriter,
+  ImportStorage,
+  ImportUploads,
+  ImportFiles,
+];
 
 @Module({
   imports: [ContactsModule],

@@ -6,11 +6,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { copyFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { constants, createReadStream } from 'node:fs';
+import { access, rename, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { DataSource, In, Not } from 'typeorm';
+import { DataSource, Not } from 'typeorm';
 import { Page, PageRequest, pageOffset } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -27,11 +27,11 @@ import {
 } from './contact-import.entity';
 import { inspectCsv } from './csv-file';
 import { compileMappings, suggestMappings } from './import-fields';
+import { ImportFiles } from './import-files';
 import { IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
+import { fileTooLarge, ImportUploads, ReceivedUpload } from './import-uploads';
 
-export interface UploadedFile {
-  /** Where the upload was streamed to (inside the organization's incoming folder). */
-  path: string;
+export interface UploadedFile extends ReceivedUpload {
   /** The client's file name. */
   originalName: string;
 }
@@ -75,6 +75,8 @@ export class ImportsService {
     @InjectDataSource() private readonly ds: DataSource,
     @InjectQueue(QUEUES.imports) private readonly queue: Queue<ImportJob>,
     private readonly storage: ImportStorage,
+    private readonly uploads: ImportUploads,
+    private readonly files: ImportFiles,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.leaseSeconds = config.imports.leaseSeconds;
@@ -84,14 +86,10 @@ export class ImportsService {
     return this.ds.getRepository(ContactImport);
   }
 
-  /** Folder uploads are streamed into (multer's destination). */
-  incomingDir(orgId: string): Promise<string> {
-    return this.storage.incomingDir(orgId);
-  }
-
   /**
    * Turns an uploaded file into an `uploaded` import: checks it is a CSV this service can read
-   * (422 on `file` otherwise, and the file is removed) and returns the preview.
+   * (422 on `file` otherwise, and the file is removed) and returns the preview. The upload's quota
+   * reservation becomes the import's file size in the same transaction.
    */
   async createFromUpload(
     orgId: string,
@@ -104,41 +102,45 @@ export class ImportsService {
       await this.storage.ensureImportDir(orgId, id);
       await rename(file.path, source);
       const { size } = await stat(source);
-      if (size > IMPORT_MAX_BYTES)
-        throw ValidationFailedError.field('file', 'max', 'The file is larger than 200 MB');
+      if (size > IMPORT_MAX_BYTES) throw fileTooLarge();
       const preview = await inspectCsv(source);
-      const saved = await this.repo().save(
-        this.repo().create({
-          id,
-          organizationId: orgId,
-          fileName: displayFileName(file.originalName),
-          filePath: relative,
-          fileSize: size,
-          delimiter: preview.delimiter,
-          headers: preview.headers,
-          status: 'uploaded',
-          totalRows: 0,
-          processedRows: 0,
-          successCount: 0,
-          errorCount: 0,
-          newCount: 0,
-          duplicateCount: 0,
-          duplicateHandling: 'skip',
-          allowPartialUpload: false,
-          listName: null,
-          listId: null,
-          tags: [],
-          consentConfirmed: false,
-          fieldMappings: [],
-          errorsFilePath: null,
-          errorsFileBytes: 0,
-          errorReason: null,
-          scanned: false,
-          checkpointRow: 0,
-          checkpointByte: 0,
-          attempts: 0,
-        }),
-      );
+      const saved = await this.ds.transaction(async (em) => {
+        const repo = em.getRepository(ContactImport);
+        const row = await repo.save(
+          repo.create({
+            id,
+            organizationId: orgId,
+            fileName: displayFileName(file.originalName),
+            filePath: relative,
+            fileSize: size,
+            delimiter: preview.delimiter,
+            headers: preview.headers,
+            status: 'uploaded',
+            totalRows: 0,
+            processedRows: 0,
+            successCount: 0,
+            errorCount: 0,
+            newCount: 0,
+            duplicateCount: 0,
+            duplicateHandling: 'skip',
+            allowPartialUpload: false,
+            listName: null,
+            listId: null,
+            tags: [],
+            consentConfirmed: false,
+            fieldMappings: [],
+            errorsFilePath: null,
+            errorsFileBytes: 0,
+            errorReason: null,
+            scanned: false,
+            checkpointRow: 0,
+            checkpointByte: 0,
+            attempts: 0,
+          }),
+        );
+        await this.uploads.release(orgId, file.reservationId, em);
+        return row;
+      });
       return {
         import: saved,
         preview: {
@@ -148,22 +150,21 @@ export class ImportsService {
         },
       };
     } catch (err) {
-      await rm(file.path, { force: true });
+      await this.uploads.discard(orgId, file.path, file.reservationId);
       await this.storage.removeImport(orgId, id);
       throw err;
     }
   }
 
-  /** The CLI's upload: copies a local file in, then the same path as an HTTP upload. */
+  /** The CLI's upload: a local file streamed in like an HTTP upload (same quota), then the same path. */
   async createFromLocalFile(orgId: string, path: string) {
-    const temp = join(await this.storage.incomingDir(orgId), `${randomUUID()}.part`);
     try {
-      await copyFile(path, temp);
+      await access(path, constants.R_OK);
     } catch {
-      await rm(temp, { force: true });
       throw ValidationFailedError.field('file', 'required', `Cannot read the file ${path}`);
     }
-    return this.createFromUpload(orgId, { path: temp, originalName: basename(path) });
+    const received = await this.uploads.receive(orgId, createReadStream(path));
+    return this.createFromUpload(orgId, { ...received, originalName: basename(path) });
   }
 
   async get(orgId: string, id: string): Promise<ContactImport> {
@@ -245,22 +246,32 @@ export class ImportsService {
         `Only a queued or processing import can be cancelled (status ${imp.status})`,
       );
     }
+    // The source goes now (§16); a worker still reading it holds it open until its next batch.
+    await this.files.settle(orgId, id);
     return this.get(orgId, id);
   }
 
-  /** Removes a draft or a finished import and its files; a running one must be cancelled first. */
+  /**
+   * Removes a draft or a finished import and its files; a running one must be cancelled first.
+   * The files go first, under the row's lock: a crash in between leaves a row to delete again,
+   * never files no row points to.
+   */
   async delete(orgId: string, id: string): Promise<void> {
     const deletable: ImportStatus[] = ['uploaded', ...FINISHED_IMPORT_STATUSES];
-    const res = await this.repo().delete({
-      id,
-      organizationId: orgId,
-      status: In(deletable),
+    await this.ds.transaction(async (em) => {
+      const [row] = (await em.query(
+        `SELECT status FROM contact_imports WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
+        [id, orgId],
+      )) as { status: ImportStatus }[];
+      if (!row) throw new NotFoundError('Import');
+      if (!deletable.includes(row.status))
+        throw new ConflictError(`A ${row.status} import cannot be deleted; cancel it first`);
+      await this.storage.removeImport(orgId, id);
+      await em.query(`DELETE FROM contact_imports WHERE id = $1 AND organization_id = $2`, [
+        id,
+        orgId,
+      ]);
     });
-    if (!res.affected) {
-      const imp = await this.get(orgId, id);
-      throw new ConflictError(`A ${imp.status} import cannot be deleted; cancel it first`);
-    }
-    await this.storage.removeImport(orgId, id);
   }
 
   /** The committed part of the errors file (a running import's file grows batch by batch). */

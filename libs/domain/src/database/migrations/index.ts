@@ -19,6 +19,7 @@ import { WebhookDeliveryQueue1763700003000 } from './1763700003000-webhook-deliv
 import { ContactEventOutbox1763700003300 } from './1763700003300-contact-event-outbox';
 import { ContactWriterPreset1763700003600 } from './1763700003600-contact-writer-preset';
 import { WebhookQueueEndpointIndex1763700004020 } from './1763700004020-webhook-queue-endpoint-index';
+import { ImportFileStorage1763700004200 } from './1763700004200-import-file-storage';
 
 export const MIGRATIONS = [
   Foundation1763700000000,
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   ContactEventOutbox1763700003300,
   ContactWriterPreset1763700003600,
   WebhookQueueEndpointIndex1763700004020,
+  ImportFileStorage1763700004200,
 ];

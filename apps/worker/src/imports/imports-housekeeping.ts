@@ -1,0 +1,23 @@
+// Every 10 minutes: the import files housekeeping (§16): drafts not started within 24 hours
+// deleted, sources of ended imports and errors files 30 days old removed, dead uploads' leftovers
+// cleared (ImportFiles). Safe on N replicas (rows claimed with SKIP LOCKED).
+import { Injectable } from '@nestjs/common';
+import { ImportFiles } from '@app/domain';
+import { PeriodicTask } from '../periodic';
+
+const INTERVAL_MS = 10 * 60 * 1000;
+
+@Injectable()
+export class ImportsHousekeeping extends PeriodicTask {
+  constructor(private readonly files: ImportFiles) {
+    super();
+  }
+
+  protected intervalMs(): number {
+    return INTERVAL_MS;
+  }
+
+  protected run(): Promise<unknown> {
+    return this.files.housekeeping();
+  }
+}

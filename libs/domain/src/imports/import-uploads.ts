@@ -1,0 +1,162 @@
+// Receiving an upload within the organization's import storage quota (§16): the stream is written
+// to the organization's incoming folder (0600), and quota is reserved in PostgreSQL before the
+// bytes that need it are written, so an upload over the quota stops at the quota, not at its end.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { DataSource, EntityManager } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { PayloadTooLargeError } from '../errors/domain-errors';
+import { IMPORT_FILE_MODE, IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
+
+/** Quota reserved ahead of what is written: a 200 MB upload takes about 200 reservations (a few ms each); near the quota, an upload under way holds at most this much it may not use. */
+const RESERVE_AHEAD = 1024 * 1024;
+/** A reservation that has not grown for this long belongs to an upload that died. */
+const RESERVATION_TTL_SECONDS = 600;
+
+/** An upload on disk, still holding its reservation until it becomes an import. */
+export interface ReceivedUpload {
+  path: string;
+  bytes: number;
+  reservationId: string;
+}
+
+const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+
+export function fileTooLarge(): PayloadTooLargeError {
+  return new PayloadTooLargeError('The file is larger than 200 MB', 'file');
+}
+
+@Injectable()
+export class ImportUploads {
+  private readonly logger = new Logger(ImportUploads.name);
+  private readonly quota: number;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly storage: ImportStorage,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.quota = config.imports.storageQuotaBytes;
+  }
+
+  /**
+   * Streams `source` into a new file of the organization's incoming folder. Refused with 413 on
+   * `file` (the partial file removed, the reservation released) once it passes 200 MB or the
+   * organization's quota.
+   */
+  async receive(orgId: string, source: Readable): Promise<ReceivedUpload> {
+    const reservationId = randomUUID();
+    const path = join(await this.storage.incomingDir(orgId), `${reservationId}.part`);
+    const file = await open(path, 'wx', IMPORT_FILE_MODE);
+    let written = 0;
+    let granted = 0;
+    try {
+      // A refusal leaves `source` alive and drains it: destroyed (as pipeline() or a plain
+      // for-await would), multer takes that as its own error and may answer before the partial
+      // file is removed, or with another status.
+      for await (const chunk of source.iterator({
+        destroyOnReturn: false,
+      }) as AsyncIterable<Buffer>) {
+        const need = written + chunk.length;
+        if (need > IMPORT_MAX_BYTES) throw fileTooLarge();
+        if (need > granted) granted = await this.reserve(orgId, reservationId, need);
+        for (let at = 0; at < chunk.length;) {
+          at += (await file.write(chunk, at, chunk.length - at)).bytesWritten;
+        }
+        written = need;
+      }
+      await file.close();
+    } catch (err) {
+      source.resume();
+      await file.close().catch(() => undefined);
+      await this.discard(orgId, path, reservationId);
+      throw err;
+    }
+    return { path, bytes: written, reservationId };
+  }
+
+  /** Removes an upload that will not become an import, and its reservation. */
+  async discard(orgId: string, path: string, reservationId: string): Promise<void> {
+    await rm(path, { force: true });
+    await this.release(orgId, reservationId);
+  }
+
+  /**
+   * Bytes of import files the organization holds: sources still on disk, errors files, and what
+   * uploads under way have reserved.
+   */
+  async usage(orgId: string, em: EntityManager = this.ds.manager, except?: string) {
+    const [row] = (await em.query(
+      `SELECT (SELECT coalesce(sum(CASE WHEN source_removed_at IS NULL THEN file_size ELSE 0 END
+                                   + errors_file_bytes), 0)
+                 FROM contact_imports WHERE organization_id = $1)
+            + (SELECT coalesce(sum(bytes), 0) FROM import_upload_reservations
+                WHERE organization_id = $1 AND expires_at > now()
+                  AND id IS DISTINCT FROM $2::uuid) AS bytes`,
+      [orgId, except ?? null],
+    )) as { bytes: string }[];
+    return Number(row.bytes);
+  }
+
+  /**
+   * Grows the upload's reservation to cover `need` bytes (and up to RESERVE_AHEAD more while the
+   * quota allows); returns the bytes reserved. Reservations of one organization are taken one at
+   * a time (a transaction-scoped advisory lock), so concurrent uploads together never reserve
+   * more than the quota.
+   */
+  private reserve(orgId: string, reservationId: string, need: number): Promise<number> {
+    return this.ds.transaction(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `import-storage:${orgId}`,
+      ]);
+      const used = await this.usage(orgId, em, reservationId);
+      const free = this.quota - used;
+      if (free < need) {
+        throw new PayloadTooLargeError(
+          `This upload would take the organization's import files over their storage quota of ` +
+            `${mb(this.quota)} (${mb(used)} in use); delete finished imports to free space`,
+          'file',
+        );
+      }
+      const bytes = Math.min(need + RESERVE_AHEAD, free);
+      await em.query(
+        `INSERT INTO import_upload_reservations (id, organization_id, bytes, expires_at)
+         VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+         ON CONFLICT (id) DO UPDATE SET bytes = EXCLUDED.bytes, expires_at = EXCLUDED.expires_at
+          WHERE import_upload_reservations.organization_id = EXCLUDED.organization_id`,
+        [reservationId, orgId, bytes, RESERVATION_TTL_SECONDS],
+      );
+      return bytes;
+    });
+  }
+
+  /**
+   * Drops a reservation, in `em` when the upload becomes an import in the same transaction (its
+   * bytes then count through the import's file size).
+   */
+  async release(orgId: string, reservationId: string, em?: EntityManager): Promise<void> {
+    const sql = `DELETE FROM import_upload_reservations WHERE id = $1 AND organization_id = $2`;
+    if (em) {
+      await em.query(sql, [reservationId, orgId]);
+      return;
+    }
+    // Best effort: a reservation left behind stops counting when it expires.
+    await this.ds.query(sql, [reservationId, orgId]).catch((err: Error) => {
+      this.logger.warn({ msg: 'import upload reservation not released', err: err.message });
+    });
+  }
+
+  /** Deletes reservations expired for an hour (their uploads died); returns how many. */
+  async deleteExpired(): Promise<number> {
+    const [rows] = (await this.ds.query(
+      `DELETE FROM import_upload_reservations
+        WHERE expires_at < now() - interval '1 hour' RETURNING organization_id`,
+    )) as [unknown[], number];
+    return rows.length;
+  }
+}
