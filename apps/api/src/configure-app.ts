@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppConfig } from '@app/domain';
 import { installBodyParsers } from './http/body-parsers';
 import { installClientErrorHandler } from './http/client-errors';
+import { installDashboard } from './http/dashboard';
 import { installEnvelope } from './http/envelope';
 import { installOpenApi } from './http/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -19,5 +20,6 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.use(requestContextMiddleware);
   installBodyParsers(app);
   installOpenApi(app);
+  installDashboard(express, config.dashboardDir);
   app.enableShutdownHooks();
 }

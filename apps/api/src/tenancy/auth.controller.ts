@@ -1,8 +1,9 @@
-import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
-import { UserService } from '@app/domain';
-import { Public, ResponseMessage } from '../http/decorators';
-import { LoginDto } from './auth.dto';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { UnauthorizedAccessError, UserService } from '@app/domain';
+import { BearerToken, Public, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
+import { LoginDto, UserOrganizationDto } from './auth.dto';
 
 @ApiTags('auth')
 @Controller('api/v1/auth')
@@ -21,11 +22,28 @@ export class AuthController {
   /** Revokes the access token sent as `Authorization: Bearer at_...`. */
   @Public()
   @Post('logout')
+  @ApiSecurity('bearer')
   @HttpCode(200)
   @ResponseMessage('Logged out successfully')
-  async logout(@Headers('authorization') authorization?: string) {
-    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+  async logout(@BearerToken() token?: string) {
     if (token) await this.users.logout(token);
     return null;
+  }
+
+  /**
+   * The organizations the signed-in user belongs to, with the user's role in each: what a client
+   * needs before it can send `X-Organization-Id`. Takes an access token only (an API key is bound
+   * to one organization already and is refused with 401).
+   */
+  @Public()
+  @Get('organizations')
+  @ApiSecurity('bearer')
+  @ApiEnvelope(UserOrganizationDto, { isArray: true })
+  @ResponseMessage('Organizations fetched successfully')
+  async organizations(@BearerToken() token?: string) {
+    if (!token) throw new UnauthorizedAccessError('An access token is required');
+    const organizations = await this.users.organizationsOfToken(token);
+    if (!organizations) throw new UnauthorizedAccessError('Invalid or expired access token');
+    return organizations;
   }
 }

@@ -1,0 +1,5 @@
+import { PageHeader } from '../../components/page-header';
+
+export function CampaignDetailPage() {
+  return <PageHeader title="Campaign" />;
+}

@@ -1,0 +1,5 @@
+import { PageHeader } from '../../components/page-header';
+
+export function NewImportPage() {
+  return <PageHeader title="New import" />;
+}
