@@ -136,3 +136,13 @@ export async function textEventually(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** Picks `option` in the Mantine Select (or MultiSelect) labelled `label`. */
+export async function choose(
+  page: Page,
+  label: string | RegExp,
+  option: string | RegExp,
+): Promise<void> {
+  await page.getByLabel(label).first().click();
+  await page.getByRole('option', { name: option }).first().click();
+}

@@ -41,6 +41,7 @@ export interface ChannelRecord {
 
 export interface ListMembership {
   id: string;
+  contactId: string;
   contactListId: string;
   status: 'subscribed' | 'unsubscribed';
   subscribedAt: string | null;

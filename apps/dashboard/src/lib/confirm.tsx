@@ -1,0 +1,20 @@
+// One confirmation dialog for every destructive action: says what goes, and cannot be missed.
+import { Text } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import type { ReactNode } from 'react';
+
+export function confirmDestructive(opts: {
+  title: string;
+  body: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void | Promise<void>;
+}): void {
+  modals.openConfirmModal({
+    title: opts.title,
+    centered: true,
+    children: typeof opts.body === 'string' ? <Text size="sm">{opts.body}</Text> : opts.body,
+    labels: { confirm: opts.confirmLabel, cancel: 'Cancel' },
+    confirmProps: { color: 'red' },
+    onConfirm: () => void opts.onConfirm(),
+  });
+}
