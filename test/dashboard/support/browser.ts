@@ -53,10 +53,12 @@ export interface DashboardStack {
   close(): Promise<void>;
 }
 
-export async function startDashboardStack(opts: { plan?: Plan } = {}): Promise<DashboardStack> {
+export async function startDashboardStack(
+  opts: { plan?: Plan; env?: Record<string, string> } = {},
+): Promise<DashboardStack> {
   ensureDashboardBuild();
   const sink = await startSmtpSink();
-  sendingEnv({ SMTP_OUTBOUND_URL: sink.url, DASHBOARD_DIR });
+  sendingEnv({ SMTP_OUTBOUND_URL: sink.url, DASHBOARD_DIR, ...opts.env });
   const app = await createTestApp();
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
