@@ -70,6 +70,7 @@ export async function startDashboardStack(
     .createUser({ email, password: PASSWORD, organizationId: s.org.id, role: 'owner' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   return {
