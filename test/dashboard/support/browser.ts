@@ -146,6 +146,8 @@ export async function choose(
   label: string | RegExp,
   option: string | RegExp,
 ): Promise<void> {
-  await page.getByLabel(label).first().click();
+  const field =
+    typeof label === 'string' ? page.getByLabel(label, { exact: true }) : page.getByLabel(label);
+  await field.first().click();
   await page.getByRole('option', { name: option }).first().click();
 }

@@ -14,7 +14,7 @@ import { formatDateTime } from '../../lib/format';
 import { compact, useQueryState } from '../../lib/use-page';
 import { MESSAGE_STATUSES, MessageStatusBadge } from './message-status';
 
-const KEYS = ['recipient', 'status', 'from', 'to'] as const;
+const KEYS = ['recipient', 'status', 'from', 'to', 'campaignId'] as const;
 type Status = (typeof MESSAGE_STATUSES)[number];
 
 /** A local calendar day from a date input, as the instant it starts (from) or ends (to). */
@@ -43,6 +43,7 @@ export function MessagesPage() {
             limit: 20,
             recipient: values.recipient,
             status: values.status as Status,
+            campaignId: values.campaignId,
             from: dayBound(values.from, false),
             to: dayBound(values.to, true),
           }),

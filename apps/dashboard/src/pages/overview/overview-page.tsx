@@ -3,6 +3,7 @@ import { BarChart } from '@mantine/charts';
 import { Paper, SimpleGrid, Text, Title } from '@mantine/core';
 import { api, dataOf, pageOf } from '../../api/client';
 import type { WebhookStatistics } from '../../api/models';
+import { ChartDataTable } from '../../components/chart-data-table';
 import { PageHeader } from '../../components/page-header';
 import { ErrorAlert, Loading } from '../../components/query-state';
 import { StatCard } from '../../components/stat-card';
@@ -93,7 +94,13 @@ export function OverviewPage() {
             data={perDay.data ?? []}
             dataKey="day"
             series={[{ name: 'messages', label: 'Messages', color: 'indigo.6' }]}
-            aria-label="Messages created per day over the last week"
+          />
+        )}
+        {perDay.data && (
+          <ChartDataTable
+            caption="Messages created per UTC day"
+            columns={['Day', 'Messages']}
+            rows={perDay.data.map((d) => [d.day, formatCount(d.messages)])}
           />
         )}
       </Paper>
