@@ -54,7 +54,7 @@ export interface DashboardStack {
 }
 
 export async function startDashboardStack(
-  opts: { plan?: Plan; env?: Record<string, string> } = {},
+  opts: { plan?: Plan; env?: Record<string, string>; name?: string } = {},
 ): Promise<DashboardStack> {
   ensureDashboardBuild();
   const sink = await startSmtpSink();
@@ -63,7 +63,7 @@ export async function startDashboardStack(
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const worker = await startWorker();
-  const s = await createSession(app, { plan: opts.plan ?? 'pro' });
+  const s = await createSession(app, { plan: opts.plan ?? 'pro', name: opts.name });
   const email = `owner-${randomUUID().slice(0, 8)}@example.test`;
   await app
     .get(UserService)
