@@ -114,6 +114,13 @@ export async function navigate(page: Page, label: string, heading = label): Prom
 export async function seriousA11yViolations(page: Page): Promise<string[]> {
   // The pointer rests where the last click was; a hover colour is not the page's resting state.
   await page.mouse.move(0, 0);
+  // A dialog fading in has colours between its start and end: check the settled page.
+  // (Endless animations, such as a spinner, are not transitions and are left alone.)
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
+  );
   const result = await new AxeBuilder({ page }).analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
