@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppConfig } from '@app/domain';
 import { installBodyParsers } from './http/body-parsers';
 import { installClientErrorHandler, requireHost } from './http/client-errors';
+import { installDashboard } from './http/dashboard';
 import { installEnvelope } from './http/envelope';
 import { installOpenApi } from './http/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -20,5 +21,6 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   app.use(requireHost);
   installBodyParsers(app);
   installOpenApi(app);
+  installDashboard(express, config.dashboardDir);
   app.enableShutdownHooks();
 }

@@ -1,7 +1,8 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-export function installOpenApi(app: INestApplication): void {
+/** The OpenAPI document of the app's routes (also written to docs/openapi.json by the build). */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Messaging Platform API')
     .setDescription(
@@ -15,6 +16,9 @@ export function installOpenApi(app: INestApplication): void {
       'bearer',
     )
     .build();
-  const document = SwaggerModule.createDocument(app, config);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  return SwaggerModule.createDocument(app, config);
+}
+
+export function installOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs/json' });
 }

@@ -1,4 +1,7 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
+import { PLANS, ROLES } from '@app/domain';
+import type { Role } from '@app/domain';
 
 export class LoginDto {
   @IsEmail()
@@ -9,4 +12,19 @@ export class LoginDto {
   @MinLength(1)
   @MaxLength(1024)
   password: string;
+}
+
+/** One organization the signed-in user belongs to. */
+export class UserOrganizationDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  name: string;
+
+  @ApiProperty({ enum: PLANS })
+  plan: string;
+
+  /** The user's role in this organization. */
+  @ApiProperty({ enum: ROLES })
+  role: Role;
 }

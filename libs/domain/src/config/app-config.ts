@@ -26,6 +26,8 @@ export interface AppConfig {
   engagementDatabaseUrl: string | undefined;
   embeddedPgPort: number;
   dataDir: string;
+  /** The dashboard's static build, served by the api at /dashboard (§15). */
+  dashboardDir: string;
   redisUrl: string;
   encryptionKey: Buffer;
   encryptionKeysOld: Buffer[];
@@ -214,6 +216,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     engagementDatabaseUrl: url(env, 'ENGAGEMENT_DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
     dataDir,
+    dashboardDir: resolve(env.DASHBOARD_DIR || './dist/dashboard'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379')!,
     encryptionKey: loadEncryptionKey(env, isProduction, dataDir),
     encryptionKeysOld: (env.ENCRYPTION_KEYS_OLD || '')

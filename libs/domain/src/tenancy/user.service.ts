@@ -110,4 +110,29 @@ export class UserService {
     const m = await this.ds.getRepository(Membership).findOneBy({ userId, organizationId });
     return m?.role ?? null;
   }
+
+  /**
+   * The organizations of the user behind a live access token, by name, with the user's role in
+   * each; null when the token is unknown, revoked or expired. Keyed by the token's user: it lists
+   * only organizations that user is a member of.
+   */
+  async organizationsOfToken(token: string, now = new Date()): Promise<UserOrganization[] | null> {
+    const resolved = await this.resolveToken(token, now);
+    if (!resolved) return null;
+    return this.ds.query(
+      `SELECT o.id, o.name, o.plan, m.role
+         FROM memberships m JOIN organizations o ON o.id = m.organization_id
+        WHERE m.user_id = $1
+        ORDER BY o.name, o.id`,
+      [resolved.userId],
+    );
+  }
+}
+
+/** One organization a user belongs to, as the dashboard's organization picker lists it. */
+export interface UserOrganization {
+  id: string;
+  name: string;
+  plan: string;
+  role: Role;
 }
