@@ -6,6 +6,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { inTransaction } from '../contacts/transaction';
 import { fieldCipher } from '../crypto/field-encryption';
 import { WebhookCustomHeader } from './webhook-endpoint.entity';
 import { WebhookAttempt } from './webhook-attempt.entity';
@@ -527,9 +528,12 @@ export class WebhookDeliveryRepository {
       }
       return out + '}';
     };
-    const rows = await returning<{ id: string }>(
-      this.ds,
-      `WITH input AS (
+    // An endpoint deleted meanwhile removes these rows in the other order (its cascade): a
+    // deadlock, retried whole (the lease guard makes a second run record nothing twice).
+    const rows = await inTransaction(this.ds, (em) =>
+      returning<{ id: string }>(
+        em,
+        `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[],
            $6::text[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::int[],
            $11::timestamptz[])
@@ -565,21 +569,22 @@ export class WebhookDeliveryRepository {
          duration_ms, started_at, $12
        FROM upd
        RETURNING webhook_delivery_id AS id`,
-      [
-        list((i) => i.claimed.id),
-        list((i) => i.claimed.leaseId),
-        list((i) => i.outcome.status),
-        list((i) => i.outcome.httpStatusCode),
-        col((i) => i.outcome.deliveryError),
-        col((i) => i.outcome.responseBody),
-        // Timestamps as ISO text: cheaper for the driver than formatting Dates in local time.
-        list((i) => i.outcome.nextRetryAt?.toISOString() ?? null),
-        list((i) => i.outcome.deliveredAt?.toISOString() ?? null),
-        col((i) => i.outcome.attemptError),
-        list((i) => i.durationMs),
-        list((i) => i.startedAt.toISOString()),
-        now.toISOString(),
-      ],
+        [
+          list((i) => i.claimed.id),
+          list((i) => i.claimed.leaseId),
+          list((i) => i.outcome.status),
+          list((i) => i.outcome.httpStatusCode),
+          col((i) => i.outcome.deliveryError),
+          col((i) => i.outcome.responseBody),
+          // Timestamps as ISO text: cheaper for the driver than formatting Dates in local time.
+          list((i) => i.outcome.nextRetryAt?.toISOString() ?? null),
+          list((i) => i.outcome.deliveredAt?.toISOString() ?? null),
+          col((i) => i.outcome.attemptError),
+          list((i) => i.durationMs),
+          list((i) => i.startedAt.toISOString()),
+          now.toISOString(),
+        ],
+      ),
     );
     return new Set(rows.map((r) => r.id));
   }
