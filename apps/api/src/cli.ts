@@ -18,6 +18,7 @@ import {
   LimitsModule,
   loadConfig,
   LoginService,
+  migrateEngagementDatabase,
   OrganizationService,
   PLANS,
   Plan,
@@ -145,7 +146,10 @@ export async function runAdmin(argv: string[]): Promise<Record<string, unknown>>
     switch (command) {
       case 'migrate': {
         const ds = app.get(DataSource);
-        return { migrated: await runMigrations(ds) };
+        const migrated = await runMigrations(ds);
+        const mainUrl = (ds.options as { url: string }).url;
+        const engagement = await migrateEngagementDatabase(config.engagementDatabaseUrl, mainUrl);
+        return engagement.length ? { migrated, engagementMigrated: engagement } : { migrated };
       }
       case 'create-org': {
         const org = await orgs.create({

@@ -1,6 +1,6 @@
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
-import { MIGRATIONS } from './migrations';
+import { MIGRATIONS, MIGRATIONS_TABLE } from './migrations';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export function dataSourceOptions(
@@ -13,7 +13,7 @@ export function dataSourceOptions(
     url,
     entities: ENTITIES,
     migrations: MIGRATIONS,
-    migrationsTableName: 'schema_migrations',
+    migrationsTableName: MIGRATIONS_TABLE,
     migrationsTransactionMode: 'each',
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,

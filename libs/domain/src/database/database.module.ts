@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { configureFieldEncryption, FieldCipher } from '../crypto/field-encryption';
 import { dataSourceOptions } from './data-source-options';
 import { startEmbeddedPostgres } from './embedded-postgres';
-import { runMigrations } from './migrate';
+import { migrateEngagementDatabase, runMigrations } from './migrate';
 
 export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
   if (config.databaseUrl) return config.databaseUrl;
@@ -16,6 +16,24 @@ export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
     logger.log(m),
   );
   return handle.url;
+}
+
+/**
+ * A separate engagement database that cannot be reached is not a reason to stay down (an outage
+ * there never takes the message log with it): the store answers as during any outage, and the
+ * next start or `npm run migrate` applies what is missing.
+ */
+async function migrateEngagement(engagementUrl: string | undefined, mainUrl: string) {
+  const logger = new Logger('Migrations');
+  try {
+    const ran = await migrateEngagementDatabase(engagementUrl, mainUrl);
+    if (ran.length) logger.log({ msg: 'engagement database migrations applied', migrations: ran });
+  } catch (err) {
+    logger.warn({
+      msg: 'engagement database migrations not applied',
+      err: (err as Error).message,
+    });
+  }
 }
 
 @Module({})
@@ -41,6 +59,7 @@ export class DatabaseModule {
               } finally {
                 await ds.destroy();
               }
+              await migrateEngagement(config.engagementDatabaseUrl, url);
             }
             return dataSourceOptions(url, {}, config.dbPoolSize);
           },

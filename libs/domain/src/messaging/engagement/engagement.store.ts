@@ -1,13 +1,12 @@
 // Engagement events in their own store (§8): a separate connection, to ENGAGEMENT_DATABASE_URL or
 // by default the main database, so an outage there never takes the message log down with it.
-// The connection opens lazily and is retried on the next use after a failure.
+// The connection opens lazily and is retried on the next use after a failure. The table comes
+// from the engagement baseline migration (database/migrations), applied with the others.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { runMigrations } from '../../database/migrate';
-import { EngagementEvents1763700000410 } from './migrations/1763700000410-engagement-events';
 
 export const ENGAGEMENT_EVENT_TYPES = ['opened', 'clicked', 'unsubscribed', 'complained'] as const;
 export type EngagementEventType = (typeof ENGAGEMENT_EVENT_TYPES)[number];
@@ -61,9 +60,6 @@ export class EngagementStore implements OnModuleDestroy {
     const ds = new DataSource({
       type: 'postgres',
       url: this.url(),
-      migrations: [EngagementEvents1763700000410],
-      migrationsTableName: 'engagement_schema_migrations',
-      migrationsTransactionMode: 'each',
       synchronize: false,
       logging: false,
       // Short timeouts: a hung engagement store must not hold up the message endpoint.
@@ -75,14 +71,6 @@ export class EngagementStore implements OnModuleDestroy {
       },
     });
     await ds.initialize();
-    try {
-      // Always, not only with RUN_MIGRATIONS: this store may live in a database that
-      // `npm run migrate` does not know. Idempotent, under the migrations' advisory lock.
-      await runMigrations(ds);
-    } catch (err) {
-      await ds.destroy().catch(() => undefined);
-      throw err;
-    }
     this.ds = ds;
     return ds;
   }

@@ -1,8 +1,8 @@
+// Campaigns baseline (§11): campaigns, their materialised recipients, recorded conversions with
+// their daily rollup, and the message-log indexes the fan-out and the report read.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Campaigns (§11), their materialised recipients and recorded conversions.
- *
  * - campaigns target exactly one list or one segment. Neither is a foreign key: a list or segment
  *   deleted later must not take a sent campaign's history with it; the target is re-checked at send.
  * - campaign_recipients is the fan-out's durable work list: one row per (campaign, contact), so a
@@ -11,10 +11,11 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - conversions are idempotent on (organization, order_id); the covering index serves the report's
  *   window scans without touching the heap.
  */
-export class Campaigns1763700000700 implements MigrationInterface {
-  name = 'Campaigns1763700000700';
+export class Campaigns1763600000600 implements MigrationInterface {
+  name = 'Campaigns1763600000600';
 
   async up(q: QueryRunner): Promise<void> {
+    // --- campaigns -------------------------------------------------------------------------------
     await q.query(`
       CREATE TABLE campaigns (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -45,6 +46,7 @@ export class Campaigns1763700000700 implements MigrationInterface {
       `CREATE INDEX campaigns_sending_idx ON campaigns (started_at) WHERE status = 'sending'`,
     );
 
+    // --- recipients (the fan-out's work list) ----------------------------------------------------
     await q.query(`
       CREATE TABLE campaign_recipients (
         campaign_id uuid NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
@@ -70,6 +72,7 @@ export class Campaigns1763700000700 implements MigrationInterface {
       `CREATE INDEX campaign_recipients_campaign_status_idx ON campaign_recipients (campaign_id, status)`,
     );
 
+    // --- conversions and their daily rollup ------------------------------------------------------
     await q.query(`
       CREATE TABLE conversions (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -188,15 +191,28 @@ export class Campaigns1763700000700 implements MigrationInterface {
       CREATE TRIGGER conversions_stats_update AFTER UPDATE ON conversions
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION conversion_stats_move()`);
+
+    // --- indexes on the message log --------------------------------------------------------------
+    // Before the fan-out sends a recipient it checks whether a message of that (campaign,
+    // contact) already exists (a worker that crashed after sending but before recording it).
+    await q.query(
+      `CREATE INDEX messages_campaign_contact_idx ON messages (campaign_id, contact_id)
+         WHERE campaign_id IS NOT NULL`,
+    );
+    // The report counts the campaign emails delivered in its window without scanning every
+    // attempt of the organization.
+    await q.query(
+      `CREATE INDEX message_attempts_org_delivered_idx ON message_attempts (organization_id, attempted_at)
+         INCLUDE (message_id) WHERE status = 'delivered'`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE IF EXISTS conversion_daily_stats`);
-    for (const t of ['conversions', 'campaign_recipients', 'campaigns']) {
-      await q.query(`DROP TABLE IF EXISTS ${t}`);
-    }
-    for (const f of ['conversion_stats_add', 'conversion_stats_remove', 'conversion_stats_move']) {
-      await q.query(`DROP FUNCTION IF EXISTS ${f}()`);
-    }
+    await q.query(`DROP INDEX message_attempts_org_delivered_idx`);
+    await q.query(`DROP INDEX messages_campaign_contact_idx`);
+    for (const t of ['conversion_daily_stats', 'conversions', 'campaign_recipients', 'campaigns'])
+      await q.query(`DROP TABLE ${t}`);
+    for (const f of ['conversion_stats_add', 'conversion_stats_remove', 'conversion_stats_move'])
+      await q.query(`DROP FUNCTION ${f}()`);
   }
 }

@@ -1,15 +1,18 @@
+// Segments baseline (§6): segments, the members of static ones with their count, and the contacts
+// index dynamic segments are counted with.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Contact segments (§6). A static segment's members are materialised in contact_segment_members
- * and counted in contact_segments.contact_count by statement-level triggers, so the count stays
- * exact in the same transaction however a membership row goes away (a member removed, a contact
- * deleted by cascade). A dynamic segment stores its rules and no count.
+ * A static segment's members are materialised in contact_segment_members and counted in
+ * contact_segments.contact_count by statement-level triggers, so the count stays exact in the
+ * same transaction however a membership row goes away (a member removed, a contact deleted by
+ * cascade). A dynamic segment stores its rules and no count.
  */
-export class Segments1763700000300 implements MigrationInterface {
-  name = 'Segments1763700000300';
+export class Segments1763600000200 implements MigrationInterface {
+  name = 'Segments1763600000200';
 
   async up(q: QueryRunner): Promise<void> {
+    // --- segments and static members -------------------------------------------------------------
     await q.query(`
       CREATE TABLE contact_segments (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -39,6 +42,8 @@ export class Segments1763700000300 implements MigrationInterface {
     await q.query(
       `CREATE INDEX contact_segment_members_contact_idx ON contact_segment_members (contact_id)`,
     );
+
+    // --- static member counts --------------------------------------------------------------------
     // Segments are touched in id order so two statements never wait on each other in a cycle.
     await q.query(`
       CREATE FUNCTION contact_segment_count_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -66,12 +71,23 @@ export class Segments1763700000300 implements MigrationInterface {
       CREATE TRIGGER contact_segment_members_count_del AFTER DELETE ON contact_segment_members
         REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT
         EXECUTE FUNCTION contact_segment_count_on_delete()`);
+
+    // --- dynamic segments ------------------------------------------------------------------------
+    // The commonest dynamic segment (tags, a status, a createdAt window) counts with an
+    // index-only scan and no join: the key answers `status = $x AND created_at >= $t` (and its
+    // first page in `created_at DESC, id DESC` order), and the contact's tag ids (kept by the
+    // contacts triggers) are in the index.
+    await q.query(
+      `CREATE INDEX contacts_org_status_created_tags_idx
+         ON contacts (organization_id, status, created_at DESC, id DESC) INCLUDE (tag_ids)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE IF EXISTS contact_segment_members`);
-    await q.query(`DROP FUNCTION IF EXISTS contact_segment_count_on_insert()`);
-    await q.query(`DROP FUNCTION IF EXISTS contact_segment_count_on_delete()`);
-    await q.query(`DROP TABLE IF EXISTS contact_segments`);
+    await q.query(`DROP INDEX contacts_org_status_created_tags_idx`);
+    await q.query(`DROP TABLE contact_segment_members`);
+    await q.query(`DROP TABLE contact_segments`);
+    await q.query(`DROP FUNCTION contact_segment_count_on_insert()`);
+    await q.query(`DROP FUNCTION contact_segment_count_on_delete()`);
   }
 }

@@ -1,16 +1,25 @@
+// Imports baseline (§7): contact imports with their settings, counters and checkpoint, and the
+// upload reservations counted against the organization's import storage quota (§16).
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Contact imports (§7). One row per uploaded file: the settings chosen at start, the counters and
- * the checkpoint the worker commits with every batch (the last data row written and the byte
- * offset just after it, plus the committed length of the errors file), so a worker killed mid-file
- * resumes from its last committed batch. `lease_token` / `heartbeat_at` say which worker holds the
- * import; a stale heartbeat lets another worker take it over.
+ * One contact_imports row per uploaded file: the settings chosen at start, the counters and the
+ * checkpoint the worker commits with every batch (the last data row written and the byte offset
+ * just after it, plus the committed length of the errors file), so a worker killed mid-file
+ * resumes from its last committed batch. `lease_token` / `heartbeat_at` say which worker holds
+ * the import; a stale heartbeat lets another worker take it over.
+ *
+ * Storage quota: `source_removed_at` marks an import whose uploaded file is gone (it is removed
+ * when the import ends); the quota counts `file_size` only while it is null, plus
+ * `errors_file_bytes`. `import_upload_reservations` holds the bytes uploads still streaming have
+ * claimed, one row per upload, extended as it grows; a reservation past `expires_at` (its upload
+ * died) no longer counts.
  */
-export class ContactImports1763700000500 implements MigrationInterface {
-  name = 'ContactImports1763700000500';
+export class Imports1763600000300 implements MigrationInterface {
+  name = 'Imports1763600000300';
 
   async up(q: QueryRunner): Promise<void> {
+    // --- imports ---------------------------------------------------------------------------------
     await q.query(`
       CREATE TABLE contact_imports (
         id uuid PRIMARY KEY,
@@ -51,6 +60,7 @@ export class ContactImports1763700000500 implements MigrationInterface {
         completed_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
+        source_removed_at timestamptz,
         CHECK (processed_rows = success_count + error_count),
         CHECK (success_count = new_count + duplicate_count)
       )`);
@@ -62,9 +72,33 @@ export class ContactImports1763700000500 implements MigrationInterface {
       `CREATE INDEX contact_imports_active_idx ON contact_imports (heartbeat_at)
         WHERE status IN ('queued','processing')`,
     );
+    // The housekeeping's scans: drafts and ended imports that still have a source file, and
+    // ended imports that still have an errors file.
+    await q.query(
+      `CREATE INDEX contact_imports_source_kept_idx ON contact_imports (created_at)
+        WHERE source_removed_at IS NULL`,
+    );
+    await q.query(
+      `CREATE INDEX contact_imports_errors_kept_idx ON contact_imports (completed_at)
+        WHERE errors_file_path IS NOT NULL`,
+    );
+
+    // --- upload reservations ---------------------------------------------------------------------
+    await q.query(`
+      CREATE TABLE import_upload_reservations (
+        id uuid PRIMARY KEY,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        bytes bigint NOT NULL CHECK (bytes >= 0),
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(
+      `CREATE INDEX import_upload_reservations_org_idx ON import_upload_reservations (organization_id, expires_at)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE IF EXISTS contact_imports`);
+    await q.query(`DROP TABLE import_upload_reservations`);
+    await q.query(`DROP TABLE contact_imports`);
   }
 }

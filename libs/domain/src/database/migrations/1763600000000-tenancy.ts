@@ -1,10 +1,15 @@
+// Tenancy baseline: organizations (and their change notification), users, memberships, API keys
+// and access tokens.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-export class Foundation1763700000000 implements MigrationInterface {
-  name = 'Foundation1763700000000';
+export class Tenancy1763600000000 implements MigrationInterface {
+  name = 'Tenancy1763600000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // gen_random_uuid() is core PostgreSQL from 13 on; the extension keeps older servers working.
     await q.query(`CREATE EXTENSION IF NOT EXISTS pgcrypto`);
+
+    // --- organizations ---------------------------------------------------------------------------
     await q.query(`
       CREATE TABLE organizations (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -21,6 +26,20 @@ export class Foundation1763700000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
+    // A process that caches organizations (the SMTP relay's OrganizationCache) learns of every
+    // change when it commits: NOTIFY is transactional, so a rolled-back change announces nothing,
+    // and a notification arrives only once the new row is visible to other sessions.
+    await q.query(`
+      CREATE FUNCTION organization_changed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('organization_changed', OLD.id::text);
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE TRIGGER organization_changed_notify AFTER UPDATE OR DELETE ON organizations
+        FOR EACH ROW EXECUTE FUNCTION organization_changed_notify()`);
+
+    // --- API keys --------------------------------------------------------------------------------
     await q.query(`
       CREATE TABLE api_keys (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -38,6 +57,8 @@ export class Foundation1763700000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(`CREATE INDEX api_keys_org_idx ON api_keys (organization_id, created_at DESC)`);
+
+    // --- users, memberships, access tokens -------------------------------------------------------
     await q.query(`
       CREATE TABLE users (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -67,38 +88,12 @@ export class Foundation1763700000000 implements MigrationInterface {
         revoked_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`
-      CREATE TABLE contact_lists (
-        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-        cuid text NOT NULL UNIQUE,
-        name text NOT NULL,
-        description text,
-        status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','archived')),
-        preferred_channels text[] NOT NULL DEFAULT '{}',
-        is_default boolean NOT NULL DEFAULT false,
-        subscriber_count int NOT NULL DEFAULT 0 CHECK (subscriber_count >= 0),
-        created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(
-      `CREATE INDEX contact_lists_org_idx ON contact_lists (organization_id, created_at DESC)`,
-    );
-    await q.query(
-      `CREATE UNIQUE INDEX contact_lists_one_default ON contact_lists (organization_id) WHERE is_default`,
-    );
   }
 
+  // The extension stays: it may have been there before, and other schemas may use it.
   async down(q: QueryRunner): Promise<void> {
-    for (const t of [
-      'contact_lists',
-      'access_tokens',
-      'memberships',
-      'users',
-      'api_keys',
-      'organizations',
-    ]) {
-      await q.query(`DROP TABLE IF EXISTS ${t}`);
-    }
+    for (const t of ['access_tokens', 'memberships', 'users', 'api_keys', 'organizations'])
+      await q.query(`DROP TABLE ${t}`);
+    await q.query(`DROP FUNCTION organization_changed_notify()`);
   }
 }

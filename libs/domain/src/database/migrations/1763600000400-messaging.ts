@@ -1,15 +1,22 @@
+// Messaging baseline (§8): the message log — one message per send job, its recipients with their
+// delivery state, and every delivery attempt. Engagement events have their own baseline.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The message log (§8): one message per send job, one row per recipient carrying its delivery
- * state, and every delivery attempt. Message content and recipient addresses are encrypted at
- * rest; recipients also carry a blind index for the `recipient` filter. Engagement events live
- * in their own store (see messaging/engagement).
+ * Message content and recipient addresses are encrypted at rest; recipients also carry a blind
+ * index for the `recipient` filter. A message relayed over SMTP keeps its raw RFC 5322 bytes in
+ * `messages.raw`, encrypted as bytes; STORAGE EXTERNAL because ciphertext does not compress, so
+ * PostgreSQL stores it out of line without trying.
+ *
+ * Fillfactor 60 on messages and message_recipients leaves room on each page for the delivery
+ * worker's new row versions: the claim (lease_until, updated_at) and a recipient's new state
+ * change no indexed column, so they are HOT updates (no new index entries, a fraction of the WAL).
  */
-export class Messaging1763700000400 implements MigrationInterface {
-  name = 'Messaging1763700000400';
+export class Messaging1763600000400 implements MigrationInterface {
+  name = 'Messaging1763600000400';
 
   async up(q: QueryRunner): Promise<void> {
+    // --- messages --------------------------------------------------------------------------------
     await q.query(`
       CREATE TABLE messages (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -32,8 +39,10 @@ export class Messaging1763700000400 implements MigrationInterface {
         dispatch_seq int NOT NULL DEFAULT 0,
         completed_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        raw bytea
+      ) WITH (fillfactor = 60)`);
+    await q.query(`ALTER TABLE messages ALTER COLUMN raw SET STORAGE EXTERNAL`);
     await q.query(
       `CREATE INDEX messages_org_created_idx ON messages (organization_id, created_at DESC, id DESC)`,
     );
@@ -45,6 +54,7 @@ export class Messaging1763700000400 implements MigrationInterface {
     );
     await q.query(`CREATE INDEX messages_created_idx ON messages (created_at)`);
 
+    // --- recipients ------------------------------------------------------------------------------
     await q.query(`
       CREATE TABLE message_recipients (
         message_id uuid NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
@@ -59,11 +69,12 @@ export class Messaging1763700000400 implements MigrationInterface {
         next_attempt_at timestamptz,
         first_attempt_at timestamptz,
         PRIMARY KEY (message_id, idx)
-      )`);
+      ) WITH (fillfactor = 60)`);
     await q.query(
       `CREATE INDEX message_recipients_org_hash_idx ON message_recipients (organization_id, address_hash)`,
     );
 
+    // --- attempts --------------------------------------------------------------------------------
     await q.query(`
       CREATE TABLE message_attempts (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -84,8 +95,7 @@ export class Messaging1763700000400 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['message_attempts', 'message_recipients', 'messages']) {
-      await q.query(`DROP TABLE IF EXISTS ${t}`);
-    }
+    for (const t of ['message_attempts', 'message_recipients', 'messages'])
+      await q.query(`DROP TABLE ${t}`);
   }
 }

@@ -1,0 +1,510 @@
+// Contacts baseline (§5): contacts, their channel records, tags, lists and list memberships, the
+// triggers that keep their derived columns and counters exact, and the contact event outbox.
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Encrypted values are stored as `v1:<keyId>:<payload>`; email addresses, phone numbers, Apple ids
+ * and device tokens also carry a blind index (`*_hash`) for lookup and per-organization uniqueness.
+ *
+ * Derived data, kept by statement-level triggers in the transaction of the change so that lists,
+ * filters and totals stay exact at a million contacts per organization:
+ * - `contacts.channel_mask`: one bit per channel table holding a record of the contact, so the
+ *   channel filter is a bit test instead of a semi-join per row;
+ * - `contact_counters`: contacts per (organization, status, channel mask), spread over 16 slots
+ *   (by backend) so concurrent writers of one organization rarely wait on the same row; readers
+ *   sum the slots;
+ * - `contact_tags.contact_count`: the tag's assignments;
+ * - `contacts.tag_ids`: the contact's tag ids, sorted, so a segment's tag condition is a test on
+ *   the contact's own row (`tag_ids && $tags`).
+ *
+ * How the triggers that write contacts stay cheap and correct:
+ * - The contact rows are locked (FOR NO KEY UPDATE, in id order, which does not conflict with the
+ *   foreign keys' key-share locks) before a derived value is read or changed, and each statement
+ *   of a PL/pgSQL function takes a fresh snapshot: two transactions changing one contact's
+ *   records or tags never leave a stale value, whichever commits first. The channel-mask insert
+ *   and the tag_ids triggers do not lock a contact whose current version this transaction wrote
+ *   (`xmin` is the current transaction): it holds that lock already, and no other transaction
+ *   sees an inserted contact. Inside a subtransaction the ids differ and the row is locked.
+ * - Statements that read contacts run through EXECUTE, so they are planned at each call: PL/pgSQL
+ *   keeps a parameterless statement's first plan for the session, and one planned while the
+ *   organization had few contacts would scan the whole table for the rest of the session.
+ * - The functions run with `jit = off`: transition tables have no statistics, and on a few
+ *   thousand rows the estimates cross the JIT thresholds, whose compilation costs more than the
+ *   statement.
+ * - `contact_counters_on_update` sums -1 per old row and +1 per new row instead of joining the
+ *   two transition tables (a nested loop, for lack of statistics).
+ * - The channel-mask and tag_ids insert triggers return at once when the transaction-local
+ *   setting `contacts.preset_by_writer` is `on`: the importer sets it only around statements
+ *   adding records and tags to contacts it inserted in the same transaction with `channel_mask`
+ *   and `tag_ids` already right. Every other writer leaves it unset.
+ */
+
+/** Each channel table and its bit in `contacts.channel_mask`. */
+const CHANNEL_TABLE_BITS: [table: string, bit: number][] = [
+  ['contact_emails', 1],
+  ['contact_sms', 2],
+  ['contact_whatsapp', 4],
+  ['contact_telegram', 8],
+  ['contact_imessage', 16],
+  ['contact_push', 32],
+];
+
+const GUARD = `
+      IF current_setting('contacts.preset_by_writer', true) = 'on' THEN RETURN NULL; END IF;`;
+const OWN_ROW = `xmin = pg_current_xact_id()::xid`;
+/** A statement planned at each call. */
+const dynamic = (sql: string) => `EXECUTE $q$ ${sql} $q$`;
+const TAG_IDS_OF = `coalesce((SELECT array_agg(a.tag_id ORDER BY a.tag_id)
+                                 FROM contact_tag_assignments a
+                                WHERE a.contact_id = c.id), '{}')`;
+
+function maskFunctions(table: string, bit: number): string[] {
+  return [
+    `
+    CREATE FUNCTION ${table}_mask_on_insert() RETURNS trigger LANGUAGE plpgsql
+    SET jit = off AS $$
+    BEGIN${GUARD}
+      ${dynamic(`SELECT 1 FROM contacts WHERE id IN (SELECT contact_id FROM new_rows) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
+      ${dynamic(`UPDATE contacts c SET channel_mask = c.channel_mask | ${bit} WHERE c.id IN (SELECT contact_id FROM new_rows) AND c.channel_mask & ${bit} = 0`)};
+      RETURN NULL;
+    END $$`,
+    `
+    CREATE FUNCTION ${table}_mask_on_delete() RETURNS trigger LANGUAGE plpgsql
+    SET jit = off AS $$
+    BEGIN
+      ${dynamic(`SELECT 1 FROM contacts WHERE id IN (SELECT contact_id FROM old_rows) ORDER BY id FOR NO KEY UPDATE`)};
+      ${dynamic(`UPDATE contacts c SET channel_mask = c.channel_mask & ~(${bit})::smallint WHERE c.id IN (SELECT contact_id FROM old_rows) AND c.channel_mask & ${bit} <> 0 AND NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.contact_id = c.id)`)};
+      RETURN NULL;
+    END $$`,
+  ];
+}
+
+/** The contacts whose tags a statement on contact_tag_assignments changed, per operation. */
+const TAG_ID_SOURCES: [op: string, ids: string][] = [
+  ['insert', 'SELECT contact_id FROM new_rows'],
+  ['delete', 'SELECT contact_id FROM old_rows'],
+  ['update', 'SELECT contact_id FROM old_rows UNION SELECT contact_id FROM new_rows'],
+];
+
+function tagIdsFunction(op: string, ids: string): string {
+  // After an insert, a contact whose array already holds every new tag is right (its array was
+  // right before, or its writer set it); a delete or update recomputes and compares. The added
+  // tags are grouped per contact first, so the planner probes contacts by key instead of hashing
+  // the whole table.
+  const update =
+    op === 'insert'
+      ? `UPDATE contacts c SET tag_ids = ${TAG_IDS_OF}
+           FROM (SELECT contact_id, array_agg(tag_id) AS added FROM new_rows GROUP BY 1) n
+          WHERE c.id = n.contact_id AND NOT c.tag_ids @> n.added`
+      : `UPDATE contacts c SET tag_ids = ${TAG_IDS_OF}
+          WHERE c.id IN (${ids}) AND c.tag_ids IS DISTINCT FROM ${TAG_IDS_OF}`;
+  return `
+    CREATE FUNCTION contact_tag_ids_on_${op}() RETURNS trigger LANGUAGE plpgsql
+    SET jit = off AS $$
+    BEGIN${op === 'insert' ? GUARD : ''}
+      ${dynamic(`SELECT 1 FROM contacts WHERE id IN (${ids}) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
+      ${dynamic(update)};
+      RETURN NULL;
+    END $$`;
+}
+
+const COUNTERS_ON_UPDATE = `
+    CREATE FUNCTION contact_counters_on_update() RETURNS trigger LANGUAGE plpgsql
+    SET jit = off AS $$
+    DECLARE r record;
+    BEGIN
+      FOR r IN SELECT organization_id, status, channel_mask, sum(n) AS n FROM (
+         SELECT organization_id, coalesce(status, '') AS status, channel_mask, -1 AS n FROM old_rows
+         UNION ALL
+         SELECT organization_id, coalesce(status, ''), channel_mask, 1 FROM new_rows
+       ) d GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3 LOOP
+        PERFORM contact_counters_add(r.organization_id, r.status, r.channel_mask, r.n);
+      END LOOP;
+      RETURN NULL;
+    END $$`;
+
+export class Contacts1763600000100 implements MigrationInterface {
+  name = 'Contacts1763600000100';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+
+    // --- contact lists ---------------------------------------------------------------------------
+    await q.query(`
+      CREATE TABLE contact_lists (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        cuid text NOT NULL UNIQUE,
+        name text NOT NULL,
+        description text,
+        status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','archived')),
+        preferred_channels text[] NOT NULL DEFAULT '{}',
+        is_default boolean NOT NULL DEFAULT false,
+        subscriber_count int NOT NULL DEFAULT 0 CHECK (subscriber_count >= 0),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(
+      `CREATE INDEX contact_lists_org_idx ON contact_lists (organization_id, created_at DESC)`,
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX contact_lists_one_default ON contact_lists (organization_id) WHERE is_default`,
+    );
+
+    // --- contacts --------------------------------------------------------------------------------
+    await q.query(`
+      CREATE TABLE contacts (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        first_name text,
+        last_name text,
+        display_name text,
+        timezone text,
+        language text,
+        status text CHECK (status IN ('active','inactive','archived')),
+        custom_fields jsonb,
+        notes text,
+        last_activity_at timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        channel_mask smallint NOT NULL DEFAULT 0,
+        tag_ids uuid[] NOT NULL DEFAULT '{}'
+      )`);
+    await q.query(
+      `CREATE INDEX contacts_org_created_idx ON contacts (organization_id, created_at DESC, id DESC)`,
+    );
+    await q.query(`CREATE INDEX contacts_org_status_idx ON contacts (organization_id, status)`);
+    await q.query(
+      `CREATE INDEX contacts_org_updated_idx ON contacts (organization_id, updated_at DESC, id DESC)`,
+    );
+    // Nullable sort fields sort NULLs last in both directions, hence one index per direction.
+    for (const col of ['first_name', 'last_name', 'last_activity_at']) {
+      await q.query(
+        `CREATE INDEX contacts_org_${col}_asc_idx ON contacts (organization_id, ${col} ASC NULLS LAST, id ASC)`,
+      );
+      await q.query(
+        `CREATE INDEX contacts_org_${col}_desc_idx ON contacts (organization_id, ${col} DESC NULLS LAST, id DESC)`,
+      );
+    }
+    // Name-fragment search: one trigram index over first, last and display name, joined by a
+    // control character no search contains (a fragment matches within one field only); an
+    // encrypted display name contributes nothing.
+    await q.query(`
+      CREATE FUNCTION contact_search_text(first_name text, last_name text, display_name text)
+      RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT coalesce(first_name, '') || chr(1) || coalesce(last_name, '') || chr(1) ||
+               CASE WHEN display_name ~ '^v1:[0-9a-f]{8}:' THEN '' ELSE coalesce(display_name, '') END
+      $$`);
+    await q.query(
+      `CREATE INDEX contacts_search_trgm_idx ON contacts
+         USING gin (contact_search_text(first_name, last_name, display_name) gin_trgm_ops)`,
+    );
+
+    // --- channel records -------------------------------------------------------------------------
+    const channel = (table: string, cols: string, unique?: string) => `
+      CREATE TABLE ${table} (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        contact_id uuid NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+        ${cols},
+        is_primary boolean NOT NULL DEFAULT false,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+        ${unique ? ', ' + unique : ''}
+      )`;
+    await q.query(
+      channel(
+        'contact_emails',
+        `email text NOT NULL,
+         email_hash text NOT NULL,
+         status text NOT NULL DEFAULT 'unverified'
+           CHECK (status IN ('verified','unverified','bounced','complained','suppressed')),
+         bounce_count int NOT NULL DEFAULT 0,
+         complaint_count int NOT NULL DEFAULT 0,
+         verified_at timestamptz,
+         last_bounced_at timestamptz,
+         last_complained_at timestamptz`,
+        'UNIQUE (organization_id, email_hash)',
+      ),
+    );
+    await q.query(
+      channel(
+        'contact_sms',
+        `phone_number text NOT NULL,
+         phone_hash text NOT NULL,
+         country_code text NOT NULL,
+         status text NOT NULL DEFAULT 'unverified' CHECK (status IN ('verified','unverified','invalid','opted_out')),
+         verified_at timestamptz,
+         opted_out_at timestamptz`,
+      ),
+    );
+    await q.query(
+      channel(
+        'contact_whatsapp',
+        `phone_number text NOT NULL,
+         phone_hash text NOT NULL,
+         country_code text NOT NULL,
+         status text NOT NULL DEFAULT 'unverified' CHECK (status IN ('verified','unverified','blocked')),
+         is_business_account boolean NOT NULL DEFAULT false,
+         last_seen_at timestamptz,
+         verified_at timestamptz`,
+      ),
+    );
+    await q.query(
+      channel(
+        'contact_telegram',
+        `phone_number text NOT NULL,
+         phone_hash text NOT NULL,
+         country_code text NOT NULL,
+         username text,
+         status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','blocked')),
+         last_active_at timestamptz`,
+      ),
+    );
+    await q.query(
+      channel(
+        'contact_imessage',
+        `apple_id text NOT NULL,
+         apple_id_hash text NOT NULL,
+         phone_number text,
+         status text NOT NULL DEFAULT 'unverified' CHECK (status IN ('verified','unverified','invalid')),
+         verified_at timestamptz`,
+      ),
+    );
+    await q.query(
+      channel(
+        'contact_push',
+        `device_token text NOT NULL,
+         device_token_hash text NOT NULL,
+         platform text NOT NULL CHECK (platform IN ('ios','android','web')),
+         status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','expired')),
+         app_version text,
+         device_info jsonb,
+         last_used_at timestamptz,
+         expires_at timestamptz`,
+      ),
+    );
+    for (const [table] of CHANNEL_TABLE_BITS)
+      await q.query(`CREATE INDEX ${table}_contact_idx ON ${table} (contact_id)`);
+    // Blind-index lookups (contact_emails has its unique constraint).
+    for (const [table, hash] of [
+      ['contact_sms', 'phone_hash'],
+      ['contact_whatsapp', 'phone_hash'],
+      ['contact_telegram', 'phone_hash'],
+      ['contact_imessage', 'apple_id_hash'],
+      ['contact_push', 'device_token_hash'],
+    ])
+      await q.query(`CREATE INDEX ${table}_org_hash_idx ON ${table} (organization_id, ${hash})`);
+
+    // --- tags ------------------------------------------------------------------------------------
+    await q.query(`
+      CREATE TABLE contact_tags (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        contact_count int NOT NULL DEFAULT 0
+      )`);
+    await q.query(
+      `CREATE UNIQUE INDEX contact_tags_org_name_uq ON contact_tags (organization_id, lower(name))`,
+    );
+    await q.query(`
+      CREATE TABLE contact_tag_assignments (
+        contact_id uuid NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+        tag_id uuid NOT NULL REFERENCES contact_tags(id) ON DELETE CASCADE,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (contact_id, tag_id)
+      )`);
+    await q.query(
+      `CREATE INDEX contact_tag_assignments_tag_idx ON contact_tag_assignments (tag_id, contact_id)`,
+    );
+
+    // --- list tags and memberships ---------------------------------------------------------------
+    await q.query(`
+      CREATE TABLE contact_list_tags (
+        contact_list_id uuid NOT NULL REFERENCES contact_lists(id) ON DELETE CASCADE,
+        tag_id uuid NOT NULL REFERENCES contact_tags(id) ON DELETE CASCADE,
+        PRIMARY KEY (contact_list_id, tag_id)
+      )`);
+    await q.query(`
+      CREATE TABLE contact_list_memberships (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        contact_id uuid NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+        contact_list_id uuid NOT NULL REFERENCES contact_lists(id) ON DELETE CASCADE,
+        status text NOT NULL DEFAULT 'subscribed' CHECK (status IN ('subscribed','unsubscribed')),
+        subscribed_at timestamptz NOT NULL DEFAULT now(),
+        unsubscribed_at timestamptz,
+        unsubscribe_reason text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (contact_list_id, contact_id)
+      )`);
+    await q.query(
+      `CREATE INDEX contact_list_memberships_contact_idx ON contact_list_memberships (contact_id)`,
+    );
+    await q.query(
+      `CREATE INDEX contact_list_memberships_list_status_idx ON contact_list_memberships (contact_list_id, status, created_at DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX contact_list_memberships_list_created_idx ON contact_list_memberships (contact_list_id, created_at DESC, id DESC)`,
+    );
+
+    // --- channel presence bits -------------------------------------------------------------------
+    for (const [table, bit] of CHANNEL_TABLE_BITS) {
+      for (const fn of maskFunctions(table, bit)) await q.query(fn);
+      await q.query(`
+        CREATE TRIGGER ${table}_mask_ins AFTER INSERT ON ${table}
+          REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ${table}_mask_on_insert()`);
+      await q.query(`
+        CREATE TRIGGER ${table}_mask_del AFTER DELETE ON ${table}
+          REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ${table}_mask_on_delete()`);
+    }
+
+    // --- contact totals per (organization, status, channel mask) ---------------------------------
+    await q.query(`
+      CREATE TABLE contact_counters (
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        status text NOT NULL,
+        channel_mask smallint NOT NULL,
+        slot smallint NOT NULL,
+        total bigint NOT NULL,
+        PRIMARY KEY (organization_id, status, channel_mask, slot)
+      )`);
+    await q.query(`
+      CREATE FUNCTION contact_counters_add(org uuid, st text, mask smallint, n bigint)
+      RETURNS void LANGUAGE sql AS $$
+        INSERT INTO contact_counters AS cc (organization_id, status, channel_mask, slot, total)
+        VALUES (org, st, mask, pg_backend_pid() % 16, n)
+        ON CONFLICT (organization_id, status, channel_mask, slot)
+        DO UPDATE SET total = cc.total + EXCLUDED.total
+      $$`);
+    // Rows are touched in key order so two statements never wait on each other in a cycle.
+    await q.query(`
+      CREATE FUNCTION contact_counters_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE r record;
+      BEGIN
+        FOR r IN SELECT organization_id, coalesce(status, '') AS status, channel_mask, count(*) AS n
+                   FROM new_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 LOOP
+          PERFORM contact_counters_add(r.organization_id, r.status, r.channel_mask, r.n);
+        END LOOP;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION contact_counters_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE r record;
+      BEGIN
+        FOR r IN SELECT organization_id, coalesce(status, '') AS status, channel_mask, count(*) AS n
+                   FROM old_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 LOOP
+          PERFORM contact_counters_add(r.organization_id, r.status, r.channel_mask, -r.n);
+        END LOOP;
+        RETURN NULL;
+      END $$`);
+    await q.query(COUNTERS_ON_UPDATE);
+    await q.query(`
+      CREATE TRIGGER contacts_counters_ins AFTER INSERT ON contacts
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counters_on_insert()`);
+    await q.query(`
+      CREATE TRIGGER contacts_counters_del AFTER DELETE ON contacts
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_counters_on_delete()`);
+    await q.query(`
+      CREATE TRIGGER contacts_counters_upd AFTER UPDATE ON contacts
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION contact_counters_on_update()`);
+
+    // --- tag contact counts ----------------------------------------------------------------------
+    await q.query(`
+      CREATE FUNCTION contact_tag_count_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE r record;
+      BEGIN
+        FOR r IN SELECT tag_id, count(*) AS n FROM new_rows GROUP BY 1 ORDER BY 1 LOOP
+          UPDATE contact_tags SET contact_count = contact_count + r.n WHERE id = r.tag_id;
+        END LOOP;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE FUNCTION contact_tag_count_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE r record;
+      BEGIN
+        FOR r IN SELECT tag_id, count(*) AS n FROM old_rows GROUP BY 1 ORDER BY 1 LOOP
+          UPDATE contact_tags SET contact_count = contact_count - r.n WHERE id = r.tag_id;
+        END LOOP;
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE TRIGGER contact_tag_assignments_count_ins AFTER INSERT ON contact_tag_assignments
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_count_on_insert()`);
+    await q.query(`
+      CREATE TRIGGER contact_tag_assignments_count_del AFTER DELETE ON contact_tag_assignments
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_count_on_delete()`);
+
+    // --- each contact's tag ids ------------------------------------------------------------------
+    // An assignment's key never changes in the code; should one be updated by hand, both the old
+    // and the new contact are recomputed.
+    for (const [op, ids] of TAG_ID_SOURCES) await q.query(tagIdsFunction(op, ids));
+    await q.query(`
+      CREATE TRIGGER contact_tag_assignments_tag_ids_ins AFTER INSERT ON contact_tag_assignments
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_insert()`);
+    await q.query(`
+      CREATE TRIGGER contact_tag_assignments_tag_ids_del AFTER DELETE ON contact_tag_assignments
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_delete()`);
+    await q.query(`
+      CREATE TRIGGER contact_tag_assignments_tag_ids_upd AFTER UPDATE ON contact_tag_assignments
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_update()`);
+
+    // --- contact event outbox --------------------------------------------------------------------
+    // contact.created|updated|deleted|unsubscribed and push.token_invalidated, written in the
+    // change's own transaction so an event is never lost between the commit and the webhook bus.
+    // The api turns the rows into webhook deliveries right after the commit; rows it could not
+    // turn are taken by the worker's sweeper once `next_attempt_at` has passed. Only ids are
+    // kept: the event's data is the contact as it is when the event is raised.
+    await q.query(`
+      CREATE TABLE contact_event_outbox (
+        id bigserial PRIMARY KEY,
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        type text NOT NULL,
+        contact_id uuid NOT NULL,
+        refs jsonb,
+        occurred_at timestamptz NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at timestamptz NOT NULL,
+        last_error text
+      )`);
+    await q.query(
+      `CREATE INDEX contact_event_outbox_due_idx ON contact_event_outbox (next_attempt_at, id)`,
+    );
+    await q.query(
+      `CREATE INDEX contact_event_outbox_org_idx ON contact_event_outbox (organization_id)`,
+    );
+  }
+
+  // pg_trgm stays: it may have been there before, and other schemas may use it.
+  async down(q: QueryRunner): Promise<void> {
+    for (const t of [
+      'contact_event_outbox',
+      'contact_counters',
+      'contact_list_memberships',
+      'contact_list_tags',
+      'contact_tag_assignments',
+      'contact_tags',
+      ...CHANNEL_TABLE_BITS.map(([table]) => table).reverse(),
+      'contacts',
+      'contact_lists',
+    ])
+      await q.query(`DROP TABLE ${t}`);
+    for (const [op] of TAG_ID_SOURCES) await q.query(`DROP FUNCTION contact_tag_ids_on_${op}()`);
+    await q.query(`DROP FUNCTION contact_tag_count_on_insert()`);
+    await q.query(`DROP FUNCTION contact_tag_count_on_delete()`);
+    for (const op of ['insert', 'delete', 'update'])
+      await q.query(`DROP FUNCTION contact_counters_on_${op}()`);
+    await q.query(`DROP FUNCTION contact_counters_add(uuid, text, smallint, bigint)`);
+    for (const [table] of CHANNEL_TABLE_BITS) {
+      await q.query(`DROP FUNCTION ${table}_mask_on_insert()`);
+      await q.query(`DROP FUNCTION ${table}_mask_on_delete()`);
+    }
+    await q.query(`DROP FUNCTION contact_search_text(text, text, text)`);
+  }
+}
