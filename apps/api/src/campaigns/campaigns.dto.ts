@@ -1,4 +1,4 @@
-import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { PageQueryDto } from '../http/page-query.dto';
 import { Transform } from 'class-transformer';
 import {
   IsDate,

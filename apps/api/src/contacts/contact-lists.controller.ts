@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { ContactListsService, toListResponse, toMembershipResponse } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { uuidParam } from '../http/params';
-import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { PageQueryDto } from '../http/page-query.dto';
 import {
   CreateListDto,
   MembersQueryDto,

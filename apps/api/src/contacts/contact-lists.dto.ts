@@ -12,7 +12,7 @@ import {
 } from 'class-validator';
 import { CHANNELS, LIST_STATUSES, MEMBERSHIP_STATUSES } from '@app/domain';
 import type { Channel, ListStatus, MembershipStatus } from '@app/domain';
-import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { PageQueryDto } from '../http/page-query.dto';
 import { OptionalValue } from './contact-channels.dto';
 
 class ListFieldsDto {

@@ -5,16 +5,13 @@ import {
   IsArray,
   IsDate,
   IsIn,
-  IsInt,
   IsLocale,
   IsObject,
   IsOptional,
   IsString,
   IsTimeZone,
   IsUUID,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateNested,
 } from 'class-validator';
@@ -23,8 +20,6 @@ import {
   CONTACT_LIMITS,
   CONTACT_SORT_FIELDS,
   CONTACT_STATUSES,
-  CONTACTS_MAX_LIMIT,
-  MAX_PAGE,
   SORT_ORDERS,
 } from '@app/domain';
 import type { ContactChannel, ContactSortField, ContactStatus, SortOrder } from '@app/domain';
@@ -38,24 +33,11 @@ import {
   OptionalValue,
   Trim,
 } from './contact-channels.dto';
+import { PageQueryDto } from '../http/page-query.dto';
 import { ToDate } from '../http/validation';
 
 /** GET /contacts query (§5), in the spec's order. */
-export class ListContactsQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE)
-  page?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(CONTACTS_MAX_LIMIT)
-  limit?: number;
-
+export class ListContactsQueryDto extends PageQueryDto {
   /** Name fragment, or an exact email address or phone number. */
   @IsOptional()
   @Trim()

@@ -1,13 +1,11 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { ValidationFailedError } from '@app/domain';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid, ValidationFailedError } from '@app/domain';
 
 /** A path id must be a UUID: anything else is a 422 naming the parameter, never a database error. */
 @Injectable()
 export class UuidParamPipe implements PipeTransform<string, string> {
   transform(value: string, meta: ArgumentMetadata): string {
-    if (!UUID.test(value)) {
+    if (!isUuid(value)) {
       throw ValidationFailedError.field(
         meta.data ?? 'id',
         'uuid',

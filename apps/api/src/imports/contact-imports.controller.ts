@@ -17,7 +17,7 @@ import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { RawResponse } from '../http/envelope';
 import { uuidParam } from '../http/params';
-import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { PageQueryDto } from '../http/page-query.dto';
 import { StartImportDto } from './contact-imports.dto';
 import { CsvUploadInterceptor } from './csv-upload.interceptor';
 import type { ReceivedCsv } from './csv-upload.interceptor';

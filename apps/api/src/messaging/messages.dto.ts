@@ -1,25 +1,11 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { Type } from 'class-transformer';
-import { IsDate, IsEmail, IsIn, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
-import { MAX_PAGE, MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
+import { IsDate, IsEmail, IsIn, IsOptional, IsUUID } from 'class-validator';
+import { MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
 import type { MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
+import { PageQueryDto } from '../http/page-query.dto';
 import { ToDate } from '../http/validation';
 
-export class ListMessagesQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE)
-  page?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
+export class ListMessagesQueryDto extends PageQueryDto {
   /** Message status: queued, deferred, delivered, partially_delivered, bounced, failed, suppressed. */
   @IsOptional()
   @IsIn(MESSAGE_STATUSES)

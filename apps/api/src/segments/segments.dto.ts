@@ -1,4 +1,4 @@
-import { PageQueryDto } from '../tenancy/api-keys.dto';
+import { PageQueryDto } from '../http/page-query.dto';
 import {
   ArrayMaxSize,
   ArrayMinSize,

@@ -4,7 +4,8 @@ import { ApiKeyService } from '@app/domain';
 import type { AuthContext } from '@app/domain';
 import { Auth, OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { uuidParam } from '../http/params';
-import { CreateApiKeyDto, PageQueryDto, toApiKeyResponse, UpdateApiKeyDto } from './api-keys.dto';
+import { PageQueryDto } from '../http/page-query.dto';
+import { CreateApiKeyDto, toApiKeyResponse, UpdateApiKeyDto } from './api-keys.dto';
 
 /** The calling API key, held to what it holds (§16); owner and admin tokens are not. */
 function byKey(auth: AuthContext): string | undefined {

@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   IsArray,
@@ -13,7 +12,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { ApiKey, MAX_PAGE, SCOPES } from '@app/domain';
+import { ApiKey, SCOPES } from '@app/domain';
 import { IsOmittable, ToDate } from '../http/validation';
 
 export class CreateApiKeyDto {
@@ -81,22 +80,6 @@ export class UpdateApiKeyDto {
   @ToDate()
   @IsDate()
   expiresAt?: Date | null;
-}
-
-export class PageQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE)
-  page?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
 }
 
 export function toApiKeyResponse(k: ApiKey) {

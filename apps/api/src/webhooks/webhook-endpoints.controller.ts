@@ -2,12 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiTags } from '@nestjs/swagger';
 import { WebhookDeliveryService, WebhookEndpointService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { PageQueryDto } from '../http/page-query.dto';
 import { uuidParam } from '../http/params';
-import {
-  CreateWebhookEndpointDto,
-  EndpointListQueryDto,
-  UpdateWebhookEndpointDto,
-} from './webhooks.dto';
+import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './webhooks.dto';
 import { toDeliveryResponse, toEndpointResponse, toEndpointWithSecret } from './webhooks.mapper';
 
 @ApiTags('webhooks')
@@ -29,7 +26,7 @@ export class WebhookEndpointsController {
   @Get()
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook endpoints fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: EndpointListQueryDto) {
+  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
     const page = await this.endpoints.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toEndpointResponse);
   }

@@ -19,14 +19,15 @@ import {
   ValidateNested,
 } from 'class-validator';
 import {
-  MAX_PAGE,
+  EVENT_TYPES,
   parseWebhookUrl,
   WEBHOOK_DEFAULTS,
   WEBHOOK_DELIVERY_STATUSES,
-  WEBHOOK_EVENT_TYPES,
   WEBHOOK_MESSAGES,
   WebhookDeliveryStatus,
 } from '@app/domain';
+import { PickType } from '@nestjs/swagger';
+import { PageQueryDto } from '../http/page-query.dto';
 import { IsOmittable } from '../http/validation';
 
 /** An absolute http(s) URL (rule `url`); private targets are checked by the service. */
@@ -65,7 +66,7 @@ export class CreateWebhookEndpointDto {
   @IsDefined({ message: WEBHOOK_MESSAGES.noEvents })
   @IsArray({ message: WEBHOOK_MESSAGES.noEvents })
   @ArrayNotEmpty({ message: WEBHOOK_MESSAGES.noEvents })
-  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: 'Unknown event type' })
+  @IsIn(EVENT_TYPES, { each: true, message: 'Unknown event type' })
   events: string[];
 
   @IsOptional()
@@ -111,7 +112,7 @@ export class UpdateWebhookEndpointDto {
   @IsOmittable()
   @IsArray({ message: WEBHOOK_MESSAGES.noEvents })
   @ArrayNotEmpty({ message: WEBHOOK_MESSAGES.noEvents })
-  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: 'Unknown event type' })
+  @IsIn(EVENT_TYPES, { each: true, message: 'Unknown event type' })
   events?: string[];
 
   @IsOmittable()
@@ -139,29 +140,14 @@ export class UpdateWebhookEndpointDto {
   timeoutSeconds?: number;
 }
 
-export class EndpointListQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE)
-  page?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-}
-
 function toList(value: unknown): unknown {
   if (value === undefined) return undefined;
   const items = Array.isArray(value) ? value : [value];
   return items.flatMap((v) => (typeof v === 'string' ? v.split(',') : [v])).filter((v) => v !== '');
 }
 
-export class DeliveryListQueryDto {
+/** A cursor list: `limit` as every page, `cursor` instead of `page`. */
+export class DeliveryListQueryDto extends PickType(PageQueryDto, ['limit'] as const) {
   @IsOptional()
   @IsUUID()
   webhookEndpointId?: string;
@@ -173,7 +159,7 @@ export class DeliveryListQueryDto {
   status?: WebhookDeliveryStatus[];
 
   @IsOptional()
-  @IsIn(WEBHOOK_EVENT_TYPES)
+  @IsIn(EVENT_TYPES)
   type?: string;
 
   /** `true` adds each delivery's attempts. */
@@ -181,13 +167,6 @@ export class DeliveryListQueryDto {
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean()
   includeAttempts?: boolean;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
 
   /** From `meta.nextCursor` of the previous page. */
   @IsOptional()

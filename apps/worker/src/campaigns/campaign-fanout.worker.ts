@@ -11,8 +11,8 @@ import {
   OnApplicationShutdown,
   OnModuleInit,
 } from '@nestjs/common';
-import { APP_CONFIG, CAMPAIGN_JOBS, CampaignFanoutService, QUEUES } from '@app/domain';
-import type { AppConfig, CampaignKickJob } from '@app/domain';
+import { APP_CONFIG, CampaignFanoutService, JOBS, Periodic, QUEUES } from '@app/domain';
+import type { AppConfig } from '@app/domain';
 import type { Job, Queue } from 'bull';
 
 @Injectable()
@@ -20,37 +20,38 @@ export class CampaignFanoutWorker
   implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown
 {
   private readonly logger = new Logger(CampaignFanoutWorker.name);
-  private timer: NodeJS.Timeout | undefined;
-  /** The current run; a kick or a tick during it asks for one more run after it. */
-  private running: Promise<void> | null = null;
-  private again = false;
+  /** Every due campaign; a kick or a tick during a run asks for one more run after it. */
+  private readonly fanout = new Periodic('campaign fan-out run', this.logger, () =>
+    this.service.runDue(),
+  );
 
   constructor(
     @InjectQueue(QUEUES.campaigns) private readonly queue: Queue,
-    private readonly fanout: CampaignFanoutService,
+    private readonly service: CampaignFanoutService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
     // process() resolves only when the queue closes: started, not awaited.
     this.queue
-      .process(CAMPAIGN_JOBS.kick, 1, (job: Job<CampaignKickJob>) => this.kick(job))
+      .process(JOBS.kickCampaign.name, 1, (job: Job) => this.kick(job))
       .catch((err: Error) =>
         this.logger.error({ msg: 'campaign processor stopped', err: err.message }),
       );
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.run(), this.config.campaignPollIntervalMs);
-    this.timer.unref();
+    this.fanout.start(this.config.campaignPollIntervalMs, { catchUp: true });
   }
 
   onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+    // Not awaited: a run goes on until no campaign is due, which may be long; each batch is its
+    // own transaction, so one cut short by the shutdown leaves its recipients due.
+    void this.fanout.stop();
   }
 
-  private async kick(job: Job<CampaignKickJob>): Promise<void> {
-    if (typeof job.data?.campaignId !== 'string') {
+  private async kick(job: Job): Promise<void> {
+    if (!JOBS.kickCampaign.parse(job.data)) {
       this.logger.warn({ msg: 'discarding malformed campaign job', jobId: job.id });
       return;
     }
@@ -58,24 +59,8 @@ export class CampaignFanoutWorker
     await this.run();
   }
 
-  /** Runs every due campaign; never two runs at once in this process. Resolves when it is done. */
+  /** Runs every due campaign after any run under way. Resolves when it is done. */
   run(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.fanout.runDue();
-        } catch (err) {
-          this.logger.warn({ msg: 'campaign fan-out run failed', err: (err as Error).message });
-        }
-      } while (this.again);
-    })().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.fanout.runAfter();
   }
 }

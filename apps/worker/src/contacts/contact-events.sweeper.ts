@@ -2,9 +2,8 @@
 // webhook deliveries were not stored right after the commit (the api process died or its database
 // restarted in between). See ContactEvents.
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, ContactEvents } from '@app/domain';
+import { APP_CONFIG, ContactEvents, PeriodicTask } from '@app/domain';
 import type { AppConfig } from '@app/domain';
-import { PeriodicTask } from '../periodic';
 
 @Injectable()
 export class ContactEventsSweeper extends PeriodicTask {

@@ -2,8 +2,7 @@
 // deleted, sources of ended imports and errors files 30 days old removed, dead uploads' leftovers
 // cleared (ImportFiles). Safe on N replicas (rows claimed with SKIP LOCKED).
 import { Injectable } from '@nestjs/common';
-import { ImportFiles } from '@app/domain';
-import { PeriodicTask } from '../periodic';
+import { ImportFiles, PeriodicTask } from '@app/domain';
 
 const INTERVAL_MS = 10 * 60 * 1000;
 

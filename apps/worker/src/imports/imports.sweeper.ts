@@ -2,9 +2,8 @@
 // worker died (heartbeat older than IMPORT_LEASE_SECONDS), so a killed worker's import resumes
 // elsewhere.
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, ImportsService } from '@app/domain';
+import { APP_CONFIG, ImportsService, PeriodicTask } from '@app/domain';
 import type { AppConfig } from '@app/domain';
-import { PeriodicTask } from '../periodic';
 
 @Injectable()
 export class ImportsSweeper extends PeriodicTask {

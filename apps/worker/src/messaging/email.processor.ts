@@ -2,7 +2,7 @@
 // delivery of the message they name. Concurrency comes from DELIVERY_CONCURRENCY.
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, DeliveryService, EMAIL_JOBS, parseDeliverEmailJob, QUEUES } from '@app/domain';
+import { APP_CONFIG, DeliveryService, JOBS, QUEUES } from '@app/domain';
 import type { AppConfig } from '@app/domain';
 import type { Job, Queue } from 'bull';
 
@@ -19,14 +19,16 @@ export class EmailProcessor implements OnModuleInit {
   onModuleInit(): void {
     // process() resolves only when the queue closes: started, not awaited.
     this.queue
-      .process(EMAIL_JOBS.deliver, this.config.deliveryConcurrency, (job: Job) => this.handle(job))
+      .process(JOBS.deliverEmail.name, this.config.deliveryConcurrency, (job: Job) =>
+        this.handle(job),
+      )
       .catch((err: Error) =>
         this.logger.error({ msg: 'email processor stopped', err: err.message }),
       );
   }
 
   async handle(job: Job): Promise<void> {
-    const payload = parseDeliverEmailJob(job.data);
+    const payload = JOBS.deliverEmail.parse(job.data);
     if (!payload) {
       this.logger.warn({ msg: 'discarding malformed email job', jobId: job.id });
       return;

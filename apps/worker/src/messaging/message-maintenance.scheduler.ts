@@ -7,9 +7,8 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { APP_CONFIG, MessageMaintenanceService } from '@app/domain';
+import { APP_CONFIG, MessageMaintenanceService, Periodic } from '@app/domain';
 import type { AppConfig } from '@app/domain';
-import { Periodic } from '../periodic';
 
 @Injectable()
 export class MessageMaintenanceScheduler implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -1,9 +1,8 @@
 // Every MESSAGE_RETENTION_INTERVAL_MS (daily by default): deletes finished webhook deliveries past
 // their organization's retention (WebhookRetention). Safe on N replicas (rows taken with SKIP LOCKED).
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, WebhookRetention } from '@app/domain';
+import { APP_CONFIG, PeriodicTask, WebhookRetention } from '@app/domain';
 import type { AppConfig } from '@app/domain';
-import { PeriodicTask } from '../periodic';
 
 @Injectable()
 export class WebhookRetentionScheduler extends PeriodicTask {

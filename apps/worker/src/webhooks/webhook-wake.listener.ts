@@ -1,6 +1,6 @@
 // Wake-ups of the dispatcher: a dedicated PostgreSQL connection LISTENs on the deployment's
-// webhook channel; emit() NOTIFYs it with the ids of the deliveries it committed. A wake-up lost
-// while the connection is down is recovered by the scan (stale pending deliveries).
+// webhook channel; `Events.wake` (and the producers' own NOTIFYs) send the ids of committed
+// deliveries. A wake-up lost while the connection is down is recovered by the scan.
 import {
   Inject,
   Injectable,
@@ -10,15 +10,13 @@ import {
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { AppConfig } from '@app/domain';
-import { APP_CONFIG, PgListener, webhookWakeChannel } from '@app/domain';
+import { APP_CONFIG, isUuid, PgListener, webhookWakeChannel } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from './webhook-dispatcher.service';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The delivery ids of a notification payload (comma-separated); anything else is ignored. */
 export function wokenIds(payload: string | undefined): string[] {
-  return (payload ?? '').split(',').filter((id) => UUID.test(id));
+  return (payload ?? '').split(',').filter(isUuid);
 }
 
 @Injectable()

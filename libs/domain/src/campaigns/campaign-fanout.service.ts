@@ -21,7 +21,7 @@ import {
   SubscriptionRequiredError,
 } from '../errors/domain-errors';
 import { SendService } from '../messaging/send.service';
-import { WebhookEvents } from '../webhooks/webhook-events';
+import { Events } from '../events/events.service';
 
 /** Recipients of one campaign claimed per transaction. */
 export const FANOUT_BATCH_SIZE = 50;
@@ -68,7 +68,7 @@ export class CampaignFanoutService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly sender: SendService,
-    private readonly events: WebhookEvents,
+    private readonly events: Events,
     private readonly clock: Clock,
   ) {}
 
@@ -123,7 +123,6 @@ export class CampaignFanoutService {
   private async runBatch(
     campaignId: string,
   ): Promise<(FanoutRunResult & { claimed: number; stopped: boolean }) | null> {
-    let completedEvent: string[] = [];
     const result = await this.ds.transaction(async (em) => {
       const [campaign]: CampaignRow[] = await em.query(
         `SELECT id, organization_id, name, subject, html, text, from_address, started_at
@@ -165,14 +164,11 @@ export class CampaignFanoutService {
         );
       }
       const finished = await this.completeIfDone(em, campaign, now);
-      if (finished) {
-        r.completed = 1;
-        completedEvent = finished;
-      }
+      if (finished) r.completed = 1;
       return { ...r, stopped: stop !== null };
     });
-    // Committed: queue the campaign.sent deliveries (the webhook scan recovers them if this fails).
-    await this.events.enqueue(completedEvent);
+    // Committed: announce the campaign.sent deliveries (the webhook scan recovers a lost wake-up).
+    if (result?.completed) this.events.wake();
     return result;
   }
 
@@ -297,13 +293,13 @@ export class CampaignFanoutService {
 
   /**
    * Marks the campaign sent when no recipient is pending or held, and stores its campaign.sent
-   * deliveries in the same transaction. Returns the delivery ids to queue, or null.
+   * event in the same transaction. True when it did.
    */
   private async completeIfDone(
     em: EntityManager,
     campaign: CampaignRow,
     now: Date,
-  ): Promise<string[] | null> {
+  ): Promise<boolean> {
     const rows: {
       recipient_count: number;
       sent_count: number;
@@ -318,7 +314,7 @@ export class CampaignFanoutService {
        SELECT * FROM done`,
       [campaign.id, now],
     );
-    if (!rows.length) return null;
+    if (!rows.length) return false;
     const c = rows[0];
     this.logger.log({
       msg: 'campaign sent',
@@ -327,14 +323,20 @@ export class CampaignFanoutService {
       sentCount: c.sent_count,
       failedCount: c.failed_count,
     });
-    return this.events.emitWithin(em, campaign.organization_id, 'campaign.sent', {
-      campaign: {
-        id: campaign.id,
-        name: campaign.name,
-        recipientCount: c.recipient_count,
-        sentCount: c.sent_count,
-        failedCount: c.failed_count,
+    await this.events.emit(em, campaign.organization_id, [
+      {
+        type: 'campaign.sent',
+        data: {
+          campaign: {
+            id: campaign.id,
+            name: campaign.name,
+            recipientCount: c.recipient_count,
+            sentCount: c.sent_count,
+            failedCount: c.failed_count,
+          },
+        },
       },
-    });
+    ]);
+    return true;
   }
 }

@@ -13,10 +13,9 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../errors/domain-errors';
-import { QUEUES } from '../queues/queue-names';
+import { JOBS, KickCampaignJob, QUEUES } from '../queues/jobs';
 import { CampaignAudience } from './campaign-audience';
 import { Campaign, CampaignChannel, CampaignStatus } from './campaign.entity';
-import { CAMPAIGN_JOBS, CampaignKickJob } from './campaign-jobs';
 
 export interface CampaignContentInput {
   name?: string;
@@ -188,12 +187,12 @@ export class CampaignService {
 
   /** Durable first: the rows are committed; a lost kick is covered by the worker's due-row poll. */
   private async kick(campaign: Campaign): Promise<void> {
-    const job: CampaignKickJob = {
+    const job: KickCampaignJob = {
       campaignId: campaign.id,
       organizationId: campaign.organizationId,
     };
     await this.queue
-      .add(CAMPAIGN_JOBS.kick, job, { removeOnComplete: true, removeOnFail: 100 })
+      .add(JOBS.kickCampaign.name, job, { removeOnComplete: true, removeOnFail: 100 })
       .catch((e: Error) =>
         this.logger.warn({
           msg: 'campaign kick not enqueued; the poll will pick it up',

@@ -3,14 +3,14 @@
 import { Module } from '@nestjs/common';
 import { MessagingModule } from '../messaging/messaging.module';
 import { SegmentsModule } from '../segments/segments.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { EventsModule } from '../events/events.module';
 import { CampaignAudience } from './campaign-audience';
 import { CampaignFanoutService } from './campaign-fanout.service';
 import { CampaignService } from './campaign.service';
 import { ConversionService } from './conversion.service';
 
 @Module({
-  imports: [SegmentsModule, MessagingModule, WebhooksModule],
+  imports: [SegmentsModule, MessagingModule, EventsModule],
   providers: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
   exports: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
 })

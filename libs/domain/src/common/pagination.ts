@@ -18,6 +18,9 @@ export interface PageMeta {
  */
 export const MAX_PAGE = 10_000_000;
 
+/** Most items a page holds (`limit`, 1 to 100). */
+export const MAX_PAGE_LIMIT = 100;
+
 export interface PageRequest {
   page: number;
   limit: number;

@@ -16,7 +16,7 @@ import { WebhookEvents } from '../webhooks/webhook-events';
 import { ContactPush } from './contact-channels.entity';
 import { toContactResponse } from './contact-views';
 import { ContactsRepository, LOAD_EVERYTHING } from './contacts.repository';
-import { inTransaction } from './transaction';
+import { inTransaction } from '../database/transaction';
 
 export type ContactEventType =
   | 'contact.created'

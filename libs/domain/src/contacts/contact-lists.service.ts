@@ -14,7 +14,7 @@ import { ContactEvents } from './contact-events';
 import { ContactTagsService } from './contact-tags.service';
 import { ListView, MembershipView } from './contact-views';
 import { ContactsRepository } from './contacts.repository';
-import { inTransaction } from './transaction';
+import { inTransaction } from '../database/transaction';
 
 export interface CreateListInput {
   name: string;

@@ -116,7 +116,3 @@ export function toImportResponse(i: ContactImport) {
   };
 }
 export type ImportResponse = ReturnType<typeof toImportResponse>;
-
-export interface ImportJob {
-  importId: string;
-}

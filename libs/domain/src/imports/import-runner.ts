@@ -12,7 +12,7 @@ import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ContactListsService } from '../contacts/contact-lists.service';
-import { inTransaction } from '../contacts/transaction';
+import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { ContactImport } from './contact-import.entity';
 import { describeCsvError, readCsv } from './csv-file';

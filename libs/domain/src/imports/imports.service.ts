@@ -16,13 +16,12 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { uniqueTagNames } from '../contacts/contact-tags.service';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
-import { QUEUES } from '../queues/queue-names';
+import { JOBS, QUEUES, RunImportJob } from '../queues/jobs';
 import {
   ContactImport,
   DuplicateHandling,
   FieldMapping,
   FINISHED_IMPORT_STATUSES,
-  ImportJob,
   ImportStatus,
 } from './contact-import.entity';
 import { inspectCsv } from './csv-file';
@@ -73,7 +72,7 @@ export class ImportsService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    @InjectQueue(QUEUES.imports) private readonly queue: Queue<ImportJob>,
+    @InjectQueue(QUEUES.imports) private readonly queue: Queue<RunImportJob>,
     private readonly storage: ImportStorage,
     private readonly uploads: ImportUploads,
     private readonly files: ImportFiles,
@@ -295,6 +294,7 @@ export class ImportsService {
   private async enqueue(importId: string, jobId: string): Promise<void> {
     try {
       await this.queue.add(
+        JOBS.runImport.name,
         { importId },
         { jobId, attempts: 1, removeOnComplete: true, removeOnFail: 100 },
       );

@@ -5,24 +5,7 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MicroBatcher } from '../common/micro-batcher';
-import { QUEUES } from '../queues/queue-names';
-
-export const EMAIL_JOBS = { deliver: 'deliver' } as const;
-
-/** Payload of an `email` queue `deliver` job: ids only. */
-export interface DeliverEmailJob {
-  messageId: string;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Validates a job payload as the worker takes it; null for anything else. */
-export function parseDeliverEmailJob(data: unknown): DeliverEmailJob | null {
-  const d = data as Partial<DeliverEmailJob> | null;
-  return d && typeof d.messageId === 'string' && UUID.test(d.messageId)
-    ? { messageId: d.messageId }
-    : null;
-}
+import { DeliverEmailJob, JOBS, QUEUES } from '../queues/jobs';
 
 export function deliverJobId(messageId: string, dispatchSeq: number): string {
   return `${messageId}:${dispatchSeq}`;
@@ -34,7 +17,7 @@ const ENQUEUE_TIMEOUT_MS = 3000;
 /** The Bull job of one dispatch of a message (its id makes a second add of it a no-op). */
 function deliverJob(messageId: string, dispatchSeq: number, delayMs = 0) {
   return {
-    name: EMAIL_JOBS.deliver,
+    name: JOBS.deliverEmail.name,
     data: { messageId } satisfies DeliverEmailJob,
     opts: {
       jobId: deliverJobId(messageId, dispatchSeq),

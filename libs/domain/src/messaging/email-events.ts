@@ -6,19 +6,19 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
-import type { WebhookEventType } from '../webhooks/webhook-event-types';
+import type { EventType } from '../events/event-types';
 import { WebhookEvent, WebhookEvents } from '../webhooks/webhook-events';
 import { AttemptStatus, isHardBounce } from './delivery-policy';
 
 /** Events of delivery outcomes: an endpoint subscribed to none of them needs no outcome data. */
-export const EMAIL_OUTCOME_EVENT_TYPES: WebhookEventType[] = [
+export const EMAIL_OUTCOME_EVENT_TYPES: EventType[] = [
   'email.delivered',
   'email.deferred',
   'email.bounced',
 ];
 
 /** The event of an attempt: every recipient ends with one email.delivered or one email.bounced. */
-export function outcomeEventType(status: AttemptStatus): WebhookEventType {
+export function outcomeEventType(status: AttemptStatus): EventType {
   if (status === 'delivered') return 'email.delivered';
   if (status === 'deferred') return 'email.deferred';
   // 5xx, deferred past the retry deadline, or never sent because the address is suppressed.

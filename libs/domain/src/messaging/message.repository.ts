@@ -7,9 +7,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { poolQuery } from '../database/pool-query';
+import { query, sql } from '../database/sql';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
-import type { WebhookEventType } from '../webhooks/webhook-event-types';
+import type { EventType } from '../events/event-types';
 import type { WebhookEvent } from '../webhooks/webhook-events';
 import type { AttemptStatus } from './delivery-policy';
 import { EMAIL_OUTCOME_EVENT_TYPES, EmailEventRef, EmailEvents, sentEvent } from './email-events';
@@ -178,12 +179,6 @@ function summary(r: MessageRow, recipients: string[]): MessageSummary {
 
 const SUMMARY_COLUMNS = `m.id, m.organization_id, m.job_id, m.message_id, m.sender_address, m.campaign_id,
   m.contact_id, m.status, m.tags, m.created_at, m.completed_at`;
-
-/** Rows of an UPDATE/DELETE ... RETURNING (TypeORM answers [rows, affected] for those). */
-function returned<T>(res: unknown): T[] {
-  const r = res as unknown[];
-  return (Array.isArray(r[0]) ? r[0] : r) as T[];
-}
 
 interface ClaimedRow {
   id: string;
@@ -561,55 +556,50 @@ export class MessageRepository {
   private async recordMany(runs: RunRecord[], em?: EntityManager): Promise<number[]> {
     const attempts = runs.flatMap((r) => r.attempts.map((a) => ({ run: r, a })));
     const recipients = runs.flatMap((r) => r.recipients.map((x) => ({ run: r, x })));
-    const query = (sql: string, params: unknown[]): Promise<unknown> =>
-      em ? em.query(sql, params) : this.direct(sql, params, 'mp_delivery_record');
-    const res: unknown = await query(
-      `WITH attempts AS (
+    const statement = sql`WITH attempts AS (
          INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
            smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::smallint[], $4::text[], $5::int[],
-           $6::text[], $7::text[], $8::text[], $9::int[], $10::timestamptz[])
+         SELECT * FROM unnest(
+           ${attempts.map(({ run }) => run.message.id)}::uuid[],
+           ${attempts.map(({ run }) => run.message.organizationId)}::uuid[],
+           ${attempts.map(({ a }) => a.recipientIdx)}::smallint[],
+           ${attempts.map(({ a }) => a.status)}::text[],
+           ${attempts.map(({ a }) => a.smtpCode)}::int[],
+           ${attempts.map(({ a }) => a.smtpMessage)}::text[],
+           ${attempts.map(({ a }) => a.mxHost)}::text[],
+           ${attempts.map(({ a }) => a.outboundIp)}::text[],
+           ${attempts.map(({ a }) => a.retryCount)}::int[],
+           ${attempts.map(({ a }) => a.attemptedAt)}::timestamptz[])
        ), recipients AS (
          UPDATE message_recipients r
             SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
                 first_attempt_at = t.first_at
-           FROM unnest($11::uuid[], $12::smallint[], $13::text[], $14::int[], $15::timestamptz[],
-                $16::timestamptz[]) AS t(message_id, idx, status, retry_count, next_at, first_at)
+           FROM unnest(
+                ${recipients.map(({ run }) => run.message.id)}::uuid[],
+                ${recipients.map(({ x }) => x.idx)}::smallint[],
+                ${recipients.map(({ x }) => x.status)}::text[],
+                ${recipients.map(({ x }) => x.retryCount)}::int[],
+                ${recipients.map(({ x }) => x.nextAttemptAt)}::timestamptz[],
+                ${recipients.map(({ x }) => x.firstAttemptAt)}::timestamptz[])
+                AS t(message_id, idx, status, retry_count, next_at, first_at)
           WHERE r.message_id = t.message_id AND r.idx = t.idx
        )
        UPDATE messages m
           SET status = t.status, next_attempt_at = t.next_at, completed_at = t.completed_at,
               lease_until = NULL, dispatch_seq = m.dispatch_seq + 1, updated_at = now()
-         FROM unnest($17::uuid[], $18::text[], $19::timestamptz[], $20::timestamptz[])
+         FROM unnest(
+              ${runs.map((r) => r.message.id)}::uuid[],
+              ${runs.map((r) => r.outcome.status)}::text[],
+              ${runs.map((r) => r.outcome.nextAttemptAt)}::timestamptz[],
+              ${runs.map((r) => r.outcome.completedAt)}::timestamptz[])
               AS t(id, status, next_at, completed_at)
         WHERE m.id = t.id
-        RETURNING m.id, m.dispatch_seq`,
-      [
-        attempts.map(({ run }) => run.message.id),
-        attempts.map(({ run }) => run.message.organizationId),
-        attempts.map(({ a }) => a.recipientIdx),
-        attempts.map(({ a }) => a.status),
-        attempts.map(({ a }) => a.smtpCode),
-        attempts.map(({ a }) => a.smtpMessage),
-        attempts.map(({ a }) => a.mxHost),
-        attempts.map(({ a }) => a.outboundIp),
-        attempts.map(({ a }) => a.retryCount),
-        attempts.map(({ a }) => a.attemptedAt),
-        recipients.map(({ run }) => run.message.id),
-        recipients.map(({ x }) => x.idx),
-        recipients.map(({ x }) => x.status),
-        recipients.map(({ x }) => x.retryCount),
-        recipients.map(({ x }) => x.nextAttemptAt),
-        recipients.map(({ x }) => x.firstAttemptAt),
-        runs.map((r) => r.message.id),
-        runs.map((r) => r.outcome.status),
-        runs.map((r) => r.outcome.nextAttemptAt),
-        runs.map((r) => r.outcome.completedAt),
-      ],
-    );
-    const seq = new Map(
-      returned<{ id: string; dispatch_seq: number }>(res).map((r) => [r.id, r.dispatch_seq]),
-    );
+        RETURNING m.id, m.dispatch_seq`;
+    type Row = { id: string; dispatch_seq: number };
+    const rows = em
+      ? await query<Row>(em, statement)
+      : await this.direct<Row>(statement.text, statement.values, 'mp_delivery_record');
+    const seq = new Map(rows.map((r) => [r.id, r.dispatch_seq]));
     return runs.map((r) => seq.get(r.message.id) ?? 0);
   }
 
@@ -621,7 +611,7 @@ export class MessageRepository {
     organizationId: string,
     id: string,
     recipientIdx: number,
-    type: WebhookEventType,
+    type: EventType,
   ): Promise<EmailEventRef | null> {
     const rows: {
       job_id: string;
@@ -800,13 +790,13 @@ export class MessageRepository {
       const last = tail ? { dueAt: tail.due_at, id: tail.id } : null;
       const lost = await decide(rows.map((r) => ({ id: r.id, dispatchSeq: r.dispatch_seq })));
       if (!lost.length) return { lost: [], scanned: rows.length, last };
-      const bumped: unknown = await em.query(
-        `UPDATE messages SET dispatch_seq = dispatch_seq + 1 WHERE id = ANY($1::uuid[])
-         RETURNING id, dispatch_seq`,
-        [lost],
+      const bumped = await query<{ id: string; dispatch_seq: number }>(
+        em,
+        sql`UPDATE messages SET dispatch_seq = dispatch_seq + 1 WHERE id = ANY(${lost}::uuid[])
+            RETURNING id, dispatch_seq`,
       );
       return {
-        lost: returned<{ id: string; dispatch_seq: number }>(bumped).map((r) => ({
+        lost: bumped.map((r) => ({
           id: r.id,
           dispatchSeq: r.dispatch_seq,
         })),
@@ -818,16 +808,16 @@ export class MessageRepository {
 
   /** Retention: deletes up to `batch` messages older than their organization's retention. */
   async purgeExpired(now: Date, batch: number): Promise<string[]> {
-    const res: unknown = await this.ds.query(
-      `DELETE FROM messages WHERE id IN (
+    const rows = await query<{ id: string }>(
+      this.ds,
+      sql`DELETE FROM messages WHERE id IN (
          SELECT m.id FROM messages m JOIN organizations o ON o.id = m.organization_id
-          WHERE m.created_at < $1::timestamptz - make_interval(days => o.message_retention_days)
-          LIMIT $2
+          WHERE m.created_at < ${now}::timestamptz - make_interval(days => o.message_retention_days)
+          LIMIT ${batch}
           FOR UPDATE OF m SKIP LOCKED)
        RETURNING id`,
-      [now, batch],
     );
-    return returned<{ id: string }>(res).map((r) => r.id);
+    return rows.map((r) => r.id);
   }
 
   /** The organization's retention in days (retentionDays of every message). */

@@ -3,7 +3,7 @@ import { BullModule } from '@nestjs/bull';
 import { Global, Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { QUEUES } from './queue-names';
+import { QUEUES } from './jobs';
 
 const queues = Object.values(QUEUES).map((name) => ({ name }));
 

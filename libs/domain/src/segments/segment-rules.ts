@@ -2,6 +2,7 @@
 // operator takes, and the validator that turns untrusted JSON into a typed tree or a 422 naming the
 // path of every faulty node. The compiler only ever sees what this file returned.
 import { isEmail } from 'class-validator';
+import { isUuid } from '../common/ids';
 import { FieldError, ValidationFailedError } from '../errors/domain-errors';
 
 export const MAX_RULE_DEPTH = 5;
@@ -125,7 +126,6 @@ export interface RuleConditionJson {
 
 // ---- validation -----------------------------------------------------------------------------
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A calendar date, or a date-time with optional seconds, fraction and offset (UTC when absent).
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
@@ -493,7 +493,7 @@ class RulesValidator {
     let ok = true;
     value.forEach((item, i) => {
       const ip = `${vp}.${i}`;
-      if (uuid && (typeof item !== 'string' || !UUID.test(item))) {
+      if (uuid && !isUuid(item)) {
         this.fault(ip, 'uuid', `${ip} must be a UUID`);
         ok = false;
         return;

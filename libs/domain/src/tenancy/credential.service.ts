@@ -1,6 +1,7 @@
 // Credential resolution (§3), shared by every transport: the order of headers, key vs token,
 // and the organization binding. Throws domain errors; the edge maps them.
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '../common/ids';
 import { ForbiddenError, UnauthorizedAccessError } from '../errors/domain-errors';
 import { ApiKeyService, ResolvedKey } from './api-key.service';
 import { AuthContext } from './auth-context';
@@ -12,8 +13,6 @@ export interface PresentedCredentials {
   authorization?: string;
   organizationId?: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class CredentialService {
@@ -76,7 +75,7 @@ export class CredentialService {
     const token = await this.users.resolveToken(value, now);
     if (!token) throw new UnauthorizedAccessError('Invalid or expired access token');
     if (!orgHeader) throw new ForbiddenError('X-Organization-Id is required with an access token');
-    if (!UUID.test(orgHeader))
+    if (!isUuid(orgHeader))
       throw new ForbiddenError('X-Organization-Id must be an organization id');
     const organizationId = orgHeader.toLowerCase();
     const role = await this.users.roleIn(token.userId, organizationId);

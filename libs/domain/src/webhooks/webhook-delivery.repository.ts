@@ -6,8 +6,10 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { inTransaction } from '../contacts/transaction';
 import { fieldCipher } from '../crypto/field-encryption';
+import { query, sql, Sql } from '../database/sql';
+import { inTransaction } from '../database/transaction';
+import { NOTIFY_IDS_MAX } from '../events/event.repository';
 import { WebhookCustomHeader } from './webhook-endpoint.entity';
 import { WebhookAttempt } from './webhook-attempt.entity';
 import { envelopeJson, WebhookDelivery, WebhookEnvelope } from './webhook-delivery.entity';
@@ -72,8 +74,6 @@ type ClaimedEndpoint = ClaimedDelivery['endpoint'];
 export const LEASE_MARGIN_SECONDS = 30;
 /** A stored delivery whose wake-up was lost (no dispatcher listening) is swept after this long. */
 export const STALE_AFTER_MS = 30_000;
-/** Delivery ids per notification: 150 × 37 bytes stays well under PostgreSQL's 8,000-byte payload. */
-export const NOTIFY_IDS_MAX = 150;
 
 /**
  * The lease, on the delivery's queue row: one new id per claim statement (`lease`, a parameter),
@@ -83,9 +83,9 @@ export const NOTIFY_IDS_MAX = 150;
  * change, so a claim is a HOT update of a narrow row. `next_retry_at` stays as it was: the scan
  * finds an expired lease by `locked_until` whatever it holds.
  */
-const claimSet = (lease: string) => `
+const claimSet = (lease: string, now: Date): Sql => sql`
   locked_by = ${lease}::uuid,
-  locked_until = $2::timestamptz + make_interval(secs => e.timeout_seconds + ${LEASE_MARGIN_SECONDS})`;
+  locked_until = ${now}::timestamptz + make_interval(secs => e.timeout_seconds + ${LEASE_MARGIN_SECONDS}::int)`;
 
 /**
  * A claim commits without waiting for the WAL flush (`relaxed`, joined into the claim so that it
@@ -93,14 +93,14 @@ const claimSet = (lease: string) => `
  * at least once allows; visibility to other workers is immediate either way, so two workers still
  * never hold the same lease. Outcomes are recorded with durable commits.
  */
-const RELAXED = `relaxed AS (SELECT set_config('synchronous_commit', 'off', true))`;
+const RELAXED = sql`relaxed AS (SELECT set_config('synchronous_commit', 'off', true))`;
 
 /**
  * What a claim returns per delivery: its own columns and its endpoint's id and row version; the
  * endpoint's columns (URL, secret, headers, limits) come from `endpointCache`, read and decrypted
  * once per endpoint version instead of carried, parsed and looked up in every row.
  */
-const CLAIM_RETURNING = `
+const CLAIM_RETURNING = sql`
   d.id, d.organization_id, d.type, d.data, d.occurred_at, d.attempt_count,
   e.id AS endpoint_id, e.xmin::text AS endpoint_version`;
 
@@ -122,18 +122,6 @@ function toClaimed(r: ClaimRow, endpoint: ClaimedEndpoint, leaseId: string): Cla
     leaseId,
     endpoint,
   };
-}
-
-/** Rows of a statement with RETURNING: TypeORM answers [rows, count] for UPDATE, rows otherwise. */
-export async function returning<T>(
-  db: DataSource | EntityManager,
-  sql: string,
-  params: unknown[],
-): Promise<T[]> {
-  const raw: unknown = await db.query(sql, params);
-  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number')
-    return raw[0] as T[];
-  return raw as T[];
 }
 
 const DELIVERY_COLUMNS = `
@@ -224,12 +212,12 @@ export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Stores one pending delivery per active endpoint of the organization subscribed to `type`
-   * (or only to `endpointId`, if it is active), in one statement. With a `channel`, the same
-   * statement wakes the dispatchers (NOTIFY with the new ids), sent when the transaction commits
-   * and never for a rolled-back one: for a producer's own transaction. Without, call `notify`
-   * after the commit: PostgreSQL serialises the commits of notifying transactions, so concurrent
-   * emits share one notifying statement instead.
+   * Stores one pending delivery per active endpoint of the organization subscribed to `type`, in
+   * one statement. With a `channel`, the same statement wakes the dispatchers (NOTIFY with the
+   * new ids), sent when the transaction commits and never for a rolled-back one: for a producer's
+   * own transaction. Without, wake them after the commit (`Events.wakeFor`): PostgreSQL
+   * serialises the commits of notifying transactions, so concurrent emits share one notifying
+   * statement instead.
    */
   async insertForEvent(
     em: EntityManager | DataSource,
@@ -238,9 +226,7 @@ export class WebhookDeliveryRepository {
     data: unknown,
     at: Date,
     channel: string | null,
-    endpointId?: string,
   ): Promise<string[]> {
-    const target = endpointId ? `e.id = $5 AND e.is_active` : `e.is_active AND $2 = ANY(e.events)`;
     // One encryption per event, shared by its deliveries.
     const params: unknown[] = [
       organizationId,
@@ -248,7 +234,6 @@ export class WebhookDeliveryRepository {
       fieldCipher().encrypt(JSON.stringify(data ?? null)),
       at,
     ];
-    if (endpointId) params.push(endpointId);
     return this.insertNotifying(
       em,
       `INSERT INTO webhook_deliveries
@@ -256,7 +241,7 @@ export class WebhookDeliveryRepository {
           attempt_count, created_at, updated_at)
        SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
        FROM webhook_endpoints e
-       WHERE e.organization_id = $1 AND ${target}
+       WHERE e.organization_id = $1 AND e.is_active AND $2 = ANY(e.events)
        RETURNING id, webhook_endpoint_id, created_at`,
       params,
       channel,
@@ -320,15 +305,6 @@ export class WebhookDeliveryRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Wakes the dispatchers for these committed deliveries, in one statement. */
-  async notify(channel: string, ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    const parts: string[] = [];
-    for (let i = 0; i < ids.length; i += NOTIFY_IDS_MAX)
-      parts.push(ids.slice(i, i + NOTIFY_IDS_MAX).join(','));
-    await this.ds.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) p', [channel, parts]);
-  }
-
   /**
    * Takes the lease of each of these deliveries that is due (queued, nobody holds it, no later
    * retry set), in one statement: rows another worker is claiming right now are skipped
@@ -343,25 +319,24 @@ export class WebhookDeliveryRepository {
   ): Promise<ClaimedDelivery[]> {
     if (!ids.length) return [];
     const lease = randomUUID();
-    const rows = await returning<ClaimRow>(
+    const rows = await query<ClaimRow>(
       this.ds,
       // The ids come first, as a join: left to itself the planner may read the whole queue
       // index (dead entries included) and AND it with the primary key on every claim.
-      `WITH ${RELAXED},
-       target AS MATERIALIZED (SELECT unnest($1::uuid[]) AS id),
+      sql`WITH ${RELAXED},
+       target AS MATERIALIZED (SELECT unnest(${ids}::uuid[]) AS id),
        due AS (
          SELECT q.delivery_id FROM target t JOIN webhook_delivery_queue q ON q.delivery_id = t.id
-         WHERE (q.locked_until IS NULL OR q.locked_until < $2)
-           AND (q.next_retry_at IS NULL OR q.next_retry_at <= $2)
-           AND NOT (q.webhook_endpoint_id = ANY($4::uuid[]))
+         WHERE (q.locked_until IS NULL OR q.locked_until < ${now}::timestamptz)
+           AND (q.next_retry_at IS NULL OR q.next_retry_at <= ${now}::timestamptz)
+           AND NOT (q.webhook_endpoint_id = ANY(${skipEndpoints}::uuid[]))
          FOR UPDATE OF q SKIP LOCKED
        )
-       UPDATE webhook_delivery_queue q SET ${claimSet('$3')}
+       UPDATE webhook_delivery_queue q SET ${claimSet(lease, now)}
        FROM due, webhook_deliveries d, webhook_endpoints e, relaxed
        WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
          AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
-      [ids, now, lease, skipEndpoints],
     );
     return this.claimedFrom(rows, lease);
   }
@@ -380,29 +355,29 @@ export class WebhookDeliveryRepository {
   ): Promise<ClaimedDelivery[]> {
     const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
     const lease = randomUUID();
-    const rows = await returning<ClaimRow>(
+    const rows = await query<ClaimRow>(
       this.ds,
-      `WITH ${RELAXED},
+      sql`WITH ${RELAXED},
        due AS (
          SELECT delivery_id FROM webhook_delivery_queue
-         WHERE (locked_until IS NULL OR locked_until < $2)
-           AND (next_retry_at <= $2
-                OR (next_retry_at IS NULL AND (locked_until IS NOT NULL OR queued_at < $3)))
-           AND NOT (webhook_endpoint_id = ANY($5::uuid[]))
+         WHERE (locked_until IS NULL OR locked_until < ${now}::timestamptz)
+           AND (next_retry_at <= ${now}::timestamptz
+                OR (next_retry_at IS NULL
+                    AND (locked_until IS NOT NULL OR queued_at < ${staleBefore}::timestamptz)))
+           AND NOT (webhook_endpoint_id = ANY(${skipEndpoints}::uuid[]))
          ORDER BY next_retry_at NULLS FIRST
-         LIMIT $1
+         LIMIT ${limit}
          FOR UPDATE SKIP LOCKED
        ), ended AS (
          DELETE FROM webhook_delivery_queue q USING due
          WHERE q.delivery_id = due.delivery_id AND NOT EXISTS (
            SELECT 1 FROM webhook_deliveries d WHERE d.id = q.delivery_id AND d.status = 'pending')
        )
-       UPDATE webhook_delivery_queue q SET ${claimSet('$4')}
+       UPDATE webhook_delivery_queue q SET ${claimSet(lease, now)}
        FROM due, webhook_deliveries d, webhook_endpoints e, relaxed
        WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
          AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
-      [limit, now, staleBefore, lease, skipEndpoints],
     );
     return this.claimedFrom(rows, lease);
   }
@@ -414,28 +389,27 @@ export class WebhookDeliveryRepository {
    */
   async claimForEndpoint(endpointId: string, limit: number, now: Date): Promise<ClaimedDelivery[]> {
     const lease = randomUUID();
-    const rows = await returning<ClaimRow>(
+    const rows = await query<ClaimRow>(
       this.ds,
-      `WITH ${RELAXED},
+      sql`WITH ${RELAXED},
        due AS (
          SELECT delivery_id FROM webhook_delivery_queue
-         WHERE webhook_endpoint_id = $1
-           AND (locked_until IS NULL OR locked_until < $2)
-           AND (next_retry_at IS NULL OR next_retry_at <= $2)
+         WHERE webhook_endpoint_id = ${endpointId}::uuid
+           AND (locked_until IS NULL OR locked_until < ${now}::timestamptz)
+           AND (next_retry_at IS NULL OR next_retry_at <= ${now}::timestamptz)
          ORDER BY queued_at
-         LIMIT $3
+         LIMIT ${limit}
          FOR UPDATE SKIP LOCKED
        ), ended AS (
          DELETE FROM webhook_delivery_queue q USING due
          WHERE q.delivery_id = due.delivery_id AND NOT EXISTS (
            SELECT 1 FROM webhook_deliveries d WHERE d.id = q.delivery_id AND d.status = 'pending')
        )
-       UPDATE webhook_delivery_queue q SET ${claimSet('$4')}
+       UPDATE webhook_delivery_queue q SET ${claimSet(lease, now)}
        FROM due, webhook_deliveries d, webhook_endpoints e, relaxed
        WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
          AND e.id = d.webhook_endpoint_id
        RETURNING ${CLAIM_RETURNING}`,
-      [endpointId, now, limit, lease],
     );
     return this.claimedFrom(rows, lease);
   }
@@ -519,7 +493,8 @@ export class WebhookDeliveryRepository {
     if (!items.length) return new Set();
     const col = <T>(f: (i: FinishedAttempt) => T) => items.map(f);
     // Columns of plain tokens (uuids, numbers, statuses, ISO timestamps) as one array literal
-    // each; the free texts (errors, response bodies) as arrays the driver quotes.
+    // each; the free texts (errors, response bodies) as arrays the driver quotes. Timestamps as
+    // ISO text: cheaper for the driver than formatting Dates in local time.
     const list = (f: (i: FinishedAttempt) => string | number | null) => {
       let out = '{';
       for (let k = 0; k < items.length; k++) {
@@ -528,15 +503,25 @@ export class WebhookDeliveryRepository {
       }
       return out + '}';
     };
+    const at = now.toISOString();
     // An endpoint deleted meanwhile removes these rows in the other order (its cascade): a
     // deadlock, retried whole (the lease guard makes a second run record nothing twice).
     const rows = await inTransaction(this.ds, (em) =>
-      returning<{ id: string }>(
+      query<{ id: string }>(
         em,
-        `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::text[],
-           $6::text[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::int[],
-           $11::timestamptz[])
+        sql`WITH input AS (
+         SELECT * FROM unnest(
+           ${list((i) => i.claimed.id)}::uuid[],
+           ${list((i) => i.claimed.leaseId)}::uuid[],
+           ${list((i) => i.outcome.status)}::text[],
+           ${list((i) => i.outcome.httpStatusCode)}::int[],
+           ${col((i) => i.outcome.deliveryError)}::text[],
+           ${col((i) => i.outcome.responseBody)}::text[],
+           ${list((i) => i.outcome.nextRetryAt?.toISOString() ?? null)}::timestamptz[],
+           ${list((i) => i.outcome.deliveredAt?.toISOString() ?? null)}::timestamptz[],
+           ${col((i) => i.outcome.attemptError)}::text[],
+           ${list((i) => i.durationMs)}::int[],
+           ${list((i) => i.startedAt.toISOString())}::timestamptz[])
          AS t(id, lease, status, http_status_code, delivery_error, response_body, next_retry_at,
               delivered_at, attempt_error, duration_ms, started_at)
        ), ended AS (
@@ -556,7 +541,7 @@ export class WebhookDeliveryRepository {
            status = i.status, attempt_count = d.attempt_count + 1,
            http_status_code = i.http_status_code, error_message = i.delivery_error,
            response_body = i.response_body, next_retry_at = i.next_retry_at,
-           delivered_at = i.delivered_at, updated_at = $12
+           delivered_at = i.delivered_at, updated_at = ${at}::timestamptz
          FROM input i JOIN held h ON h.id = i.id
          WHERE d.id = i.id
          RETURNING d.id, d.organization_id, d.attempt_count, i.http_status_code, i.attempt_error,
@@ -566,24 +551,9 @@ export class WebhookDeliveryRepository {
          (organization_id, webhook_delivery_id, attempt_number, http_status_code, error_message,
           response_body, duration_ms, started_at, created_at)
        SELECT organization_id, id, attempt_count, http_status_code, attempt_error, response_body,
-         duration_ms, started_at, $12
+         duration_ms, started_at, ${at}::timestamptz
        FROM upd
        RETURNING webhook_delivery_id AS id`,
-        [
-          list((i) => i.claimed.id),
-          list((i) => i.claimed.leaseId),
-          list((i) => i.outcome.status),
-          list((i) => i.outcome.httpStatusCode),
-          col((i) => i.outcome.deliveryError),
-          col((i) => i.outcome.responseBody),
-          // Timestamps as ISO text: cheaper for the driver than formatting Dates in local time.
-          list((i) => i.outcome.nextRetryAt?.toISOString() ?? null),
-          list((i) => i.outcome.deliveredAt?.toISOString() ?? null),
-          col((i) => i.outcome.attemptError),
-          list((i) => i.durationMs),
-          list((i) => i.startedAt.toISOString()),
-          now.toISOString(),
-        ],
       ),
     );
     return new Set(rows.map((r) => r.id));
@@ -591,13 +561,13 @@ export class WebhookDeliveryRepository {
 
   /** Extends a lease still held (its holder waited for a request slot). */
   async renewLease(claimed: ClaimedDelivery, now: Date): Promise<boolean> {
-    const rows = await returning<{ id: string }>(
+    const rows = await query<{ id: string }>(
       this.ds,
-      `UPDATE webhook_delivery_queue
-       SET locked_until = $3::timestamptz + make_interval(secs => $4 + ${LEASE_MARGIN_SECONDS})
-       WHERE delivery_id = $1 AND locked_by = $2
+      sql`UPDATE webhook_delivery_queue
+       SET locked_until = ${now}::timestamptz
+         + make_interval(secs => ${claimed.endpoint.timeoutSeconds}::int + ${LEASE_MARGIN_SECONDS}::int)
+       WHERE delivery_id = ${claimed.id}::uuid AND locked_by = ${claimed.leaseId}::uuid
        RETURNING delivery_id AS id`,
-      [claimed.id, claimed.leaseId, now, claimed.endpoint.timeoutSeconds],
     );
     return rows.length > 0;
   }
@@ -648,8 +618,12 @@ export class WebhookDeliveryRepository {
     return rows.map(toDeliveryRow);
   }
 
-  async get(organizationId: string, id: string): Promise<DeliveryRow | null> {
-    const rows: (Omit<DeliveryRow, 'payload'> & { data: string })[] = await this.ds.query(
+  async get(
+    organizationId: string,
+    id: string,
+    db: DataSource | EntityManager = this.ds,
+  ): Promise<DeliveryRow | null> {
+    const rows: (Omit<DeliveryRow, 'payload'> & { data: string })[] = await db.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );

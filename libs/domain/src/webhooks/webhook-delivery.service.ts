@@ -4,6 +4,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { isUuid } from '../common/ids';
+import { query, sql } from '../database/sql';
 import {
   InvalidStateError,
   ConflictError,
@@ -15,12 +17,11 @@ import {
   DeliveryCursor,
   DeliveryFilters,
   DeliveryRow,
-  returning,
   WebhookDeliveryRepository,
 } from './webhook-delivery.repository';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WEBHOOK_MESSAGES } from './webhook-event-types';
-import { WebhookEvents } from './webhook-events';
+import { Events } from '../events/events.service';
 
 export interface DeliveryListQuery extends DeliveryFilters {
   limit: number;
@@ -38,7 +39,6 @@ export interface DeliveryList {
   meta: { limit: number; hasMore: boolean; nextCursor: string | null };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CURSOR_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** Opaque to clients: base64url of the last row's position. */
@@ -48,7 +48,7 @@ export function encodeCursor(c: DeliveryCursor): string {
 
 export function decodeCursor(raw: string): DeliveryCursor {
   const [createdAt, id] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
-  if (!createdAt || !id || !CURSOR_TS.test(createdAt) || !UUID.test(id)) {
+  if (!createdAt || !id || !CURSOR_TS.test(createdAt) || !isUuid(id)) {
     throw ValidationFailedError.field('cursor', 'type', 'cursor is not valid');
   }
   return { createdAt, id };
@@ -60,7 +60,7 @@ export class WebhookDeliveryService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly endpoints: WebhookEndpointService,
-    private readonly events: WebhookEvents,
+    private readonly events: Events,
     private readonly clock: Clock,
   ) {}
 
@@ -121,38 +121,42 @@ export class WebhookDeliveryService {
           const reason = row.error_message ?? 'no attempt succeeded';
           // Off the queue unless an attempt is in flight (a live lease): that attempt's
           // outcome still stands when it is recorded, as it ends the delivery itself.
-          await returning(
+          await query(
             em,
-            `WITH unqueued AS (
+            sql`WITH unqueued AS (
                DELETE FROM webhook_delivery_queue
-               WHERE delivery_id = $1 AND (locked_until IS NULL OR locked_until < $3)
+               WHERE delivery_id = ${id}::uuid
+                 AND (locked_until IS NULL OR locked_until < ${now}::timestamptz)
              )
              UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL,
-               error_message = $2, updated_at = $3 WHERE id = $1`,
-            [id, WEBHOOK_MESSAGES.maxRetriesPrefix + reason, now],
+               error_message = ${WEBHOOK_MESSAGES.maxRetriesPrefix + reason},
+               updated_at = ${now}::timestamptz
+             WHERE id = ${id}::uuid`,
           );
         }
         return false;
       }
       // Back on the queue, due now; a lease held by an attempt in flight is kept (its outcome
       // stands, and the wake-up's claim skips the row until it is recorded).
-      await returning(
+      await query(
         em,
-        `WITH queued AS (
+        sql`WITH queued AS (
            INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
-           SELECT id, webhook_endpoint_id, $2 FROM webhook_deliveries WHERE id = $1
-           ON CONFLICT (delivery_id) DO UPDATE SET next_retry_at = NULL, queued_at = $2
+           SELECT id, webhook_endpoint_id, ${now}::timestamptz
+           FROM webhook_deliveries WHERE id = ${id}::uuid
+           ON CONFLICT (delivery_id) DO UPDATE
+             SET next_retry_at = NULL, queued_at = ${now}::timestamptz
          )
-         UPDATE webhook_deliveries SET status = 'pending', next_retry_at = NULL, updated_at = $2
-         WHERE id = $1`,
-        [id, now],
+         UPDATE webhook_deliveries
+         SET status = 'pending', next_retry_at = NULL, updated_at = ${now}::timestamptz
+         WHERE id = ${id}::uuid`,
       );
       return true;
     });
     // The answer is the delivery as the resend left it: read before waking the dispatchers,
     // which may have attempted it again within milliseconds.
     const view = await this.get(organizationId, id);
-    if (send) await this.events.enqueue([id]);
+    if (send) this.events.wakeFor([id]);
     return view;
   }
 
@@ -160,14 +164,18 @@ export class WebhookDeliveryService {
   async sendTest(organizationId: string, endpointId: string): Promise<DeliveryView> {
     const endpoint = await this.endpoints.find(organizationId, endpointId);
     if (!endpoint.isActive) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
-    const id = await this.events.storeForEndpoint(organizationId, endpointId, 'test.event', {
-      message: 'This is a test event',
-      webhookEndpointId: endpointId,
+    // 201 with the delivery as created: read in its own transaction, before any wake-up.
+    const view = await this.ds.transaction(async (em) => {
+      const id = await this.events.emitToEndpoint(em, organizationId, endpointId, {
+        type: 'test.event',
+        data: { message: 'This is a test event', webhookEndpointId: endpointId },
+      });
+      if (!id) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
+      const delivery = await this.deliveries.get(organizationId, id, em);
+      if (!delivery) throw new NotFoundError('Webhook delivery');
+      return { delivery, attempts: [] };
     });
-    if (!id) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
-    // 201 with the delivery as created, read before the dispatchers are woken.
-    const view = await this.get(organizationId, id);
-    await this.events.enqueue([id]);
+    this.events.wake();
     return view;
   }
 

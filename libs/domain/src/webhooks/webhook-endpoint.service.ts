@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { Page, PageRequest, pageOffset } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { query, sql } from '../database/sql';
 import {
   ConflictError,
   FieldError,
@@ -14,13 +15,8 @@ import {
 } from '../errors/domain-errors';
 import { Organization } from '../tenancy/organization.entity';
 import { WebhookCustomHeader, WebhookEndpoint } from './webhook-endpoint.entity';
-import {
-  isWebhookEventType,
-  WEBHOOK_DEFAULTS,
-  WEBHOOK_ENDPOINT_LIMITS,
-  WEBHOOK_MESSAGES,
-} from './webhook-event-types';
-import { returning } from './webhook-delivery.repository';
+import { isEventType } from '../events/event-types';
+import { WEBHOOK_DEFAULTS, WEBHOOK_ENDPOINT_LIMITS, WEBHOOK_MESSAGES } from './webhook-event-types';
 import { generateWebhookSecret } from './webhook-signature';
 import { DnsResolver } from '../dns/resolver';
 import { resolveTarget, TargetNotAllowedError } from '../dns/target';
@@ -194,11 +190,11 @@ export class WebhookEndpointService {
         [id, organizationId],
       );
       if (!found.length) throw new NotFoundError('Webhook endpoint');
-      const gone = await returning<{ id: string }>(
+      const gone = await query<{ id: string }>(
         em,
-        `DELETE FROM webhook_deliveries WHERE organization_id = $1 AND webhook_endpoint_id = $2
-         RETURNING id`,
-        [organizationId, id],
+        sql`DELETE FROM webhook_deliveries
+            WHERE organization_id = ${organizationId} AND webhook_endpoint_id = ${id}
+            RETURNING id`,
       );
       if (gone.length)
         await em.query(
@@ -292,7 +288,7 @@ export class WebhookEndpointService {
     if (!Array.isArray(events) || events.length === 0) {
       throw ValidationFailedError.field('events', 'required', WEBHOOK_MESSAGES.noEvents);
     }
-    const unknown = events.filter((e) => !isWebhookEventType(e));
+    const unknown = events.filter((e) => !isEventType(e));
     if (unknown.length) {
       throw ValidationFailedError.field(
         'events',

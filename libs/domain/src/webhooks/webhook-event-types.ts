@@ -1,27 +1,6 @@
-// The event names an endpoint can subscribe to (§10) and the plan limits on endpoints.
+// Webhook delivery statuses, the plan limits on endpoints, defaults and messages (§10). The
+// event types are the event path's (events/event-types.ts).
 import type { Plan } from '../tenancy/organization.entity';
-
-export const WEBHOOK_EVENT_TYPES = [
-  'email.sent',
-  'email.delivered',
-  'email.deferred',
-  'email.bounced',
-  'email.opened',
-  'email.clicked',
-  'email.complained',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'contact.unsubscribed',
-  'campaign.sent',
-  'push.token_invalidated',
-  'test.event',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export function isWebhookEventType(value: string): value is WebhookEventType {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
-}
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];

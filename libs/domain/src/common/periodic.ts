@@ -1,11 +1,19 @@
-// A task the worker runs on a timer rather than as a queue job (so it keeps running when Redis has
-// lost every job): every `ms`, never two runs at once, stopped at shutdown. A failed run is
-// logged and the next tick tries again.
+// The one periodic-task helper: a task run on a timer rather than as a queue job (so it keeps
+// running when Redis has lost every job), never two runs at once, stopped at shutdown. A failed
+// run is logged and the next tick tries again.
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+
+export interface PeriodicStart {
+  /** Also runs the task at once. */
+  now?: boolean;
+  /** A tick during a run asks for one more run right after it (`runAfter`) instead of joining it. */
+  catchUp?: boolean;
+}
 
 export class Periodic {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private next?: Promise<void>;
 
   constructor(
     private readonly name: string,
@@ -13,9 +21,9 @@ export class Periodic {
     private readonly task: () => Promise<unknown>,
   ) {}
 
-  /** Starts the timer; with `now`, also runs the task at once. */
-  start(ms: number, { now = false } = {}): void {
-    this.timer = setInterval(() => void this.run(), ms);
+  /** Starts the timer. */
+  start(ms: number, { now = false, catchUp = false }: PeriodicStart = {}): void {
+    this.timer = setInterval(() => void (catchUp ? this.runAfter() : this.run()), ms);
     this.timer.unref();
     if (now) void this.run();
   }
@@ -31,11 +39,25 @@ export class Periodic {
     return this.running;
   }
 
+  /**
+   * A run that starts once the one under way (if any) is over, for news that run may have
+   * missed; calls made meanwhile share it. Resolves when it is done.
+   */
+  runAfter(): Promise<void> {
+    if (!this.running) return this.run();
+    this.next ??= this.running.then(() => {
+      this.next = undefined;
+      return this.run();
+    });
+    return this.next;
+  }
+
   /** Stops the timer and waits for a run under way. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
+    await this.next;
   }
 }
 
