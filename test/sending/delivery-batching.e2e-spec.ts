@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { AttemptRecord, ClaimedMessage, MessageRepository, SendService } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
-import { basicEmail, dropMessagesOf, sendingEnv } from './support/sending';
+import { basicEmail, sendingEnv } from './support/sending';
 
 describe('MessageRepository: batched claims and run records', () => {
   let app: INestApplication;
@@ -23,7 +23,6 @@ describe('MessageRepository: batched claims and run records', () => {
     repo = app.get(MessageRepository);
   });
   afterAll(async () => {
-    await dropMessagesOf(app, [s.org.id]);
     await app.close();
   });
 

@@ -13,6 +13,7 @@ import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
 import { MAX_MESSAGE_BYTES, SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
 import { createTestApp } from '../support/app';
 import { createKey, createSession, Session } from '../support/session';
+import { waitFor } from '../support/wait-for';
 import { sendingEnv } from '../sending/support/sending';
 import { greetingMs, RawSmtp, Reply } from './support/raw-smtp';
 
@@ -215,11 +216,13 @@ describe('SMTP relay hardening', () => {
     /** The relay learns of a key change over Redis pub/sub: wait until its own lookup sees it. */
     async function relaySeesDead(value: string): Promise<void> {
       const credentials = relay.get(CredentialService);
-      const until = Date.now() + 5_000;
-      while ((await credentials.liveKey(value))?.scopes.includes('messages:send')) {
-        if (Date.now() > until) throw new Error('the relay still sees the key as live');
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitFor(
+        async () => !(await credentials.liveKey(value))?.scopes.includes('messages:send'),
+        {
+          what: 'the relay to see the key as dead',
+          timeoutMs: 5_000,
+        },
+      );
     }
 
     async function sendOne(c: RawSmtp): Promise<void> {

@@ -1,11 +1,11 @@
 // Helpers of the webhook e2e tests: a real node:http receiver on loopback and in-process workers.
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, AppConfig, JsonLogger, loadConfig } from '@app/domain';
+import { APP_CONFIG, AppConfig, loadConfig } from '@app/domain';
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { createTestApp } from '../support/app';
+import { createTestApp, testLogger } from '../support/app';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -103,22 +103,7 @@ export async function createWorker(config: AppConfig): Promise<INestApplication>
     .overrideProvider(APP_CONFIG)
     .useValue(config)
     .compile();
-  const app = moduleRef.createNestApplication({ logger: new JsonLogger('worker-test', 'warn') });
+  const app = moduleRef.createNestApplication({ logger: testLogger('worker-test') });
   await app.init();
   return app;
 }
-
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  { timeoutMs = 15_000, everyMs = 25, what = 'condition' } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

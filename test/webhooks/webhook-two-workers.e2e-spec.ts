@@ -3,7 +3,8 @@ import { WebhookDeliveryRepository, WebhookEvents } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { WebhookDispatcher } from '../../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { createSession, Session } from '../support/session';
-import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './webhook-support';
+import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
+import { waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 
@@ -22,12 +23,6 @@ describe('Webhook dispatch with two workers (e2e)', () => {
       webhookConcurrency: 20,
     });
     api = await createApiApp(config);
-    // Workers take whatever is due in the shared database: other files' leftovers would count as
-    // this file's attempts. Start from a quiet database (they are not this file's to deliver).
-    await api.get(DataSource).query(
-      `WITH unqueued AS (DELETE FROM webhook_delivery_queue)
-       UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL WHERE status = 'pending'`,
-    );
     workers = [await createWorker(config), await createWorker(config)];
     receiver = await new Receiver().start();
     ds = api.get(DataSource);
