@@ -33,10 +33,10 @@ import {
   loadConfig,
   runMigrations,
   signatureHeader,
+  WebhookDispatcher,
   WebhookEndpointService,
   WebhookEvents,
 } from '@app/domain';
-import { WebhookDispatcher } from '../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { backendsCpu, backendsCpuSince, median, processCpuMs } from './support/harness';
 

@@ -1,7 +1,6 @@
 import { INestApplication } from '@nestjs/common';
-import { WebhookDeliveryRepository, WebhookEvents } from '@app/domain';
+import { WebhookDeliveryRepository, WebhookDispatcher, WebhookEvents } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { WebhookDispatcher } from '../../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { createSession, Session } from '../support/session';
 import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './webhook-support';
 

@@ -1,12 +1,14 @@
-// Webhooks (§10): endpoints, deliveries and their attempts, and the producers' webhook events not
-// yet on the event path. The worker's dispatcher uses the repository's claim and finish statements.
+// Webhooks (§10): endpoints, deliveries and their attempts, their delivery (the dispatcher the
+// worker wakes and schedules), and the producers' webhook events not yet on the event path.
 import { Module } from '@nestjs/common';
 import { DnsModule } from '../dns/dns.module';
 import { EventsModule } from '../events/events.module';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookEvents } from './webhook-events';
+import { WebhookHttpClient } from './webhook-http.client';
 import { WebhookRetention } from './webhook-retention';
 
 @Module({
@@ -17,6 +19,8 @@ import { WebhookRetention } from './webhook-retention';
     WebhookDeliveryService,
     WebhookEvents,
     WebhookRetention,
+    WebhookHttpClient,
+    WebhookDispatcher,
   ],
   exports: [
     WebhookDeliveryRepository,
@@ -24,6 +28,7 @@ import { WebhookRetention } from './webhook-retention';
     WebhookDeliveryService,
     WebhookEvents,
     WebhookRetention,
+    WebhookDispatcher,
   ],
 })
 export class WebhooksModule {}

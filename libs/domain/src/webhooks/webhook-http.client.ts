@@ -2,19 +2,14 @@
 // 4 KB of the response kept, and every new connection pinned to an address the SSRF guard checked
 // (the name is resolved once, in the connector, and the socket opened to that very address).
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import type { AppConfig } from '@app/domain';
-import {
-  APP_CONFIG,
-  AttemptResult,
-  bareHost,
-  DnsResolver,
-  Lookup,
-  resolveTarget,
-  TargetNotAllowedError,
-  WEBHOOK_DEFAULTS,
-} from '@app/domain';
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { DnsResolver } from '../dns/resolver';
+import { bareHost, Lookup, resolveTarget, TargetNotAllowedError } from '../dns/target';
+import { WEBHOOK_DEFAULTS } from './webhook-event-types';
+import type { AttemptResult } from './webhook-retry-policy';
 
 export interface WebhookRequest {
   url: string;

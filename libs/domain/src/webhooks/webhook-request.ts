@@ -1,7 +1,8 @@
 // The request of one webhook attempt: the stored body with the built-in headers of §10 (signature
 // included) and the endpoint's own headers.
-import { ClaimedDelivery, signatureHeader, signingKey } from '@app/domain';
 import type { KeyObject } from 'node:crypto';
+import type { ClaimedDelivery } from './webhook-delivery.repository';
+import { signatureHeader, signingKey } from './webhook-signature';
 
 /**
  * Signing keys by secret: the deliveries of one endpoint share its decrypted secret, and a

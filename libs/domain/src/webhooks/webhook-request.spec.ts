@@ -1,4 +1,5 @@
-import { ClaimedDelivery, envelopeJson } from '@app/domain';
+import type { ClaimedDelivery } from './webhook-delivery.repository';
+import { envelopeJson } from './webhook-delivery.entity';
 import { requestHeaders } from './webhook-request';
 
 const ID = '3f0c1a52-8d7e-4a8e-9a0b-6f5f7b1c2d3e';

@@ -3,17 +3,17 @@
 // records attempts and outcomes of §10 in group-committed statements, at most
 // WEBHOOK_ENDPOINT_CONCURRENCY requests per endpoint (§16). The due-retry scan uses it too.
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { AppConfig } from '@app/domain';
-import {
-  APP_CONFIG,
-  ClaimedDelivery,
-  Clock,
-  LEASE_MARGIN_SECONDS,
-  WebhookDeliveryRepository,
-} from '@app/domain';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { EndpointGate } from './endpoint-gate';
 import { Batcher, once, Semaphore } from './flow-control';
 import { DispatchResult, WebhookAttempter } from './webhook-attempter';
+import {
+  ClaimedDelivery,
+  LEASE_MARGIN_SECONDS,
+  WebhookDeliveryRepository,
+} from './webhook-delivery.repository';
 import { WebhookHttpClient } from './webhook-http.client';
 
 /** Half the lease margin: a lease older than this when its slot frees up is renewed first. */

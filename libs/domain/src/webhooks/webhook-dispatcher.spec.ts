@@ -1,11 +1,11 @@
+import { SystemClock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
 import type {
-  AppConfig,
   ClaimedDelivery,
   FinishedAttempt,
   WebhookDeliveryRepository,
-} from '@app/domain';
-import { SystemClock } from '@app/domain';
-import { WebhookDispatcher } from './webhook-dispatcher.service';
+} from './webhook-delivery.repository';
+import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookHttpClient } from './webhook-http.client';
 
 function delivery(id: string): ClaimedDelivery {

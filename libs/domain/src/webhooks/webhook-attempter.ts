@@ -1,18 +1,18 @@
 // One webhook attempt (§10): the signed request sent, its outcome decided and recorded in
 // group-committed statements, each only while the delivery's lease is still held.
 import { Logger } from '@nestjs/common';
-import type { AppConfig } from '@app/domain';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { Batcher } from './flow-control';
 import {
   ClaimedDelivery,
-  Clock,
-  decideOutcome,
   FinishedAttempt,
-  WEBHOOK_MESSAGES,
   WebhookDeliveryRepository,
-} from '@app/domain';
-import { Batcher } from './flow-control';
+} from './webhook-delivery.repository';
+import { WEBHOOK_MESSAGES } from './webhook-event-types';
 import { WebhookHttpClient } from './webhook-http.client';
 import { requestHeaders } from './webhook-request';
+import { decideOutcome } from './webhook-retry-policy';
 
 export type DispatchResult = 'not_claimed' | 'attempted' | 'lease_lost' | 'endpoint_inactive';
 
