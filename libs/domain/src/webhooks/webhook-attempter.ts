@@ -2,8 +2,8 @@
 // group-committed statements, each only while the delivery's lease is still held.
 import { Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { MicroBatcher } from '../common/micro-batcher';
 import type { AppConfig } from '../config/app-config';
-import { Batcher } from './flow-control';
 import {
   ClaimedDelivery,
   FinishedAttempt,
@@ -38,7 +38,7 @@ export class WebhookAttempter {
    * while the previous one ran: a durable commit (a WAL flush) costs more than the rows it
    * carries, so fewer, larger statements leave the database more time for the rows.
    */
-  private readonly finishes: Batcher<FinishedAttempt, boolean>;
+  private readonly finishes: MicroBatcher<FinishedAttempt, boolean>;
 
   /** `more`: attempts claimed and not sent yet, whose outcomes will come soon. */
   constructor(
@@ -48,12 +48,13 @@ export class WebhookAttempter {
     private readonly config: AppConfig,
     more: () => boolean,
   ) {
-    this.finishes = new Batcher(
+    this.finishes = new MicroBatcher(
       async (items) => {
         this.recordStatements += 1;
         const kept = await this.deliveries.finishAttempts(items, this.clock.now());
         return items.map((i) => kept.has(i.claimed.id));
       },
+      null,
       RECORD_MAX_PER_SLOT * config.webhookConcurrency,
       1,
       {
@@ -99,7 +100,7 @@ export class WebhookAttempter {
       finishedAt,
       this.config.webhookRetryBaseMs,
     );
-    const kept = await this.finishes.submit({ claimed, outcome, startedAt, durationMs });
+    const kept = await this.finishes.push({ claimed, outcome, startedAt, durationMs });
     if (!kept) {
       this.logger.warn({
         msg: 'webhook lease lost before the attempt was recorded',

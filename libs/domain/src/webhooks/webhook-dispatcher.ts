@@ -7,7 +7,8 @@ import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { EndpointGate } from './endpoint-gate';
-import { Batcher, once, Semaphore } from './flow-control';
+import { MicroBatcher } from '../common/micro-batcher';
+import { once, Semaphore } from './flow-control';
 import { DispatchResult, WebhookAttempter } from './webhook-attempter';
 import {
   ClaimedDelivery,
@@ -63,7 +64,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
    */
   private readonly gate: EndpointGate<{ claimed: ClaimedDelivery; claimedAt: number }>;
   /** Leases handed back for deliveries left to their endpoint's backlog (group-committed). */
-  private readonly releases: Batcher<ClaimedDelivery, undefined>;
+  private readonly releases: MicroBatcher<ClaimedDelivery, undefined>;
   private releasing = 0;
   private lingerTimer?: NodeJS.Timeout;
   /** Deliveries announced by a wake-up and not claimed yet, in arrival order. */
@@ -93,10 +94,15 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     this.slots = new Semaphore(config.webhookConcurrency);
     const perEndpoint = Math.min(config.webhookEndpointConcurrency, config.webhookConcurrency);
     this.gate = new EndpointGate(perEndpoint, (AHEAD_PER_SLOT - 1) * perEndpoint);
-    this.releases = new Batcher(async (items) => {
-      await this.deliveries.releaseLeases(items);
-      return items.map(() => undefined);
-    }, CLAIM_BATCH);
+    this.releases = new MicroBatcher(
+      async (items) => {
+        await this.deliveries.releaseLeases(items);
+        return items.map(() => undefined);
+      },
+      null,
+      CLAIM_BATCH,
+      4,
+    );
     this.aheadMax = AHEAD_PER_SLOT * config.webhookConcurrency;
     this.recordingMax = RECORDING_PER_SLOT * config.webhookConcurrency;
     // Attempts claimed and not sent yet will submit outcomes soon.
@@ -250,7 +256,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private release(claimed: ClaimedDelivery): void {
     this.releasing += 1;
     this.releases
-      .submit(claimed)
+      .push(claimed)
       .catch((err: Error) =>
         // The lease expires by itself; the endpoint's claims or the scan take the row then.
         this.logger.warn({ msg: 'webhook lease not released', err: err.message }),
