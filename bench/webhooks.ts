@@ -6,7 +6,7 @@
 //   baseline  raw undici POSTs (keep-alive Agent), WEBHOOK_CONCURRENCY in flight
 //   ours      deliveries already stored and announced while the dispatcher was paused, from its
 //             resume until all are recorded as delivered in PostgreSQL
-//   ours-e2e  emit() (store + notify) and delivery together, from the first emit to the last record
+//   ours-e2e  Events.emit + wake and delivery together, from the first emit to the last record
 // Each round also prints the CPU time per request of this process, of the receiver and of this
 // database's PostgreSQL backends (Linux /proc), and the commits per request: on a machine shared
 // with other work the throughput swings with the load, the CPU per request much less.
@@ -29,13 +29,13 @@ import { Agent } from 'undici';
 import { DataSource } from 'typeorm';
 import {
   dataSourceOptions,
+  Events,
   JsonLogger,
   loadConfig,
   runMigrations,
   signatureHeader,
   WebhookDispatcher,
   WebhookEndpointService,
-  WebhookEvents,
 } from '@app/domain';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { backendsCpu, backendsCpuSince, median, processCpuMs } from './support/harness';
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   });
   const ds = ctx.get(DataSource);
   const dispatcher = ctx.get(WebhookDispatcher, { strict: false });
-  const events = ctx.get(WebhookEvents, { strict: false });
+  const events = ctx.get(Events, { strict: false });
   const endpoints = ctx.get(WebhookEndpointService, { strict: false });
 
   const [org] = await ds.query(
@@ -208,7 +208,11 @@ async function main(): Promise<void> {
     pool(
       Array.from({ length: count }, (_, i) => i),
       concurrency,
-      (i) => events.emit(org.id, 'contact.created', data(i)),
+      async (i) => {
+        // One event per change, as a producer raises it: stored, then the dispatcher woken.
+        await events.emit(ds.manager, org.id, [{ type: 'contact.created', data: data(i) }]);
+        events.wake();
+      },
     );
 
   // This machine's PostgreSQL may run without autovacuum: start each run from a vacuumed table.

@@ -2,12 +2,12 @@
 // never answers cannot hold every request slot of a worker, and its own deliveries wait without a
 // slot, are not lost and go once it answers again.
 import { INestApplication } from '@nestjs/common';
-import { WebhookEvents } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
 import {
   createApiApp,
   createWorker,
+  emitEvent,
   Receiver,
   sleep,
   testConfig,
@@ -24,7 +24,6 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
   let hanging: Receiver;
   let healthy: Receiver;
   let ds: DataSource;
-  let events: WebhookEvents;
 
   beforeAll(async () => {
     const config = testConfig('endpoint-concurrency', {
@@ -44,7 +43,6 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
     hanging = await new Receiver().start();
     hanging.behaviour = () => 'hang';
     healthy = await new Receiver().start();
-    events = api.get(WebhookEvents);
   });
   afterAll(async () => {
     await hanging.stop();
@@ -69,7 +67,7 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
     // More events than the worker has request slots, to an endpoint that never answers.
     const aIds: string[] = [];
     for (let i = 0; i < SLOTS + 20; i++)
-      aIds.push(...(await events.emit(a.org.id, 'contact.created', { i })));
+      aIds.push(...(await emitEvent(api, a.org.id, 'contact.created', { i })));
     await waitFor(() => hanging.open >= PER_ENDPOINT, { what: 'the endpoint cap to fill' });
     // The worker had every delivery claimed by now; room for a request beyond the cap would show.
     await sleep(200);
@@ -79,7 +77,7 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
     const sentAt = new Map<string, number>();
     const emitB = async (n: number) => {
       const at = Date.now();
-      for (const id of await events.emit(b.org.id, 'contact.created', { n })) sentAt.set(id, at);
+      for (const id of await emitEvent(api, b.org.id, 'contact.created', { n })) sentAt.set(id, at);
     };
     for (let n = 0; n < 5; n++) {
       await emitB(n);

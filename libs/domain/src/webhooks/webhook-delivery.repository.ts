@@ -212,46 +212,10 @@ export class WebhookDeliveryRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Stores one pending delivery per active endpoint of the organization subscribed to `type`, in
-   * one statement. With a `channel`, the same statement wakes the dispatchers (NOTIFY with the
-   * new ids), sent when the transaction commits and never for a rolled-back one: for a producer's
-   * own transaction. Without, wake them after the commit (`Events.wakeFor`): PostgreSQL
-   * serialises the commits of notifying transactions, so concurrent emits share one notifying
-   * statement instead.
-   */
-  async insertForEvent(
-    em: EntityManager | DataSource,
-    organizationId: string,
-    type: string,
-    data: unknown,
-    at: Date,
-    channel: string | null,
-  ): Promise<string[]> {
-    // One encryption per event, shared by its deliveries.
-    const params: unknown[] = [
-      organizationId,
-      type,
-      fieldCipher().encrypt(JSON.stringify(data ?? null)),
-      at,
-    ];
-    return this.insertNotifying(
-      em,
-      `INSERT INTO webhook_deliveries
-         (id, organization_id, webhook_endpoint_id, type, data, occurred_at, status,
-          attempt_count, created_at, updated_at)
-       SELECT gen_random_uuid(), $1, e.id, $2, $3, $4, 'pending', 0, $4, $4
-       FROM webhook_endpoints e
-       WHERE e.organization_id = $1 AND e.is_active AND $2 = ANY(e.events)
-       RETURNING id, webhook_endpoint_id, created_at`,
-      params,
-      channel,
-    );
-  }
-
-  /**
    * Several events at once (one producer's transaction raising many): one statement stores a
    * delivery per event and active endpoint of its organization subscribed to its type, in the
-   * order of `events`. `channel` as for `insertForEvent`.
+   * order of `events`. With a `channel` (a producer's own transaction), the same statement wakes
+   * the dispatchers (NOTIFY of the new ids), sent when the transaction commits.
    */
   async insertForEvents(
     em: EntityManager | DataSource,

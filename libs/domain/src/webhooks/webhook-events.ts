@@ -9,7 +9,7 @@ import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { EventType, isEventType } from '../events/event-types';
-import { Events, webhookWakeChannel } from '../events/events.service';
+import { webhookWakeChannel } from '../events/events.service';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository';
 
 /** One event of `emitManyWithin`. */
@@ -29,7 +29,6 @@ export class WebhookEvents {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly deliveries: WebhookDeliveryRepository,
-    private readonly events: Events,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -37,35 +36,11 @@ export class WebhookEvents {
   }
 
   /**
-   * Raises an event: one delivery per active endpoint of the organization subscribed to `type`
-   * (an inactive endpoint gets none, now or after reactivation), stored in one statement, then
-   * announced to the dispatchers. Returns the delivery ids. `data` must be JSON-serialisable and
-   * carry no secrets.
+   * Stores several events in the producer's transaction (e.g. one per recipient), in one
+   * statement whose NOTIFY wakes the dispatchers when that transaction commits. An event without
+   * `occurredAt` happened now.
    */
-  async emit(organizationId: string, type: EventType, data: unknown): Promise<string[]> {
-    const ids = await this.store(this.ds, organizationId, type, data, false);
-    this.events.wakeFor(ids);
-    return ids;
-  }
-
-  /**
-   * For a producer that raises the event inside its own transaction: stores the deliveries with
-   * `manager` and returns their ids. The dispatchers are woken when that transaction commits
-   * (NOTIFY is transactional).
-   */
-  async emitWithin(
-    manager: EntityManager,
-    organizationId: string,
-    type: EventType,
-    data: unknown,
-  ): Promise<string[]> {
-    return this.store(manager, organizationId, type, data, true);
-  }
-
-  /**
-   * `emitWithin` for several events of one transaction (e.g. one per recipient), in one
-   * statement. An event without `occurredAt` happened now.
-   */
+  // removed once messaging/contacts use Events
   async emitManyWithin(manager: EntityManager, events: WebhookEvent[]): Promise<string[]> {
     if (!events.length) return [];
     const now = this.clock.now();
@@ -84,6 +59,7 @@ export class WebhookEvents {
    * `emitManyWithin` on its own: one statement stores every event's deliveries and, when it
    * commits, wakes the dispatchers.
    */
+  // removed once messaging/contacts use Events
   async emitMany(events: WebhookEvent[]): Promise<string[]> {
     return this.emitManyWithin(this.ds.manager, events);
   }
@@ -93,6 +69,7 @@ export class WebhookEvents {
    * `WebhookDeliveryRepository.eventsStatement`): the same deliveries, stored and announced
    * exactly when that statement commits.
    */
+  // removed once messaging/contacts use Events
   manyWithinStatement(
     events: WebhookEvent[],
     params: unknown[],
@@ -108,24 +85,6 @@ export class WebhookEvents {
       this.channel,
       params,
       when,
-    );
-  }
-
-  private async store(
-    db: EntityManager | DataSource,
-    organizationId: string,
-    type: EventType,
-    data: unknown,
-    notifyOnCommit: boolean,
-  ): Promise<string[]> {
-    if (!isEventType(type)) throw new Error(`Unknown event type: ${type}`);
-    return this.deliveries.insertForEvent(
-      db,
-      organizationId,
-      type,
-      data,
-      this.clock.now(),
-      notifyOnCommit ? this.channel : null,
     );
   }
 }
