@@ -4,11 +4,8 @@ import { Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { MicroBatcher } from '../common/micro-batcher';
 import type { AppConfig } from '../config/app-config';
-import {
-  ClaimedDelivery,
-  FinishedAttempt,
-  WebhookDeliveryRepository,
-} from './webhook-delivery.repository';
+import { WebhookQueueRepository } from './webhook-queue.repository';
+import type { ClaimedDelivery, FinishedAttempt } from './webhook-queue.types';
 import { WEBHOOK_MESSAGES } from './webhook-event-types';
 import { WebhookHttpClient } from './webhook-http.client';
 import { requestHeaders } from './webhook-request';
@@ -42,7 +39,7 @@ export class WebhookAttempter {
 
   /** `more`: attempts claimed and not sent yet, whose outcomes will come soon. */
   constructor(
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: WebhookQueueRepository,
     private readonly http: WebhookHttpClient,
     private readonly clock: Clock,
     private readonly config: AppConfig,

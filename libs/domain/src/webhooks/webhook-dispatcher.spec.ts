@@ -1,10 +1,7 @@
 import { SystemClock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
-import type {
-  ClaimedDelivery,
-  FinishedAttempt,
-  WebhookDeliveryRepository,
-} from './webhook-delivery.repository';
+import type { WebhookQueueRepository } from './webhook-queue.repository';
+import type { ClaimedDelivery, FinishedAttempt } from './webhook-queue.types';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookHttpClient } from './webhook-http.client';
 
@@ -54,7 +51,7 @@ function harness() {
       for (const i of items) recorded.push(i.claimed.id);
       return new Set(items.map((i) => i.claimed.id));
     },
-  } as unknown as WebhookDeliveryRepository;
+  } as unknown as WebhookQueueRepository;
   const http = {
     send: async () => ({ kind: 'response', status: 200, body: 'ok' }),
   } as unknown as WebhookHttpClient;

@@ -10,11 +10,8 @@ import { EndpointGate } from './endpoint-gate';
 import { MicroBatcher } from '../common/micro-batcher';
 import { once, Semaphore } from './flow-control';
 import { DispatchResult, WebhookAttempter } from './webhook-attempter';
-import {
-  ClaimedDelivery,
-  LEASE_MARGIN_SECONDS,
-  WebhookDeliveryRepository,
-} from './webhook-delivery.repository';
+import { LEASE_MARGIN_SECONDS, WebhookQueueRepository } from './webhook-queue.repository';
+import type { ClaimedDelivery } from './webhook-queue.types';
 import { WebhookHttpClient } from './webhook-http.client';
 
 /** Half the lease margin: a lease older than this when its slot frees up is renewed first. */
@@ -86,7 +83,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private drained?: () => void;
 
   constructor(
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: WebhookQueueRepository,
     private readonly http: WebhookHttpClient,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

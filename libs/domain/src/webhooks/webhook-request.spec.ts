@@ -1,4 +1,4 @@
-import type { ClaimedDelivery } from './webhook-delivery.repository';
+import type { ClaimedDelivery } from './webhook-queue.types';
 import { envelopeJson } from './webhook-delivery.entity';
 import { requestHeaders } from './webhook-request';
 

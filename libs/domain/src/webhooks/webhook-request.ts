@@ -1,7 +1,7 @@
 // The request of one webhook attempt: the stored body with the built-in headers of §10 (signature
 // included) and the endpoint's own headers.
 import type { KeyObject } from 'node:crypto';
-import type { ClaimedDelivery } from './webhook-delivery.repository';
+import type { ClaimedDelivery } from './webhook-queue.types';
 import { signatureHeader, signingKey } from './webhook-signature';
 
 /**

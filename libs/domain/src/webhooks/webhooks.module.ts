@@ -3,18 +3,23 @@
 import { Module } from '@nestjs/common';
 import { DnsModule } from '../dns/dns.module';
 import { EventsModule } from '../events/events.module';
-import { WebhookDeliveryRepository } from './webhook-delivery.repository';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { WebhookDeliveryLogRepository } from './webhook-delivery-log.repository';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookEvents } from './webhook-events';
 import { WebhookHttpClient } from './webhook-http.client';
+import { WebhookQueueRepository } from './webhook-queue.repository';
 import { WebhookRetention } from './webhook-retention';
 
 @Module({
-  imports: [DnsModule, EventsModule],
+  imports: [DnsModule, EventsModule, TenancyModule],
   providers: [
-    WebhookDeliveryRepository,
+    WebhookQueueRepository,
+    WebhookDeliveryLogRepository,
+    WebhookEndpointRepository,
     WebhookEndpointService,
     WebhookDeliveryService,
     WebhookEvents,
@@ -23,7 +28,6 @@ import { WebhookRetention } from './webhook-retention';
     WebhookDispatcher,
   ],
   exports: [
-    WebhookDeliveryRepository,
     WebhookEndpointService,
     WebhookDeliveryService,
     WebhookEvents,
