@@ -26,10 +26,9 @@ const RECORD_LINGER_MS = 20;
 
 export class WebhookAttempter {
   private readonly logger = new Logger('WebhookDispatcher');
-  /** Attempts made, attempts whose outcome is recorded, and record statements run. */
+  /** Attempts made, and attempts whose outcome is recorded. */
   made = 0;
   recorded = 0;
-  recordStatements = 0;
   /**
    * Outcomes are recorded by one statement at a time, each taking every attempt that finished
    * while the previous one ran: a durable commit (a WAL flush) costs more than the rows it
@@ -47,7 +46,6 @@ export class WebhookAttempter {
   ) {
     this.finishes = new MicroBatcher(
       async (items) => {
-        this.recordStatements += 1;
         const kept = await this.deliveries.finishAttempts(items, this.clock.now());
         return items.map((i) => kept.has(i.claimed.id));
       },

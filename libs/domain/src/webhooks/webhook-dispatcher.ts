@@ -49,7 +49,6 @@ const ENDPOINT_WAIT_MS = 1000;
 @Injectable()
 export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
-  private claimStatements = 0;
   /** Sends one claimed delivery and records its outcome. */
   private readonly attempter: WebhookAttempter;
   /** Request slots (WEBHOOK_CONCURRENCY), shared by woken deliveries and the retry scan. */
@@ -116,11 +115,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     return this.attempter.recorded;
   }
 
-  /** Claim and record statements run by the pump and the recorder (exposed for the bench). */
-  get statements(): { claims: number; records: number } {
-    return { claims: this.claimStatements, records: this.attempter.recordStatements };
-  }
-
   /** Woken deliveries not claimed yet (exposed for metrics). */
   get backlog(): number {
     return this.woken.size;
@@ -185,7 +179,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       }
       this.claimsInFlight += 1;
       this.claiming += batch.length;
-      this.claimStatements += 1;
       // Deliveries of a backlogged endpoint stay in the queue table: its own claims take them,
       // oldest first, as it has room.
       const excluded = this.gate.backlogged();
@@ -271,7 +264,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     if (this.paused) return;
     for (const { endpointId, room } of this.gate.toFeed(only)) {
       this.claiming += room;
-      this.claimStatements += 1;
       this.deliveries.claimForEndpoint(endpointId, room, this.clock.now()).then(
         (claimed) => {
           this.claiming -= room;
