@@ -1,9 +1,18 @@
+// Webhook delivery end to end: signature, headers, outcomes, retries, resend, the queue, the log.
 import { INestApplication } from '@nestjs/common';
-import { WebhookDeliveryRepository, WebhookEvents } from '@app/domain';
+import { Events } from '@app/domain';
 import { createHmac } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { client, createKey, createSession, Session } from '../support/session';
-import { createApiApp, createWorker, Receiver, Received, testConfig } from './webhook-support';
+import {
+  createApiApp,
+  createWorker,
+  emitEvent,
+  Receiver,
+  Received,
+  storedIn,
+  testConfig,
+} from './webhook-support';
 import { holdsFor, waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
@@ -26,7 +35,6 @@ describe('Webhook delivery (e2e)', () => {
   let receiver: Receiver;
   let s: Session;
   let ds: DataSource;
-  let events: WebhookEvents;
 
   beforeAll(async () => {
     const config = testConfig('delivery', {
@@ -38,7 +46,6 @@ describe('Webhook delivery (e2e)', () => {
     worker = await createWorker(config);
     receiver = await new Receiver().start();
     ds = api.get(DataSource);
-    events = api.get(WebhookEvents);
     s = await createSession(api, { plan: 'enterprise' });
   });
   afterAll(async () => {
@@ -375,7 +382,7 @@ describe('Webhook delivery (e2e)', () => {
     it('events while inactive are neither stored nor sent after reactivation', async () => {
       const ep = await endpoint({ events: ['contact.updated'] });
       await s.http.patch(`${ENDPOINTS}/${ep.id}`, { isActive: false }).expect(200);
-      const stored = await events.emit(s.org.id, 'contact.updated', { contactId: 'c-inactive' });
+      const stored = await emitEvent(api, s.org.id, 'contact.updated', { contactId: 'c-inactive' });
       expect(stored).toEqual([]);
       await s.http.post(`${ENDPOINTS}/${ep.id}/test`).expect(409);
       await s.http.patch(`${ENDPOINTS}/${ep.id}`, { isActive: true }).expect(200);
@@ -390,7 +397,7 @@ describe('Webhook delivery (e2e)', () => {
       expect(count).toBe(0);
       expect(receiver.requests.filter((r) => r.body.includes('c-inactive'))).toHaveLength(0);
       // Active again: the next event is stored and sent.
-      const [id] = await events.emit(s.org.id, 'contact.updated', { contactId: 'c-active' });
+      const [id] = await emitEvent(api, s.org.id, 'contact.updated', { contactId: 'c-active' });
       expect((await settled(id)).status).toBe('delivered');
       // The event data is encrypted at rest; the request carried it in clear.
       const [row] = await ds.query(`SELECT data FROM webhook_deliveries WHERE id = $1`, [id]);
@@ -411,7 +418,7 @@ describe('Webhook delivery (e2e)', () => {
       const b = await mk(['contact.deleted']);
       await mk(['contact.created']);
       await mk(['contact.deleted'], false);
-      const ids = await events.emit(org.org.id, 'contact.deleted', { contactId: 'x' });
+      const ids = await emitEvent(api, org.org.id, 'contact.deleted', { contactId: 'x' });
       expect(ids).toHaveLength(2);
       const rows = await ds.query(
         `SELECT webhook_endpoint_id FROM webhook_deliveries WHERE id = ANY($1)`,
@@ -433,7 +440,7 @@ describe('Webhook delivery (e2e)', () => {
       receiver.behaviour = () => 'destroy';
       const own = await createSession(api);
       const ep = await endpoint({ events: ['contact.created'] }, own);
-      const [id] = await events.emit(own.org.id, 'contact.created', { contactId: 'c1' });
+      const [id] = await emitEvent(api, own.org.id, 'contact.created', { contactId: 'c1' });
       await waitFor(async () => (await delivery(id)).attemptCount === 1);
       await own.http.patch(`${ENDPOINTS}/${ep.id}`, { isActive: false }).expect(200);
       const d = await settled(id);
@@ -447,17 +454,14 @@ describe('Webhook delivery (e2e)', () => {
     it('recovers a stored delivery whose wake-up was lost (scan after the grace period)', async () => {
       const own = await createSession(api);
       const ep = await endpoint({ events: ['contact.created'] }, own);
-      // Stored as emit() stores it, but announced on a channel no dispatcher listens to.
-      const ids = await api
-        .get(WebhookDeliveryRepository)
-        .insertForEvent(
-          ds,
-          own.org.id,
-          'contact.created',
-          { contactId: 'lost-wake-up' },
-          new Date(),
-          'webhooks_nobody_listens',
-        );
+      // Stored as a producer stores it, but the dispatchers are never woken.
+      const ids = await emitEvent(
+        api,
+        own.org.id,
+        'contact.created',
+        { contactId: 'lost-wake-up' },
+        { wake: false },
+      );
       expect(ids).toHaveLength(1);
       await holdsFor(async () => expect((await delivery(ids[0])).status).toBe('pending'), {
         forMs: SCAN_MS * 4,
@@ -475,14 +479,19 @@ describe('Webhook delivery (e2e)', () => {
     it('wakes the dispatcher when a producer transaction commits, not before', async () => {
       const own = await createSession(api);
       await endpoint({ events: ['contact.created'] }, own);
+      const events = api.get(Events);
       let ids: string[] = [];
       await ds.transaction(async (em) => {
-        ids = await events.emitWithin(em, own.org.id, 'contact.created', { contactId: 'tx' });
+        await events.emit(em, own.org.id, [{ type: 'contact.created', data: { contactId: 'tx' } }]);
+        ids = await storedIn(em, own.org.id);
+        // A wake-up while the transaction is open announces nothing of it.
+        events.wake();
         await holdsFor(() => expect(receiver.forDelivery(ids[0])).toEqual([]), {
           forMs: SCAN_MS * 2,
         });
       });
       // The scan leaves rows younger than 30 s to wake-ups: one sent sooner was woken.
+      events.wake();
       await waitFor(() => receiver.forDelivery(ids[0]).length === 1, {
         what: 'the woken delivery',
         timeoutMs: 15_000,
@@ -514,8 +523,8 @@ describe('Webhook delivery (e2e)', () => {
           .expect(201)
       ).body.data.id;
       for (let i = 0; i < 3; i++) {
-        all.push(...(await events.emit(org.org.id, 'contact.created', { i })));
-        all.push(...(await events.emit(org.org.id, 'contact.deleted', { i })));
+        all.push(...(await emitEvent(api, org.org.id, 'contact.created', { i })));
+        all.push(...(await emitEvent(api, org.org.id, 'contact.deleted', { i })));
       }
       await waitFor(async () => {
         const [{ n }] = await ds.query(

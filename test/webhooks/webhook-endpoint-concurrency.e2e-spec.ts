@@ -2,10 +2,9 @@
 // never answers cannot hold every request slot of a worker, and its own deliveries wait without a
 // slot, are not lost and go once it answers again.
 import { INestApplication } from '@nestjs/common';
-import { WebhookEvents } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
-import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
+import { createApiApp, createWorker, emitEvent, Receiver, testConfig } from './webhook-support';
 import { holdsFor, waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
@@ -18,7 +17,6 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
   let hanging: Receiver;
   let healthy: Receiver;
   let ds: DataSource;
-  let events: WebhookEvents;
 
   beforeAll(async () => {
     const config = testConfig('endpoint-concurrency', {
@@ -32,7 +30,6 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
     hanging = await new Receiver().start();
     hanging.behaviour = () => 'hang';
     healthy = await new Receiver().start();
-    events = api.get(WebhookEvents);
   });
   afterAll(async () => {
     await hanging.stop();
@@ -57,7 +54,7 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
     // More events than the worker has request slots, to an endpoint that never answers.
     const aIds: string[] = [];
     for (let i = 0; i < SLOTS + 20; i++)
-      aIds.push(...(await events.emit(a.org.id, 'contact.created', { i })));
+      aIds.push(...(await emitEvent(api, a.org.id, 'contact.created', { i })));
     await waitFor(() => hanging.open >= PER_ENDPOINT, { what: 'the endpoint cap to fill' });
     // The worker had every delivery claimed by now; room for a request beyond the cap would show.
     await holdsFor(() => expect(hanging.open).toBe(PER_ENDPOINT));
@@ -66,7 +63,7 @@ describe('Webhook requests in flight per endpoint (e2e)', () => {
     // still hangs: none waits for A's slots.
     const bIds: string[] = [];
     const emitB = async (n: number) => {
-      const ids = await events.emit(b.org.id, 'contact.created', { n });
+      const ids = await emitEvent(api, b.org.id, 'contact.created', { n });
       bIds.push(...ids);
       return ids;
     };

@@ -1,9 +1,10 @@
 // Helpers of the webhook e2e tests: a real node:http receiver on loopback and in-process workers.
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, AppConfig, loadConfig } from '@app/domain';
+import { APP_CONFIG, AppConfig, Events, EventType, loadConfig } from '@app/domain';
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
 import { createTestApp, testLogger } from '../support/app';
 
@@ -106,4 +107,39 @@ export async function createWorker(config: AppConfig): Promise<INestApplication>
   const app = moduleRef.createNestApplication({ logger: testLogger('worker-test') });
   await app.init();
   return app;
+}
+
+/**
+ * Raises one event as a producer does (`Events.emit` in its transaction, `wake` after the commit)
+ * and answers the ids of the deliveries it stored: the rows that transaction wrote. With
+ * `wake: false` the dispatchers are not told, as if the wake-up were lost.
+ */
+export async function emitEvent(
+  app: INestApplication,
+  organizationId: string,
+  type: EventType,
+  data: unknown,
+  { wake = true } = {},
+): Promise<string[]> {
+  const events = app.get(Events);
+  const ids = await app.get(DataSource).transaction(async (em) => {
+    await events.emit(em, organizationId, [{ type, data }]);
+    return storedIn(em, organizationId);
+  });
+  if (wake) events.wake();
+  return ids;
+}
+
+/** The deliveries of the organization written by the transaction of `em`, in endpoint order. */
+export async function storedIn(
+  em: { query: (q: string, p: unknown[]) => Promise<{ id: string }[]> },
+  organizationId: string,
+): Promise<string[]> {
+  const rows = await em.query(
+    `SELECT id FROM webhook_deliveries
+      WHERE organization_id = $1 AND xmin = pg_current_xact_id()::xid
+      ORDER BY webhook_endpoint_id`,
+    [organizationId],
+  );
+  return rows.map((r) => r.id);
 }

@@ -1,6 +1,8 @@
-import { DnsResolver, loadConfig } from '@app/domain';
+// The HTTP client of attempts: pinned addresses, the private-target guard, deadline, body prefix.
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../config/app-config';
+import { DnsResolver } from '../dns/resolver';
 import { WebhookHttpClient } from './webhook-http.client';
 
 describe(WebhookHttpClient.name, () => {

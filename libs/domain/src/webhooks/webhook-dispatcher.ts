@@ -3,17 +3,15 @@
 // records attempts and outcomes of §10 in group-committed statements, at most
 // WEBHOOK_ENDPOINT_CONCURRENCY requests per endpoint (§16). The due-retry scan uses it too.
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { AppConfig } from '@app/domain';
-import {
-  APP_CONFIG,
-  ClaimedDelivery,
-  Clock,
-  LEASE_MARGIN_SECONDS,
-  WebhookDeliveryRepository,
-} from '@app/domain';
+import { Clock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { EndpointGate } from './endpoint-gate';
-import { Batcher, once, Semaphore } from './flow-control';
+import { MicroBatcher } from '../common/micro-batcher';
+import { once, Semaphore } from './flow-control';
 import { DispatchResult, WebhookAttempter } from './webhook-attempter';
+import { LEASE_MARGIN_SECONDS, WebhookQueueRepository } from './webhook-queue.repository';
+import type { ClaimedDelivery } from './webhook-queue.types';
 import { WebhookHttpClient } from './webhook-http.client';
 
 /** Half the lease margin: a lease older than this when its slot frees up is renewed first. */
@@ -28,9 +26,7 @@ const CLAIM_BATCH = 300;
 const AHEAD_PER_SLOT = 8;
 /**
  * A claim waits until it can take this many per slot (or every woken id): a claim statement
- * costs the database about as much as a hundred claimed rows, so small claims are wasteful
- * (the bench's claims of 115–145 rows became 200–230 going from 2 to 4 with 8 ahead, and
- * PostgreSQL's CPU per delivery fell by about a fifth).
+ * costs the database about as much as a hundred claimed rows, so small claims are wasteful.
  */
 const CLAIM_MIN_PER_SLOT = 4;
 /**
@@ -51,7 +47,6 @@ const ENDPOINT_WAIT_MS = 1000;
 @Injectable()
 export class WebhookDispatcher implements OnApplicationShutdown {
   private readonly logger = new Logger(WebhookDispatcher.name);
-  private claimStatements = 0;
   /** Sends one claimed delivery and records its outcome. */
   private readonly attempter: WebhookAttempter;
   /** Request slots (WEBHOOK_CONCURRENCY), shared by woken deliveries and the retry scan. */
@@ -63,7 +58,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
    */
   private readonly gate: EndpointGate<{ claimed: ClaimedDelivery; claimedAt: number }>;
   /** Leases handed back for deliveries left to their endpoint's backlog (group-committed). */
-  private readonly releases: Batcher<ClaimedDelivery, undefined>;
+  private readonly releases: MicroBatcher<ClaimedDelivery, undefined>;
   private releasing = 0;
   private lingerTimer?: NodeJS.Timeout;
   /** Deliveries announced by a wake-up and not claimed yet, in arrival order. */
@@ -85,7 +80,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private drained?: () => void;
 
   constructor(
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly deliveries: WebhookQueueRepository,
     private readonly http: WebhookHttpClient,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -93,10 +88,15 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     this.slots = new Semaphore(config.webhookConcurrency);
     const perEndpoint = Math.min(config.webhookEndpointConcurrency, config.webhookConcurrency);
     this.gate = new EndpointGate(perEndpoint, (AHEAD_PER_SLOT - 1) * perEndpoint);
-    this.releases = new Batcher(async (items) => {
-      await this.deliveries.releaseLeases(items);
-      return items.map(() => undefined);
-    }, CLAIM_BATCH);
+    this.releases = new MicroBatcher(
+      async (items) => {
+        await this.deliveries.releaseLeases(items);
+        return items.map(() => undefined);
+      },
+      null,
+      CLAIM_BATCH,
+      4,
+    );
     this.aheadMax = AHEAD_PER_SLOT * config.webhookConcurrency;
     this.recordingMax = RECORDING_PER_SLOT * config.webhookConcurrency;
     // Attempts claimed and not sent yet will submit outcomes soon.
@@ -111,11 +111,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   /** Attempts of this process whose outcome is recorded (exposed for metrics). */
   get attemptsRecorded(): number {
     return this.attempter.recorded;
-  }
-
-  /** Claim and record statements run by the pump and the recorder (exposed for the bench). */
-  get statements(): { claims: number; records: number } {
-    return { claims: this.claimStatements, records: this.attempter.recordStatements };
   }
 
   /** Woken deliveries not claimed yet (exposed for metrics). */
@@ -182,7 +177,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
       }
       this.claimsInFlight += 1;
       this.claiming += batch.length;
-      this.claimStatements += 1;
       // Deliveries of a backlogged endpoint stay in the queue table: its own claims take them,
       // oldest first, as it has room.
       const excluded = this.gate.backlogged();
@@ -250,7 +244,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private release(claimed: ClaimedDelivery): void {
     this.releasing += 1;
     this.releases
-      .submit(claimed)
+      .push(claimed)
       .catch((err: Error) =>
         // The lease expires by itself; the endpoint's claims or the scan take the row then.
         this.logger.warn({ msg: 'webhook lease not released', err: err.message }),
@@ -268,7 +262,6 @@ export class WebhookDispatcher implements OnApplicationShutdown {
     if (this.paused) return;
     for (const { endpointId, room } of this.gate.toFeed(only)) {
       this.claiming += room;
-      this.claimStatements += 1;
       this.deliveries.claimForEndpoint(endpointId, room, this.clock.now()).then(
         (claimed) => {
           this.claiming -= room;

@@ -2,19 +2,14 @@
 // 4 KB of the response kept, and every new connection pinned to an address the SSRF guard checked
 // (the name is resolved once, in the connector, and the socket opened to that very address).
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import type { AppConfig } from '@app/domain';
-import {
-  APP_CONFIG,
-  AttemptResult,
-  bareHost,
-  DnsResolver,
-  Lookup,
-  resolveTarget,
-  TargetNotAllowedError,
-  WEBHOOK_DEFAULTS,
-} from '@app/domain';
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { DnsResolver } from '../dns/resolver';
+import { bareHost, Lookup, resolveTarget, TargetNotAllowedError } from '../dns/target';
+import { WEBHOOK_DEFAULTS } from './webhook-event-types';
+import type { AttemptResult } from './webhook-retry-policy';
 
 export interface WebhookRequest {
   url: string;
@@ -82,19 +77,6 @@ export function describeFailure(err: unknown, timedOut: boolean, timeoutMs: numb
 /** Raised into a request our own deadline ended; the attempt is already resolved by then. */
 class DeadlineError extends Error {}
 
-/** Origin and path of an endpoint URL, parsed once per URL. */
-const targets = new Map<string, { origin: string; path: string }>();
-function targetOf(url: string): { origin: string; path: string } {
-  let t = targets.get(url);
-  if (!t) {
-    const u = new URL(url);
-    t = { origin: u.origin, path: u.pathname + u.search };
-    if (targets.size >= 1000) targets.clear();
-    targets.set(url, t);
-  }
-  return t;
-}
-
 @Injectable()
 export class WebhookHttpClient implements OnModuleDestroy {
   private readonly agent: Agent;
@@ -118,7 +100,7 @@ export class WebhookHttpClient implements OnModuleDestroy {
    * thousands of attempts per second.
    */
   send(req: WebhookRequest): Promise<AttemptResult> {
-    const { origin, path } = targetOf(req.url);
+    const url = new URL(req.url);
     return new Promise<AttemptResult>((resolve) => {
       let settled = false;
       let status = 0;
@@ -151,8 +133,8 @@ export class WebhookHttpClient implements OnModuleDestroy {
       }, req.timeoutMs);
       this.agent.dispatch(
         {
-          origin,
-          path,
+          origin: url.origin,
+          path: url.pathname + url.search,
           method: 'POST',
           headers: req.headers,
           body: req.body,

@@ -1,11 +1,9 @@
-import type {
-  AppConfig,
-  ClaimedDelivery,
-  FinishedAttempt,
-  WebhookDeliveryRepository,
-} from '@app/domain';
-import { SystemClock } from '@app/domain';
-import { WebhookDispatcher } from './webhook-dispatcher.service';
+// The dispatcher's pump: claim sizes, claims in flight, every woken id attempted once, shutdown.
+import { SystemClock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import type { WebhookQueueRepository } from './webhook-queue.repository';
+import type { ClaimedDelivery, FinishedAttempt } from './webhook-queue.types';
+import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookHttpClient } from './webhook-http.client';
 
 function delivery(id: string): ClaimedDelivery {
@@ -54,7 +52,7 @@ function harness() {
       for (const i of items) recorded.push(i.claimed.id);
       return new Set(items.map((i) => i.claimed.id));
     },
-  } as unknown as WebhookDeliveryRepository;
+  } as unknown as WebhookQueueRepository;
   const http = {
     send: async () => ({ kind: 'response', status: 200, body: 'ok' }),
   } as unknown as WebhookHttpClient;

@@ -1,4 +1,6 @@
-import { ClaimedDelivery, envelopeJson } from '@app/domain';
+// An attempt's request: the envelope body and the headers, custom ones last.
+import type { ClaimedDelivery } from './webhook-queue.types';
+import { envelopeJson } from './webhook-delivery.entity';
 import { requestHeaders } from './webhook-request';
 
 const ID = '3f0c1a52-8d7e-4a8e-9a0b-6f5f7b1c2d3e';
