@@ -6,12 +6,21 @@ import { SegmentsModule } from '../segments/segments.module';
 import { EventsModule } from '../events/events.module';
 import { CampaignAudience } from './campaign-audience';
 import { CampaignFanoutService } from './campaign-fanout.service';
+import { CampaignRepository } from './campaign.repository';
 import { CampaignService } from './campaign.service';
+import { ConversionRepository } from './conversion.repository';
 import { ConversionService } from './conversion.service';
 
 @Module({
   imports: [SegmentsModule, MessagingModule, EventsModule],
-  providers: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
+  providers: [
+    CampaignRepository,
+    ConversionRepository,
+    CampaignService,
+    CampaignAudience,
+    ConversionService,
+    CampaignFanoutService,
+  ],
   exports: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
 })
 export class CampaignsModule {}
