@@ -1,5 +1,4 @@
-// Who a campaign reaches: the subscribed members of its list, or the members of its segment, each
-// with one email address (the primary one), materialised into its recipients.
+// Who a campaign reaches (a list's subscribers or a segment's members), materialised.
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { NotFoundError } from '../errors/domain-errors';
@@ -46,12 +45,10 @@ export class CampaignAudience {
     now: Date,
     em: EntityManager,
   ): Promise<number> {
-    if (target.listId) {
-      await this.campaigns.addListRecipients(organizationId, campaignId, target.listId, now, em);
-    } else {
-      const selection = await this.segments.contactSelection(organizationId, target.segmentId!);
-      await this.campaigns.addSelectedRecipients(organizationId, campaignId, selection, now, em);
-    }
+    const audience = target.listId
+      ? { listId: target.listId }
+      : { selection: await this.segments.contactSelection(organizationId, target.segmentId!) };
+    await this.campaigns.addRecipients(organizationId, campaignId, audience, now, em);
     return this.campaigns.recipientCount(organizationId, campaignId, em);
   }
 }

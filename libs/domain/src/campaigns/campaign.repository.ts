@@ -1,5 +1,4 @@
-// All SQL of campaigns and their recipients (the fan-out's work list); every method takes the
-// organization id first, except the fan-out's scan for due campaigns, which spans organizations.
+// All SQL of campaigns and their recipients (the fan-out's work list).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -38,16 +37,10 @@ export interface CampaignCounts {
   failedCount: number;
 }
 
-/** The contact's primary email, else its oldest one (a LATERAL subquery over contact_emails). */
-function primaryEmail(organizationId: string, contactId: Sql): Sql {
-  return sql`SELECT ce.id FROM contact_emails ce
-              WHERE ce.contact_id = ${contactId} AND ce.organization_id = ${organizationId}
-              ORDER BY ce.is_primary DESC, ce.created_at, ce.id
-              LIMIT 1`;
-}
-
-const RECIPIENT_ROW = sql`(campaign_id, contact_id, organization_id, contact_email_id, status, next_attempt_at)`;
-
+/**
+ * Every method takes the organization id first, except the fan-out's scan for due campaigns,
+ * which spans organizations; every statement after it names the campaign's organization.
+ */
 @Injectable()
 export class CampaignRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -132,41 +125,35 @@ export class CampaignRepository {
     return rows.length > 0;
   }
 
-  /** One pending recipient per subscribed member of the list with an email; idempotent. */
-  async addListRecipients(
+  /**
+   * One pending recipient per contact of the audience that has an email, with its primary email
+   * (else its oldest); idempotent. The audience is a list's subscribed members, or the contacts
+   * `selection` (a predicate over `contacts c`) picks.
+   */
+  async addRecipients(
     organizationId: string,
     campaignId: string,
-    listId: string,
+    audience: { listId: string } | { selection: Sql },
     now: Date,
     em: EntityManager,
   ): Promise<void> {
+    const contacts =
+      'listId' in audience
+        ? sql`SELECT m.contact_id AS id FROM contact_list_memberships m
+               WHERE m.organization_id = ${organizationId} AND m.contact_list_id = ${audience.listId}
+                 AND m.status = 'subscribed'`
+        : sql`SELECT c.id FROM contacts c
+               WHERE c.organization_id = ${organizationId} AND (${audience.selection})`;
     await query(
       em,
-      sql`INSERT INTO campaign_recipients ${RECIPIENT_ROW}
-          SELECT ${campaignId}, m.contact_id, ${organizationId}, e.id, 'pending', ${now}
-            FROM contact_list_memberships m
-            JOIN LATERAL (${primaryEmail(organizationId, sql`m.contact_id`)}) e ON true
-           WHERE m.organization_id = ${organizationId} AND m.contact_list_id = ${listId}
-             AND m.status = 'subscribed'
-          ON CONFLICT (campaign_id, contact_id) DO NOTHING`,
-    );
-  }
-
-  /** One pending recipient per contact of `selection` (over `contacts c`) with an email. */
-  async addSelectedRecipients(
-    organizationId: string,
-    campaignId: string,
-    selection: Sql,
-    now: Date,
-    em: EntityManager,
-  ): Promise<void> {
-    await query(
-      em,
-      sql`INSERT INTO campaign_recipients ${RECIPIENT_ROW}
-          SELECT ${campaignId}, c.id, ${organizationId}, e.id, 'pending', ${now}
-            FROM contacts c
-            JOIN LATERAL (${primaryEmail(organizationId, sql`c.id`)}) e ON true
-           WHERE c.organization_id = ${organizationId} AND (${selection})
+      sql`INSERT INTO campaign_recipients
+                 (campaign_id, contact_id, organization_id, contact_email_id, status, next_attempt_at)
+          SELECT ${campaignId}, a.id, ${organizationId}, e.id, 'pending', ${now}
+            FROM (${contacts}) a
+            JOIN LATERAL (SELECT ce.id FROM contact_emails ce
+                           WHERE ce.organization_id = ${organizationId} AND ce.contact_id = a.id
+                           ORDER BY ce.is_primary DESC, ce.created_at, ce.id
+                           LIMIT 1) e ON true
           ON CONFLICT (campaign_id, contact_id) DO NOTHING`,
     );
   }

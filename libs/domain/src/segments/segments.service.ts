@@ -1,5 +1,4 @@
-// Segments (§6): CRUD, static membership, preview, and the contacts of a segment. A dynamic
-// segment is compiled to SQL on every request, so it follows contact changes with no refresh step.
+// Segments (§6): CRUD, static membership, preview and the contacts of a segment.
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -38,6 +37,10 @@ const CONTACT_LOAD = { channels: ['email'] as const, tags: true };
 
 export const PREVIEW_SAMPLE_SIZE = 10;
 
+/**
+ * A dynamic segment is compiled to SQL on every request, so it follows contact changes with no
+ * refresh step.
+ */
 @Injectable()
 export class SegmentsService {
   constructor(
@@ -131,31 +134,27 @@ export class SegmentsService {
    * contact of the organization, else 404 and nothing changes; contactCount moves in the same
    * transaction.
    */
-  async addMembers(
-    organizationId: string,
-    id: string,
-    contactIds: string[],
-  ): Promise<ContactSegment> {
-    const ids = unique(contactIds);
-    return this.repo.transaction(async (em) => {
-      await this.lockStatic(organizationId, id, em);
-      await this.assertContactsExist(organizationId, ids, em);
-      await this.repo.addMembers(organizationId, id, ids, em);
-      return (await this.repo.find(organizationId, id, { em }))!;
-    });
+  addMembers(organizationId: string, id: string, contactIds: string[]): Promise<ContactSegment> {
+    return this.changeMembers(organizationId, id, contactIds, 'add');
   }
 
   /** Removes contacts from a static segment; ids that are not members are ignored. */
-  async removeMembers(
+  removeMembers(organizationId: string, id: string, contactIds: string[]): Promise<ContactSegment> {
+    return this.changeMembers(organizationId, id, contactIds, 'remove');
+  }
+
+  private changeMembers(
     organizationId: string,
     id: string,
     contactIds: string[],
+    change: 'add' | 'remove',
   ): Promise<ContactSegment> {
     const ids = unique(contactIds);
     return this.repo.transaction(async (em) => {
       await this.lockStatic(organizationId, id, em);
       await this.assertContactsExist(organizationId, ids, em);
-      await this.repo.removeMembers(organizationId, id, ids, em);
+      if (change === 'add') await this.repo.addMembers(organizationId, id, ids, em);
+      else await this.repo.removeMembers(organizationId, id, ids, em);
       return (await this.repo.find(organizationId, id, { em }))!;
     });
   }
