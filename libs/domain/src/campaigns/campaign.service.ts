@@ -1,5 +1,4 @@
-// Campaign drafts and their lifecycle (§11): draft → sending → sent, or cancelled. Sending commits
-// the recipients and the status change in one transaction, then kicks the worker's fan-out.
+// Campaign drafts and their lifecycle (§11): draft → sending → sent, or cancelled.
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';

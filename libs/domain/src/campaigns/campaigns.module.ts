@@ -1,5 +1,4 @@
-// Campaigns (drafts, sending, their recipients), the fan-out the worker runs, and the conversions
-// attributed to them (§11).
+// Campaigns, their fan-out and the conversions attributed to them (§11).
 import { Module } from '@nestjs/common';
 import { MessagingModule } from '../messaging/messaging.module';
 import { SegmentsModule } from '../segments/segments.module';

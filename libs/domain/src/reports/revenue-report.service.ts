@@ -1,5 +1,4 @@
-// The revenue attribution report (spec Revenue attribution report, §11): resolves the window, runs
-// the one aggregate statement and returns its document as is.
+// The revenue attribution report (§11): resolves the window, returns the document.
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { ValidationFailedError } from '../errors/domain-errors';

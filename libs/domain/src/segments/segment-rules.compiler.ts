@@ -1,13 +1,4 @@
-// Compiles a validated rule tree (or a static segment's membership) into one SQL predicate over
-// `contacts c`: every value bound, identifiers only from the constant maps below.
-//
-// Semantics (documented in docs/segments.md):
-// - text comparisons are case-insensitive; LIKE patterns escape `\`, `%` and `_`, so a value
-//   matches literally;
-// - every negation (notEquals, notContains, notIn, notWithinLastDays, hasNone, notSubscribedTo,
-//   hasNot) matches exactly the contacts its positive form does not, so a NULL column counts as
-//   "not equal" / "does not contain";
-// - isEmpty on a text means NULL or blank (spaces only); on a date, NULL.
+// Compiles a validated rule tree (or a static membership) into one SQL predicate.
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
 import { ENCRYPTED_DISPLAY_NAME_SQL } from '../contacts/contact.entity';
 import { escapeLike } from '../contacts/contacts.repository';
@@ -25,6 +16,18 @@ import {
 } from './segment-rules';
 import { parseRules } from './segment-rules.parser';
 
+/*
+ * The predicate is over `contacts c`: every value is bound, and the only identifiers come from the
+ * constant maps below, chosen by the tree's typed kinds, never from client text.
+ *
+ * Semantics (documented in docs/segments.md):
+ * - text comparisons are case-insensitive; LIKE patterns escape `\`, `%` and `_`, so a value
+ *   matches literally;
+ * - every negation (notEquals, notContains, notIn, notWithinLastDays, hasNone, notSubscribedTo,
+ *   hasNot) matches exactly the contacts its positive form does not, so a NULL column counts as
+ *   "not equal" / "does not contain";
+ * - isEmpty on a text means NULL or blank (spaces only); on a date, NULL.
+ */
 const TEXT_COLUMNS: Record<TextField, Sql> = {
   firstName: raw('c.first_name'),
   lastName: raw('c.last_name'),

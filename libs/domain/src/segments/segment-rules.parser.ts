@@ -1,5 +1,4 @@
-// The validator of segment rules: untrusted JSON in, a typed tree or one 422 naming the path of every
-// faulty node out. The compiler only ever sees what parseRules returned.
+// The validator of segment rules: untrusted JSON in, a typed tree or one 422 out.
 import { isEmail } from 'class-validator';
 import { ValidationFailedError } from '../errors/domain-errors';
 import {

@@ -1,5 +1,4 @@
-// The rule language of dynamic segments (§6): the allow-list of fields and operators, the value
-// each operator takes, the validated tree and its stored JSON.
+// The rule language of dynamic segments (§6): fields, operators, the tree, its JSON.
 
 export const MAX_RULE_DEPTH = 5;
 export const MAX_RULE_CONDITIONS = 100;

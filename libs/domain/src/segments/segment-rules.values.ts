@@ -1,5 +1,4 @@
-// Values of segment rule conditions: strings, arrays, numbers and ISO 8601 dates, each checked
-// with a fault naming its path.
+// Checks of segment rule values (strings, arrays, numbers, dates), faults by path.
 import { isUuid } from '../common/ids';
 import { FieldError } from '../errors/domain-errors';
 import { MAX_RULE_ARRAY, MAX_RULE_STRING, MAX_WITHIN_DAYS } from './segment-rules';

@@ -1,5 +1,4 @@
-// All SQL of the segments area; every method takes the organization id first, and a selection
-// predicate is always ANDed after `c.organization_id = <organization>`.
+// All SQL of segments, their members and the contacts a selection picks.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -25,6 +24,10 @@ export interface NewSegment {
 const SELECTION_SETTINGS = sql`SELECT set_config('work_mem', '32MB', true), set_config('jit', 'off', true),
        set_config('max_parallel_workers_per_gather', '0', true)`;
 
+/**
+ * Every method takes the organization id first, and a selection predicate is always ANDed after
+ * `c.organization_id = <organization>`, so a rule can never reach another organization.
+ */
 @Injectable()
 export class SegmentRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}

@@ -1,5 +1,4 @@
-// All SQL of API keys. Every method takes the organization id first, except the two lookups made
-// before an organization is known: by the presented key's hash, and the operator's revoke by id.
+// All SQL of API keys.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
@@ -18,6 +17,10 @@ export interface KeyRecord {
   revokedAt: Date | null;
 }
 
+/**
+ * Every method takes the organization id first, except the two lookups made before an
+ * organization is known: by the presented key's hash, and the operator's revoke by id.
+ */
 @Injectable()
 export class ApiKeyRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}

@@ -1,6 +1,4 @@
-// API keys: issued once, stored as SHA-256, resolved per request through a short cache that
-// every replica drops on revocation or change (Redis pub/sub), so a revoked key stops at once.
-// A key that manages keys grants at most what it holds (./key-grants).
+// API keys (§3): issued once, stored as SHA-256, resolved per request through a short cache.
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { Page, PageRequest } from '../common/pagination';
@@ -42,6 +40,10 @@ const CACHE_TTL_MS = 10_000;
 const LAST_USED_EVERY_MS = 60_000;
 const INVALIDATE_CHANNEL = 'api-keys:invalidate';
 
+/**
+ * Every replica drops its cache on a revocation or change (Redis pub/sub), so a revoked key stops
+ * at once. A key that manages keys grants at most what it holds (./key-grants).
+ */
 @Injectable()
 export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyService.name);

@@ -1,5 +1,4 @@
-// All SQL of users, memberships and access tokens. A user belongs to no single organization (a
-// membership ties it to one), so the user and token statements carry none; membership ones do.
+// All SQL of users, memberships and access tokens.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -17,6 +16,10 @@ export interface UserOrganization {
   role: Role;
 }
 
+/**
+ * A user belongs to no single organization (a membership ties it to one), so the statements about
+ * users and their tokens carry none; those about memberships take the organization id first.
+ */
 @Injectable()
 export class UserRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}

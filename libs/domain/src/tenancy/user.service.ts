@@ -1,5 +1,4 @@
-// Users, memberships and access tokens (§3): a login (./login.service) is issued a 24 h `at_` token
-// stored as a hash.
+// Users, memberships and access tokens (§3).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
