@@ -3,18 +3,10 @@
 import { EventEmitter } from 'node:events';
 import type Redis from 'ioredis';
 import { generateApiKey } from '../crypto/tokens';
-import type { ApiKeyRepository } from './api-key.repository';
+import type { ApiKeyRepository, KeyRecord } from './api-key.repository';
 import { ApiKeyService } from './api-key.service';
 
-interface Row {
-  id: string;
-  organizationId: string;
-  scopes: string[];
-  rateLimitPerMinute: number;
-  rateLimitPerDay: number | null;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-}
+type Row = KeyRecord;
 
 function deferred<T>() {
   let resolve!: (v: T) => void;
