@@ -1,4 +1,5 @@
-import { windowParts } from './revenue-report.sql';
+// The report's split of a window into whole UTC days and partial edges.
+import { windowParts } from './revenue-report.repository';
 
 const d = (s: string) => new Date(s);
 
