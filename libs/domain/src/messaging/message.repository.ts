@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
-import { poolQuery } from '../database/pool-query';
 import { query, sql } from '../database/sql';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
@@ -234,11 +233,6 @@ export class MessageRepository {
     private readonly events: EmailEvents,
   ) {}
 
-  /** The hot path's statements (claims, run records, inserts) through the driver's pool. */
-  private direct<T>(sql: string, params: unknown[], name?: string): Promise<T[]> {
-    return poolQuery<T>(this.ds, sql, params, name);
-  }
-
   /**
    * Which of a message's references is not a row of the organization: 'campaign', 'contact', or
    * null when both are (or are absent). One round trip.
@@ -300,9 +294,7 @@ export class MessageRepository {
     const skipped = orgs.filter((o) => this.noSentSubscriber.has(o));
     const cipher = fieldCipher();
     const ids = items.map(() => randomUUID());
-    // Fixed text per shape (guard or not, events or not): one array per column, so the statement
-    // is a named prepared statement of each pooled connection, parsed and planned once instead of
-    // on every batch. The raw messages travel as one binary bytea, cut by offset and length.
+    // One array per column; the raw messages travel as one binary bytea, cut by offset and length.
     const raws = items.map((m) => (m.raw ? cipher.encryptBytes(m.raw) : null));
     const rawStart: (number | null)[] = [];
     const rawLength: (number | null)[] = [];
@@ -354,7 +346,7 @@ export class MessageRepository {
       guard || undefined,
     );
     const where = guard ? `WHERE ${guard}` : '';
-    const [row] = await this.direct<{ subscribed: string[] }>(
+    const [row]: { subscribed: string[] }[] = await this.ds.query(
       `WITH sent_subscribers AS (
          SELECT DISTINCT organization_id AS org FROM webhook_endpoints
           WHERE organization_id = ANY($24::uuid[]) AND is_active
@@ -381,7 +373,6 @@ export class MessageRepository {
        )${events.deliveries ? `, ${events.deliveries}` : ''}
        SELECT ${events.probe} AS woken, ARRAY(SELECT org::text FROM sent_subscribers) AS subscribed`,
       params,
-      `mp_message_insert_${guard ? 'g' : 'a'}${events.deliveries ? 'e' : 'n'}`,
     );
     const subscribed = new Set(row.subscribed);
     if (this.noSentSubscriber.size >= 10_000) this.noSentSubscriber.clear();
@@ -421,7 +412,7 @@ export class MessageRepository {
     // suppression) come back together. The leases are committed without waiting for the WAL
     // flush: losing one in a database crash can only lead to a repeated attempt (at-least-once),
     // never to a lost message.
-    const rows = await this.direct<ClaimedRow>(
+    const rows: ClaimedRow[] = await this.ds.query(
       `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
        req AS (
          SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS t(id, now, until)
@@ -454,7 +445,6 @@ export class MessageRepository {
         items.map((i) => new Date(i.now.getTime() + i.leaseMs)),
         EMAIL_OUTCOME_EVENT_TYPES,
       ],
-      'mp_delivery_claim',
     );
     const cipher = fieldCipher();
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -552,7 +542,6 @@ export class MessageRepository {
     return seqs;
   }
 
-  /** Outside a transaction (no `em`) the statement goes straight to the driver's pool. */
   private async recordMany(runs: RunRecord[], em?: EntityManager): Promise<number[]> {
     const attempts = runs.flatMap((r) => r.attempts.map((a) => ({ run: r, a })));
     const recipients = runs.flatMap((r) => r.recipients.map((x) => ({ run: r, x })));
@@ -596,9 +585,7 @@ export class MessageRepository {
         WHERE m.id = t.id
         RETURNING m.id, m.dispatch_seq`;
     type Row = { id: string; dispatch_seq: number };
-    const rows = em
-      ? await query<Row>(em, statement)
-      : await this.direct<Row>(statement.text, statement.values, 'mp_delivery_record');
+    const rows = await query<Row>(em ?? this.ds, statement);
     const seq = new Map(rows.map((r) => [r.id, r.dispatch_seq]));
     return runs.map((r) => seq.get(r.message.id) ?? 0);
   }
