@@ -20,14 +20,14 @@ import {
 } from './delivery-policy';
 import { EmailDispatcher } from './email-dispatcher';
 import { outcomeEvent } from './email-events';
-import {
+import { MessageRepository } from './message.repository';
+import type {
   AttemptRecord,
   ClaimedMessage,
   ClaimedRecipient,
-  MessageRepository,
   MessageStatus,
   RecipientState,
-} from './message.repository';
+} from './message.types';
 import { SmtpOutbound, SmtpRecipientResult } from './smtp-outbound';
 import { TrackingService } from './tracking/tracking.service';
 

@@ -1,5 +1,5 @@
 import { summariseRecipients } from './delivery.service';
-import type { RecipientState } from './message.repository';
+import type { RecipientState } from './message.types';
 import { recipientResults, SmtpOutbound } from './smtp-outbound';
 import type { AppConfig } from '../config/app-config';
 

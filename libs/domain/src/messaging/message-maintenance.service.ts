@@ -5,7 +5,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { EmailDispatcher } from './email-dispatcher';
 import { EngagementStore } from './engagement/engagement.store';
-import { MessageRepository, SweepCursor } from './message.repository';
+import { MessageRepository } from './message.repository';
+import type { SweepCursor } from './message.types';
 
 const SWEEP_BATCH = 500;
 const PURGE_BATCH = 1000;

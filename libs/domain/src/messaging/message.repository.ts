@@ -7,91 +7,21 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { query, sql } from '../database/sql';
-import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import type { EventType } from '../events/event-types';
 import type { WebhookEvent } from '../webhooks/webhook-events';
-import type { AttemptStatus } from './delivery-policy';
 import { EMAIL_OUTCOME_EVENT_TYPES, EmailEventRef, EmailEvents, sentEvent } from './email-events';
-import type { MessageContent, OutgoingRecipient } from './outgoing-message';
-
-export const MESSAGE_STATUSES = [
-  'queued',
-  'deferred',
-  'delivered',
-  'partially_delivered',
-  'bounced',
-  'failed',
-  'suppressed',
-] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-export type RecipientStatus = 'pending' | AttemptStatus;
-export type MessageSource = 'api' | 'smtp' | 'campaign';
-
-/** Where a sweep's scan stopped: the due time (microseconds, as text) and id of its last row. */
-export interface SweepCursor {
-  dueAt: string;
-  id: string;
-}
-
-export interface NewMessage {
-  organizationId: string;
-  jobId: string;
-  messageId: string;
-  source: MessageSource;
-  senderAddress: string;
-  campaignId: string | null;
-  contactId: string | null;
-  tags: string[];
-  trackOpens: boolean;
-  trackClicks: boolean;
-  content: MessageContent;
-  /** The raw RFC 5322 message as submitted over SMTP (stored encrypted, as bytes). */
-  raw?: Buffer;
-  recipients: OutgoingRecipient[];
-  createdAt: Date;
-}
-
-export interface RecipientState {
-  idx: number;
-  kind: 'to' | 'cc' | 'bcc';
-  email: string;
-  status: RecipientStatus;
-  retryCount: number;
-  nextAttemptAt: Date | null;
-  firstAttemptAt: Date | null;
-}
-
-export interface ClaimedRecipient extends RecipientState {
-  /**
-   * Status of the organization's ContactEmail with this address (matched on the blind index under
-   * the current key), or null when there is none.
-   */
-  contactStatus: string | null;
-}
-
-export interface ClaimedMessage {
-  id: string;
-  organizationId: string;
-  jobId: string;
-  messageId: string;
-  senderAddress: string;
-  campaignId: string | null;
-  contactId: string | null;
-  tags: string[];
-  trackOpens: boolean;
-  trackClicks: boolean;
-  createdAt: Date;
-  content: MessageContent;
-  /** The raw message of an SMTP submission stored as bytes (older rows have content.raw). */
-  raw?: Buffer;
-  recipients: ClaimedRecipient[];
-  /**
-   * When the message was claimed, an active webhook endpoint of the organization subscribed to
-   * an outcome event (email.delivered, email.deferred or email.bounced).
-   */
-  outcomeEvents: boolean;
-}
+import {
+  AttemptRecord,
+  ClaimedMessage,
+  DELIVERY_LEASE_MS,
+  MessageStatus,
+  NewMessage,
+  RecipientState,
+  RecipientStatus,
+  SweepCursor,
+} from './message.types';
+import type { MessageContent } from './outgoing-message';
 
 /** The email.sent events of a committed message: one per recipient. */
 function sentEventsOf(m: NewMessage) {
@@ -111,73 +41,6 @@ function sentEventsOf(m: NewMessage) {
     ),
   );
 }
-
-export interface AttemptRecord {
-  recipientIdx: number;
-  status: AttemptStatus;
-  smtpCode: number | null;
-  smtpMessage: string | null;
-  mxHost: string | null;
-  outboundIp: string | null;
-  retryCount: number;
-  attemptedAt: Date;
-}
-
-export interface MessageSummary {
-  id: string;
-  jobId: string;
-  messageId: string;
-  senderAddress: string;
-  campaignId: string | null;
-  contactId: string | null;
-  status: MessageStatus;
-  tags: string[];
-  recipients: string[];
-  createdAt: Date;
-  completedAt: Date | null;
-}
-
-export interface MessageListFilters {
-  status?: MessageStatus;
-  recipient?: string;
-  campaignId?: string;
-  from?: Date;
-  to?: Date;
-}
-
-interface MessageRow {
-  id: string;
-  organization_id: string;
-  job_id: string;
-  message_id: string;
-  sender_address: string;
-  campaign_id: string | null;
-  contact_id: string | null;
-  status: MessageStatus;
-  tags: string[];
-  created_at: Date;
-  completed_at: Date | null;
-  recipients?: string[];
-}
-
-function summary(r: MessageRow, recipients: string[]): MessageSummary {
-  return {
-    id: r.id,
-    jobId: r.job_id,
-    messageId: r.message_id,
-    senderAddress: r.sender_address,
-    campaignId: r.campaign_id,
-    contactId: r.contact_id,
-    status: r.status,
-    tags: r.tags,
-    recipients,
-    createdAt: r.created_at,
-    completedAt: r.completed_at,
-  };
-}
-
-const SUMMARY_COLUMNS = `m.id, m.organization_id, m.job_id, m.message_id, m.sender_address, m.campaign_id,
-  m.contact_id, m.status, m.tags, m.created_at, m.completed_at`;
 
 interface ClaimedRow {
   id: string;
@@ -221,8 +84,6 @@ interface RunRecord {
   events: WebhookEvent[];
 }
 
-/** Lease a worker holds on a message while it talks to SMTP servers. */
-export const DELIVERY_LEASE_MS = 5 * 60_000;
 /** Stored content (encrypted, base64) from which a claimed message is read in a turn of its own. */
 const LARGE_CONTENT_CHARS = 1024 * 1024;
 
@@ -634,114 +495,6 @@ export class MessageRepository {
     await this.ds.query(`UPDATE messages SET lease_until = NULL WHERE id = $1`, [id]);
   }
 
-  async findByJobId(organizationId: string, jobId: string): Promise<MessageSummary | null> {
-    const rows: MessageRow[] = await this.ds.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.organization_id = $1 AND m.job_id = $2`,
-      [organizationId, jobId],
-    );
-    if (!rows.length) return null;
-    const recipients = await this.recipientAddresses(organizationId, [rows[0].id]);
-    return summary(rows[0], recipients.get(rows[0].id) ?? []);
-  }
-
-  /** Attempts of one message, oldest first. */
-  async attempts(
-    organizationId: string,
-    messageId: string,
-    limit: number,
-  ): Promise<AttemptRecord[]> {
-    const rows: {
-      recipient_idx: number;
-      status: AttemptStatus;
-      smtp_code: number | null;
-      smtp_message: string | null;
-      mx_host: string | null;
-      outbound_ip: string | null;
-      retry_count: number;
-      attempted_at: Date;
-    }[] = await this.ds.query(
-      `SELECT recipient_idx, status, smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at
-         FROM message_attempts
-        WHERE organization_id = $1 AND message_id = $2
-        ORDER BY attempted_at, id
-        LIMIT $3`,
-      [organizationId, messageId, limit],
-    );
-    return rows.map((r) => ({
-      recipientIdx: r.recipient_idx,
-      status: r.status,
-      smtpCode: r.smtp_code,
-      smtpMessage: r.smtp_message,
-      mxHost: r.mx_host,
-      outboundIp: r.outbound_ip,
-      retryCount: r.retry_count,
-      attemptedAt: r.attempted_at,
-    }));
-  }
-
-  async list(
-    organizationId: string,
-    filters: MessageListFilters,
-    page: PageRequest,
-  ): Promise<{ items: MessageSummary[]; total: number }> {
-    const where = ['m.organization_id = $1'];
-    const params: unknown[] = [organizationId];
-    const bind = (v: unknown) => {
-      params.push(v);
-      return `$${params.length}`;
-    };
-    if (filters.status) where.push(`m.status = ${bind(filters.status)}`);
-    if (filters.campaignId) where.push(`m.campaign_id = ${bind(filters.campaignId)}`);
-    if (filters.from) where.push(`m.created_at >= ${bind(filters.from)}`);
-    if (filters.to) where.push(`m.created_at <= ${bind(filters.to)}`);
-    if (filters.recipient) {
-      const hashes = fieldCipher().blindIndexCandidates(normaliseEmail(filters.recipient));
-      where.push(
-        `EXISTS (SELECT 1 FROM message_recipients r WHERE r.message_id = m.id
-                   AND r.organization_id = $1 AND r.address_hash = ANY(${bind(hashes)}::text[]))`,
-      );
-    }
-    const clause = where.join(' AND ');
-    const [{ total }]: { total: string }[] = await this.ds.query(
-      `SELECT count(*) AS total FROM messages m WHERE ${clause}`,
-      params,
-    );
-    const rows: MessageRow[] = await this.ds.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE ${clause}
-        ORDER BY m.created_at DESC, m.id DESC
-        LIMIT ${bind(page.limit)} OFFSET ${bind(pageOffset(page))}`,
-      params,
-    );
-    const recipients = await this.recipientAddresses(
-      organizationId,
-      rows.map((r) => r.id),
-    );
-    return {
-      items: rows.map((r) => summary(r, recipients.get(r.id) ?? [])),
-      total: Number(total),
-    };
-  }
-
-  private async recipientAddresses(
-    organizationId: string,
-    ids: string[],
-  ): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
-    if (!ids.length) return out;
-    const rows: { message_id: string; address: string }[] = await this.ds.query(
-      `SELECT message_id, address FROM message_recipients
-        WHERE organization_id = $1 AND message_id = ANY($2::uuid[]) ORDER BY message_id, idx`,
-      [organizationId, ids],
-    );
-    const cipher = fieldCipher();
-    for (const r of rows) {
-      const list = out.get(r.message_id) ?? [];
-      list.push(cipher.decrypt(r.address));
-      out.set(r.message_id, list);
-    }
-    return out;
-  }
-
   /**
    * Sweeper: in one transaction, locks up to `limit` messages that have been due for longer than
    * the grace period, are not leased and come after `after` in due order (SKIP LOCKED: replicas
@@ -805,14 +558,5 @@ export class MessageRepository {
        RETURNING id`,
     );
     return rows.map((r) => r.id);
-  }
-
-  /** The organization's retention in days (retentionDays of every message). */
-  async retentionDays(organizationId: string): Promise<number | null> {
-    const rows: { message_retention_days: number }[] = await this.ds.query(
-      `SELECT message_retention_days FROM organizations WHERE id = $1`,
-      [organizationId],
-    );
-    return rows[0]?.message_retention_days ?? null;
   }
 }

@@ -12,6 +12,7 @@ import { DeliveryService } from './delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
 import { EmailEvents } from './email-events';
 import { EngagementStore } from './engagement/engagement.store';
+import { MessageLogRepository } from './message-log.repository';
 import { MessageLogService } from './message-log.service';
 import { MessageMaintenanceService } from './message-maintenance.service';
 import { MessageRepository } from './message.repository';
@@ -26,6 +27,7 @@ import { TrackingService } from './tracking/tracking.service';
     SendService,
     EmailEvents,
     MessageRepository,
+    MessageLogRepository,
     ContactEmailStatusRepository,
     EmailDispatcher,
     DeliveryService,

@@ -16,7 +16,8 @@ import type { Organization } from '../tenancy/organization.entity';
 import { OrganizationService } from '../tenancy/organization.service';
 import { domainOf, Mailbox } from './address';
 import { EmailDispatcher } from './email-dispatcher';
-import { MessageRepository, MessageSource } from './message.repository';
+import { MessageRepository } from './message.repository';
+import type { MessageSource } from './message.types';
 import { OutgoingMessage, prepareOutgoingMessage, SendEmailInput } from './outgoing-message';
 
 export interface SendResult {
