@@ -60,6 +60,7 @@ export * from './messaging/message-log.repository';
 export * from './messaging/message-log.service';
 export * from './messaging/message-maintenance.service';
 export * from './messaging/message.repository';
+export * from './messaging/message.service';
 export * from './messaging/message.types';
 export * from './messaging/messaging.module';
 export * from './messaging/outgoing-message';

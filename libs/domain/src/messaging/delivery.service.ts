@@ -19,14 +19,14 @@ import {
   nextRetryAt,
 } from './delivery-policy';
 import { EmailDispatcher } from './email-dispatcher';
-import { outcomeEvent } from './email-events';
-import { MessageRepository } from './message.repository';
+import { MessageService } from './message.service';
 import type {
   AttemptRecord,
   ClaimedMessage,
   ClaimedRecipient,
   MessageStatus,
   RecipientState,
+  RunOutcome,
 } from './message.types';
 import { SmtpOutbound, SmtpRecipientResult } from './smtp-outbound';
 import { TrackingService } from './tracking/tracking.service';
@@ -50,7 +50,7 @@ export function summariseRecipients(
   now: Date,
   /** Attempts were recorded in this run: the message is no longer merely queued. */
   attemptedThisRun = false,
-): { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null } {
+): RunOutcome {
   const open = states.filter((s) => OPEN.includes(s.status));
   if (open.length) {
     const next = Math.min(...open.map((s) => (s.nextAttemptAt ?? now).getTime()));
@@ -79,7 +79,7 @@ export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
 
   constructor(
-    private readonly messages: MessageRepository,
+    private readonly messages: MessageService,
     private readonly contactEmails: ContactEmailStatusRepository,
     private readonly outbound: SmtpOutbound,
     private readonly dispatcher: EmailDispatcher,
@@ -92,9 +92,9 @@ export class DeliveryService {
    * One delivery run of a message: every recipient due now is attempted once. Null when the
    * message is not due or another worker holds it (a duplicate or early job: nothing to do).
    */
-  async deliver(messageId: string): Promise<DeliveryRun | null> {
+  async deliver(organizationId: string, messageId: string): Promise<DeliveryRun | null> {
     const claimedAt = this.clock.now();
-    const message = await this.messages.claim(messageId, claimedAt);
+    const message = await this.messages.claim(organizationId, messageId, claimedAt);
     if (!message) return null;
     try {
       const due = message.recipients.filter(
@@ -107,7 +107,7 @@ export class DeliveryService {
       const results = await this.send(message, sendable);
       return await this.recordOutcomes(message, due, suppressed, results);
     } catch (err) {
-      await this.messages.releaseLease(message.id).catch(() => undefined);
+      await this.messages.releaseLease(organizationId, message.id).catch(() => undefined);
       throw err;
     }
   }
@@ -217,8 +217,8 @@ export class DeliveryService {
   /**
    * The one place a delivery outcome is decided and recorded: attempt rows, recipient states,
    * bounce bookkeeping on the ContactEmail, the message status, the webhook event of each
-   * attempt (in the same transaction: an event exists exactly when its attempt is recorded), and
-   * the follow-up job.
+   * attempt (one transaction: an event exists exactly when its attempt is recorded), and the
+   * follow-up job.
    */
   private async recordOutcomes(
     message: ClaimedMessage,
@@ -284,35 +284,14 @@ export class DeliveryService {
     const byIdx = new Map(changed.map((c) => [c.idx, c]));
     const states = message.recipients.map((r) => byIdx.get(r.idx) ?? r);
     const outcome = summariseRecipients(states, now, attempts.length > 0);
-    // Without a subscribed endpoint (when the message was claimed) there is nothing to store, and
-    // the run stays one statement.
-    const events = message.outcomeEvents
-      ? attempts.map((a) => {
-          const r = byIdx.get(a.recipientIdx)!;
-          return outcomeEvent(
-            {
-              organizationId: message.organizationId,
-              jobId: message.jobId,
-              messageId: message.messageId,
-              campaignId: message.campaignId,
-              contactId: message.contactId,
-              tags: message.tags,
-              recipient: { email: r.email, kind: r.kind },
-            },
-            { ...a, nextAttemptAt: r.nextAttemptAt },
-          );
-        })
-      : [];
-    const seq = await this.messages.recordRun(
+    const seq = await this.messages.record({
       message,
       attempts,
-      changed,
+      recipients: changed,
       outcome,
-      events,
-      bounces.length
-        ? (em) => this.contactEmails.recordBounces(message.organizationId, bounces, now, em)
-        : undefined,
-    );
+      bounces,
+      at: now,
+    });
 
     this.logger.debug({
       msg: 'delivery run recorded',
@@ -323,6 +302,7 @@ export class DeliveryService {
 
     if (outcome.nextAttemptAt) {
       await this.dispatcher.enqueue(
+        message.organizationId,
         message.id,
         seq,
         outcome.nextAttemptAt.getTime() - this.clock.now().getTime(),

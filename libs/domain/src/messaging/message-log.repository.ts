@@ -1,5 +1,5 @@
-// The message log's reads (spec GET /messages, GET /messages/{jobId}): summaries and attempts.
-// Every statement is one organization's.
+// The message log's reads (spec GET /messages, GET /messages/{jobId}): summaries, attempts, and
+// the message and recipient an engagement event is about. Every statement is one organization's.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -7,11 +7,13 @@ import { PageRequest, pageOffset } from '../common/pagination';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import { join, query, sql, Sql } from '../database/sql';
 import type { AttemptStatus } from './delivery-policy';
+import type { EmailEventRef } from './email-events';
 import type {
   AttemptRecord,
   MessageListFilters,
   MessageStatus,
   MessageSummary,
+  RecipientState,
 } from './message.types';
 
 interface SummaryRow {
@@ -134,6 +136,40 @@ export class MessageLogRepository {
     return {
       items: rows.map((r) => summary(r, recipients.get(r.id) ?? [])),
       total: Number(total),
+    };
+  }
+
+  /** The message and recipient an engagement event is about; null when they are gone. */
+  async eventRef(
+    organizationId: string,
+    id: string,
+    recipientIdx: number,
+  ): Promise<EmailEventRef | null> {
+    const [r] = await query<{
+      job_id: string;
+      message_id: string;
+      campaign_id: string | null;
+      contact_id: string | null;
+      tags: string[];
+      kind: RecipientState['kind'];
+      address: string;
+    }>(
+      this.ds,
+      sql`SELECT m.job_id, m.message_id, m.campaign_id, m.contact_id, m.tags, r.kind, r.address
+            FROM messages m
+            JOIN message_recipients r
+              ON r.organization_id = m.organization_id AND r.message_id = m.id
+           WHERE m.organization_id = ${organizationId}::uuid AND m.id = ${id}::uuid
+             AND r.idx = ${recipientIdx}`,
+    );
+    if (!r) return null;
+    return {
+      jobId: r.job_id,
+      messageId: r.message_id,
+      campaignId: r.campaign_id,
+      contactId: r.contact_id,
+      tags: r.tags,
+      recipient: { email: fieldCipher().decrypt(r.address), kind: r.kind },
     };
   }
 

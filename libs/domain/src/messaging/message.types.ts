@@ -71,11 +71,6 @@ export interface ClaimedMessage {
   /** The raw message of an SMTP submission. */
   raw?: Buffer;
   recipients: ClaimedRecipient[];
-  /**
-   * When the message was claimed, an active webhook endpoint of the organization subscribed to
-   * an outcome event (email.delivered, email.deferred or email.bounced).
-   */
-  outcomeEvents: boolean;
 }
 
 export interface AttemptRecord {
