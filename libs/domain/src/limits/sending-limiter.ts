@@ -6,6 +6,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { query, sql } from '../database/sql';
 import { NotFoundError, RateLimitedError } from '../errors/domain-errors';
 import { REDIS } from '../redis/redis.module';
 import type { Plan } from '../tenancy/organization.entity';
@@ -231,20 +232,20 @@ export class SendingLimiter {
 
   /** Plan defaults with the organization's overrides. */
   async limitsOf(organizationId: string): Promise<SendingLimits> {
-    const rows: {
+    const [r] = await query<{
       plan: Plan;
       limit_per_second: number | null;
       limit_per_minute: number | null;
       limit_per_hour: number | null;
       limit_per_day: number | null;
       limit_per_month: number | null;
-    }[] = await this.ds.query(
-      `SELECT plan, limit_per_second, limit_per_minute, limit_per_hour, limit_per_day, limit_per_month
-         FROM organizations WHERE id = $1`,
-      [organizationId],
+    }>(
+      this.ds,
+      sql`SELECT plan, limit_per_second, limit_per_minute, limit_per_hour, limit_per_day,
+                 limit_per_month
+            FROM organizations WHERE id = ${organizationId}::uuid`,
     );
-    if (!rows.length) throw new NotFoundError('Organization');
-    const r = rows[0];
+    if (!r) throw new NotFoundError('Organization');
     return resolveSendingLimits({
       plan: r.plan,
       limitPerSecond: r.limit_per_second,
