@@ -141,7 +141,6 @@ export class DeliveryService {
     const c = message.content;
     // Relayed over SMTP: the message goes out byte for byte as it was submitted.
     if (message.raw) return { raw: message.raw };
-    if (c.raw) return { raw: Buffer.from(c.raw, 'base64') };
     return {
       from: mailbox(c.from),
       to: c.to.map(mailbox),
@@ -172,10 +171,7 @@ export class DeliveryService {
     const mail = this.baseMail(message);
     const from = message.content.from.email;
     const tracked =
-      (message.trackOpens || message.trackClicks) &&
-      !!message.content.html &&
-      !message.content.raw &&
-      !message.raw;
+      (message.trackOpens || message.trackClicks) && !!message.content.html && !message.raw;
     const trackable = tracked
       ? await this.tracking.prepare(message.content.html!, {
           organizationId: message.organizationId,
