@@ -169,7 +169,6 @@ export class DeliveryService {
     const out = new Map<number, SmtpRecipientResult>();
     if (!recipients.length) return out;
     const mail = this.baseMail(message);
-    const from = message.content.from.email;
     const tracked =
       (message.trackOpens || message.trackClicks) && !!message.content.html && !message.raw;
     const trackable = tracked
@@ -180,9 +179,9 @@ export class DeliveryService {
         })
       : null;
     if (!trackable) {
-      const results = await this.outbound.send(
+      const results = await this.handOff(
+        message,
         mail,
-        from,
         recipients.map((r) => r.email),
       );
       recipients.forEach((r, i) => out.set(r.idx, results[i]));
@@ -199,7 +198,7 @@ export class DeliveryService {
         opens: message.trackOpens,
         clicks: message.trackClicks,
       });
-      const sent = this.outbound.send({ ...mail, html }, from, [r.email]).then(([result]) => {
+      const sent = this.handOff(message, { ...mail, html }, [r.email]).then(([result]) => {
         out.set(r.idx, result);
       });
       // Awaited below with the others; until then a failure must not count as unhandled.
@@ -208,6 +207,19 @@ export class DeliveryService {
     }
     await Promise.all(sends);
     return out;
+  }
+
+  /**
+   * The SMTP hand-off, the one place a built message leaves for SMTP: its MIME options (or its
+   * raw bytes, for a relayed message) and the envelope of one transaction. The envelope sender is
+   * the message's From address. Signing (DKIM) and the envelope sender (VERP) apply here.
+   */
+  private handOff(
+    message: ClaimedMessage,
+    mail: SendMailOptions,
+    recipients: string[],
+  ): Promise<SmtpRecipientResult[]> {
+    return this.outbound.send(mail, { from: message.content.from.email, to: recipients });
   }
 
   /**

@@ -110,7 +110,7 @@ describe(SmtpOutbound.name, () => {
   });
 
   it('refuses MX hosts at private addresses before connecting, and a null MX', async () => {
-    const [refused] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@x.test']);
+    const [refused] = await outbound.send({ text: 'x' }, { from: 'a@s.test', to: ['u@x.test'] });
     expect(refused).toEqual({
       email: 'u@x.test',
       code: null,
@@ -121,13 +121,13 @@ describe(SmtpOutbound.name, () => {
       refused: true,
     });
     expect(lookups).toEqual(['mx1.test', 'mx2.test']);
-    const [none] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@null.test']);
+    const [none] = await outbound.send({ text: 'x' }, { from: 'a@s.test', to: ['u@null.test'] });
     expect(none).toMatchObject({
       refused: true,
       message: 'Refused: null.test accepts no mail (null MX)',
     });
     // A name that does not resolve may resolve later: deferred, not refused.
-    const [later] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@nomx.test']);
+    const [later] = await outbound.send({ text: 'x' }, { from: 'a@s.test', to: ['u@nomx.test'] });
     expect(later).toMatchObject({ code: null, mxHost: 'nomx.test' });
     expect(later.refused).toBeUndefined();
   });
