@@ -131,4 +131,15 @@ describe(SmtpOutbound.name, () => {
     expect(later).toMatchObject({ code: null, mxHost: 'nomx.test' });
     expect(later.refused).toBeUndefined();
   });
+
+  it('answers for each recipient in the envelope order, whatever domains they are at', async () => {
+    const to = ['a@x.test', 'b@null.test', 'c@x.test', 'd@nomx.test'];
+    const results = await outbound.send({ text: 'x' }, { from: 'a@s.test', to });
+    expect(results.map((r) => [r.email, r.mxHost])).toEqual([
+      ['a@x.test', 'mx1.test'],
+      ['b@null.test', null],
+      ['c@x.test', 'mx1.test'],
+      ['d@nomx.test', 'nomx.test'],
+    ]);
+  });
 });

@@ -109,7 +109,8 @@ export class SmtpOutbound implements OnModuleDestroy {
 
   /**
    * Sends one message to the envelope's recipients (the headers are in `mail`) and reports the
-   * answer for each recipient. Never throws for an SMTP or network failure: that is an answer.
+   * answer for each recipient, in the envelope's order. Never throws for an SMTP or network
+   * failure: that is an answer.
    */
   async send(mail: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpRecipientResult[]> {
     const { from, to } = envelope;
@@ -122,7 +123,8 @@ export class SmtpOutbound implements OnModuleDestroy {
     const results = await Promise.all(
       [...byDomain].map(([domain, rcpts]) => this.sendToDomain(domain, mail, from, rcpts)),
     );
-    return results.flat();
+    const byRecipient = new Map(results.flat().map((r) => [r.email, r]));
+    return to.map((email) => byRecipient.get(email)!);
   }
 
   private async sendToDomain(
