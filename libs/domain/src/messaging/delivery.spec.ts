@@ -1,3 +1,4 @@
+// Delivery's pure parts: a message's status, per-recipient SMTP results, MX choice and refusal.
 import { summariseRecipients } from './delivery.service';
 import type { RecipientState } from './message.types';
 import { recipientResults, SmtpOutbound } from './smtp-outbound';

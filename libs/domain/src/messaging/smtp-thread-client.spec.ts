@@ -1,3 +1,4 @@
+// The SMTP thread's failures answered as outcomes: refused, uncopyable, dead thread, closed.
 import { Logger } from '@nestjs/common';
 import { createServer, Server } from 'node:net';
 import type { AddressInfo } from 'node:net';

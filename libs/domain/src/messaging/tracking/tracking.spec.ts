@@ -1,3 +1,4 @@
+// Tracking tokens (signing, key rotation) and the per-recipient tracked HTML.
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { SystemClock } from '../../common/clock';
