@@ -6,7 +6,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { poolQuery } from '../database/pool-query';
 
 const PURGE_BATCH = 1000;
 
@@ -25,8 +24,7 @@ export class WebhookRetention {
     let total = 0;
     for (;;) {
       // Per organization along (organization_id, created_at): no scan of the whole history.
-      const gone = await poolQuery<{ n: number }>(
-        this.ds,
+      const gone: { n: number }[] = await this.ds.query(
         `WITH gone AS (
            DELETE FROM webhook_deliveries WHERE id IN (
              SELECT d.id FROM organizations o
