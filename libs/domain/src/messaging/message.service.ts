@@ -34,6 +34,10 @@ interface EngagementCall {
   event: NewEvent;
 }
 
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
 /** Items grouped by organization, in their order. */
 function byOrganization<T>(items: T[], org: (item: T) => string): Map<string, T[]> {
   const out = new Map<string, T[]>();
@@ -163,13 +167,25 @@ export class MessageService {
     (item) => this.claimMany([item]).then(([claimed]) => claimed),
   );
 
+  /**
+   * One statement per organization of the batch. The statements commit apart, so one that fails
+   * must not fail the others' callers (their leases are taken): its own requests are tried again
+   * one by one, and each gets its answer or its error.
+   */
   private async claimMany(items: ClaimCall[]): Promise<(ClaimedMessage | null | Error)[]> {
     const out = new Map<ClaimCall, ClaimedMessage | null | Error>();
+    const claimGroup = async (organizationId: string, group: ClaimCall[]) => {
+      const claimed = await this.messages.claim(organizationId, group);
+      group.forEach((c, i) => out.set(c, claimed[i]));
+    };
     await Promise.all(
-      [...byOrganization(items, (c) => c.organizationId)].map(async ([organizationId, group]) => {
-        const claimed = await this.messages.claim(organizationId, group);
-        group.forEach((c, i) => out.set(c, claimed[i]));
-      }),
+      [...byOrganization(items, (c) => c.organizationId)].map(([organizationId, group]) =>
+        claimGroup(organizationId, group).catch(async (err: unknown) => {
+          if (group.length === 1) return out.set(group[0], asError(err));
+          for (const c of group)
+            await claimGroup(organizationId, [c]).catch((e: unknown) => out.set(c, asError(e)));
+        }),
+      ),
     );
     return items.map((c) => out.get(c)!);
   }
