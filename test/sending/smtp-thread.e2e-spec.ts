@@ -1,4 +1,4 @@
-// The SMTP side of delivery runs in a worker thread (docs/sending.md, worker round 3): a thread
+// The SMTP side of delivery runs in a worker thread (smtp-thread.js): a thread
 // that dies mid-transaction leaves its message deferred, not lost, and a new thread delivers it;
 // a worker shutting down lets the message on a connection finish and defers the rest.
 import { INestApplication } from '@nestjs/common';

@@ -111,7 +111,8 @@ describe('Sweeper', () => {
       // Live jobs for all but ten, and those ten come after the first 500 due rows.
       const lost = new Set(ordered.slice(560, 570).map((r) => r.id));
       const dispatcher = app.get(EmailDispatcher);
-      for (const { id } of ordered) if (!lost.has(id)) await dispatcher.enqueue(id, 0, 3_600_000);
+      for (const { id } of ordered)
+        if (!lost.has(id)) await dispatcher.enqueue(s.org.id, id, 0, 3_600_000);
       expect(await app.get(MessageMaintenanceService).sweep(0)).toBe(10);
       const bumped: { id: string }[] = await ds.query(
         `SELECT id FROM messages WHERE id = ANY($1) AND dispatch_seq = 1`,

@@ -11,7 +11,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
-import { poolQuery } from '../database/pool-query';
 import { WebhookEvents } from '../webhooks/webhook-events';
 import { ContactPush } from './contact-channels.entity';
 import { toContactResponse } from './contact-views';
@@ -101,8 +100,7 @@ export class ContactEvents {
    * never dropped. Returns how many were raised.
    */
   async sweep(limit = 100): Promise<number> {
-    const due = await poolQuery<OutboxRow>(
-      this.ds,
+    const due: OutboxRow[] = await this.ds.query(
       `SELECT ${OUTBOX_COLUMNS} FROM contact_event_outbox
         WHERE next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2`,
       [this.clock.now(), limit],
@@ -114,8 +112,7 @@ export class ContactEvents {
       } catch (err) {
         const attempts = row.attempts + 1;
         const message = (err as Error).message;
-        await poolQuery(
-          this.ds,
+        await this.ds.query(
           `UPDATE contact_event_outbox
               SET attempts = $2, next_attempt_at = $3, last_error = left($4, 500)
             WHERE id = $1`,

@@ -4,7 +4,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, ObjectLiteral } from 'typeorm';
-import { poolQuery } from '../database/pool-query';
 import { blindIndexCandidatesOf } from './blind-index';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
 import { ContactList } from './contact-list.entity';
@@ -83,9 +82,9 @@ interface HydrateOptions {
 export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** A read through the driver's pool (see poolQuery); the list path runs it on every request. */
+  /** A read through the data source. */
   private read<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]> {
-    return poolQuery<T>(this.ds, sql, params);
+    return this.ds.query(sql, params);
   }
 
   /**

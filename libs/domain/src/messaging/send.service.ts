@@ -16,7 +16,9 @@ import type { Organization } from '../tenancy/organization.entity';
 import { OrganizationService } from '../tenancy/organization.service';
 import { domainOf, Mailbox } from './address';
 import { EmailDispatcher } from './email-dispatcher';
-import { MessageRepository, MessageSource } from './message.repository';
+import { MessageRepository } from './message.repository';
+import { MessageService } from './message.service';
+import type { MessageSource } from './message.types';
 import { OutgoingMessage, prepareOutgoingMessage, SendEmailInput } from './outgoing-message';
 
 export interface SendResult {
@@ -37,7 +39,8 @@ export class SendService {
   constructor(
     private readonly organizations: OrganizationService,
     private readonly limiter: SendingLimiter,
-    private readonly messages: MessageRepository,
+    private readonly messages: MessageService,
+    private readonly references: MessageRepository,
     private readonly dispatcher: EmailDispatcher,
     private readonly clock: Clock,
   ) {}
@@ -51,7 +54,7 @@ export class SendService {
     // A campaign or contact named by a client must be the organization's own (another
     // organization's reads as missing). Fan-out names its own rows and skips the round trip.
     if (source !== 'campaign') {
-      const foreign = await this.messages.foreignReference(organizationId, prepared);
+      const foreign = await this.references.foreignReference(organizationId, prepared);
       if (foreign === 'campaign') throw new NotFoundError('Campaign');
       if (foreign === 'contact') throw new NotFoundError('Contact');
     }
@@ -147,7 +150,7 @@ export class SendService {
     const id = ulid(now.getTime());
     const jobId = `job_${id}`;
     const messageId = `<${id}@${domainOf(prepared.content.from.email)}>`;
-    const rowId = await this.messages.insert({
+    const rowId = await this.messages.create({
       organizationId,
       jobId,
       messageId,
@@ -165,7 +168,7 @@ export class SendService {
     });
     // Committed: from here the message is the sweeper's to recover if Redis loses the job.
     // Concurrent sends (API requests, relay DATA completions) share one Redis pipeline.
-    await this.dispatcher.enqueueNew(rowId);
+    await this.dispatcher.enqueueNew(organizationId, rowId);
     return {
       jobId,
       messageId,
