@@ -11,9 +11,8 @@ import { ContactList } from './contact-list.entity';
 import { ContactListMembership } from './contact-list-membership.entity';
 import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
-import { ContactResponseSource, ContactView, Listed } from './contact-views';
+import { ContactView } from './contact-views';
 import { Contact } from './contact.entity';
-import { isoFromPgJsonTimestamp } from './json-instant';
 import { normalisePhone } from './phone-number';
 
 export interface SqlQuery {
@@ -50,33 +49,8 @@ const SORT_COLUMNS: Record<ContactSortField, { column: string; nullable: boolean
 
 const PHONE_TABLES = ['contact_sms', 'contact_whatsapp', 'contact_telegram'];
 
-/** Column types whose node-postgres value the TypeORM driver returns unchanged. */
-const AS_RETURNED = new Set([
-  'uuid',
-  'text',
-  'varchar',
-  'character varying',
-  'smallint',
-  'integer',
-  'int',
-  'jsonb',
-]);
-
-/** Column types hydrated as a Date (the ones a listed page prints without one). */
-const TIMESTAMP_TYPES = new Set(['timestamptz', 'timestamp with time zone']);
-
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
-}
-
-interface HydrateOptions {
-  /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
-  alias?: string;
-  /**
-   * 'iso': a timestamp column in PostgreSQL's UTC JSON form becomes its `toISOString` text
-   * instead of a Date (any other form still becomes a Date); the result is then `Listed`.
-   */
-  instants?: 'iso';
 }
 
 @Injectable()
@@ -196,14 +170,12 @@ export class ContactsRepository {
   /**
    * Runs the page statement: its contacts with every channel array (empty when the contact has no
    * record) and tag names, and the total. Records become entities through `hydrate`, exactly as
-   * the loaders' rows do (decryption by `encryptedColumn` included), except that timestamps in
-   * PostgreSQL's UTC JSON form are kept as their `toISOString` text (json-instant.ts): the page
-   * is only printed, and a Date per timestamp cost ~1 µs, ~0.5 ms a first page.
+   * the loaders' rows do (decryption by `encryptedColumn` included).
    */
   async listPage(
     query: { page: SqlQuery; count: SqlQuery },
     pageNumber: number,
-  ): Promise<{ views: ContactResponseSource[]; total: number }> {
+  ): Promise<{ views: ContactView[]; total: number }> {
     type PageRow = Record<string, unknown> & {
       total: string;
       contact: Record<string, unknown>;
@@ -214,21 +186,18 @@ export class ContactsRepository {
       // An empty first page means nothing matches; past the last page the total is counted apart.
       return { views: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
     }
-    // Hydrators looked up once per page, not per contact and channel.
-    const contactOf = this.hydratorFor(Contact, { instants: 'iso' });
-    const channels = CONTACT_CHANNELS.map((ch) => ({
-      column: `ch_${ch}`,
-      key: CHANNEL_INFO[ch].key,
-      hydrator: this.hydratorFor(CHANNEL_INFO[ch].entity, { instants: 'iso' }),
-    }));
-    const views = raw.map((row) => {
-      const view: ContactResponseSource = {
-        contact: contactOf(row.contact) as Listed<Contact>,
-        tags: row.tag_names ?? [],
-      };
-      for (const { column, key, hydrator } of channels) {
-        const records = row[column] as Record<string, unknown>[] | null;
-        (view as unknown as Record<string, unknown[]>)[key] = records ? records.map(hydrator) : [];
+    const contacts = this.hydrate<Contact>(
+      Contact,
+      raw.map((row) => row.contact),
+    );
+    const views = raw.map((row, i) => {
+      const view: ContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
+      for (const ch of CONTACT_CHANNELS) {
+        const records = (row[`ch_${ch}`] as Record<string, unknown>[] | null) ?? [];
+        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = this.hydrate(
+          CHANNEL_INFO[ch].entity,
+          records,
+        );
       }
       return view;
     });
@@ -287,72 +256,23 @@ export class ContactsRepository {
    * Rows to entities through TypeORM's own per-column hydration, so every column transformer
    * (decryption by `encryptedColumn` included) applies exactly as in a repository read.
    */
-  private readonly hydrators = new Map<string, (row: Record<string, unknown>) => ObjectLiteral>();
-
   private hydrate<T extends ObjectLiteral>(
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
     entity: Function,
     rows: Record<string, unknown>[],
-    opts: HydrateOptions = {},
+    alias?: string,
   ): T[] {
-    return rows.map(this.hydratorFor(entity, opts)) as T[];
-  }
-
-  /** The (cached) function turning one row of `entity` into an entity, see `hydrate`. */
-  private hydratorFor(
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-    entity: Function,
-    opts: HydrateOptions = {},
-  ): (row: Record<string, unknown>) => ObjectLiteral {
-    const { alias, instants } = opts;
-    const cacheKey = `${entity.name}:${alias ?? ''}:${instants ?? ''}`;
-    let hydrator = this.hydrators.get(cacheKey);
-    if (!hydrator) {
-      const meta = this.ds.getMetadata(entity);
-      const driver = this.ds.driver;
-      const cols = meta.columns
-        .filter((c) => c.isSelect)
-        .map((c) => ({
-          column: c,
-          key: alias ? `${alias}_${c.databaseName}` : c.databaseName,
-        }));
-      const proto = (meta.target as { prototype: object }).prototype;
-      // Columns node-postgres already returns in their final form (no transformer, a type
-      // prepareHydratedValue leaves as it is) are copied; the others go through the driver.
-      const plain = cols.map(
-        ({ column }) =>
-          !column.transformer &&
-          !column.isArray &&
-          typeof column.type === 'string' &&
-          AS_RETURNED.has(column.type),
-      );
-      const printed = cols.map(
-        ({ column }) =>
-          instants === 'iso' &&
-          !column.transformer &&
-          !column.isArray &&
-          typeof column.type === 'string' &&
-          TIMESTAMP_TYPES.has(column.type),
-      );
-      hydrator = (row) => {
-        const out = Object.create(proto) as ObjectLiteral;
-        for (let i = 0; i < cols.length; i++) {
-          const { column, key } = cols[i];
-          const value = row[key];
-          if (plain[i]) {
-            out[column.propertyName] = value;
-          } else if (printed[i] && typeof value === 'string') {
-            out[column.propertyName] =
-              isoFromPgJsonTimestamp(value) ?? driver.prepareHydratedValue(value, column);
-          } else {
-            out[column.propertyName] = driver.prepareHydratedValue(value, column);
-          }
-        }
-        return out;
-      };
-      this.hydrators.set(cacheKey, hydrator);
-    }
-    return hydrator;
+    const meta = this.ds.getMetadata(entity);
+    const columns = meta.columns.filter((c) => c.isSelect);
+    const proto = (meta.target as { prototype: object }).prototype;
+    return rows.map((row) => {
+      const out = Object.create(proto) as ObjectLiteral;
+      for (const column of columns) {
+        const value = row[alias ? `${alias}_${column.databaseName}` : column.databaseName];
+        out[column.propertyName] = this.ds.driver.prepareHydratedValue(value, column);
+      }
+      return out as T;
+    });
   }
 
   private async channelRecords(
@@ -393,7 +313,7 @@ export class ContactsRepository {
           WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`,
         [orgId, ids],
       ),
-      { alias: 'c' },
+      'c',
     );
     const byId = new Map(found.map((c) => [c.id, c]));
     const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));

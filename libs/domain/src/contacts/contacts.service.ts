@@ -27,7 +27,7 @@ import {
 } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
 import { ContactTagsService } from './contact-tags.service';
-import { ContactResponseSource, ContactView } from './contact-views';
+import { ContactView } from './contact-views';
 import { Contact, ContactStatus, deriveDisplayName } from './contact.entity';
 import { ContactLoadOptions, ContactsRepository, LOAD_EVERYTHING } from './contacts.repository';
 
@@ -84,11 +84,8 @@ export class ContactsService {
     private readonly events: ContactEvents,
   ) {}
 
-  /**
-   * GET /contacts: a page with channel records and tag names preloaded (one statement), for
-   * `toContactResponse` (timestamps may already be their ISO text, see `Listed`).
-   */
-  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactResponseSource>> {
+  /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
+  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
     const q = normaliseContactListQuery(input);
     const { views, total } = await this.repo.listPage(this.repo.listQueries(orgId, q), q.page);
     return new Page(
