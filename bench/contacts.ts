@@ -343,8 +343,8 @@ async function direct(
   const q = normaliseContactListQuery(input);
   const { count, page } = repo.listQueries(orgId, q);
   const once = async () => {
-    const rows = await pool.query(page.sql, page.params);
-    if (!rows.rows.length && q.page > 1) await pool.query(count.sql, count.params);
+    const rows = await pool.query(page.text, page.values);
+    if (!rows.rows.length && q.page > 1) await pool.query(count.text, count.values);
   };
   for (let i = 0; i < 50; i++) await once(); // warm up
   const latencies: number[] = [];

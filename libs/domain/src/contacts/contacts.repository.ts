@@ -3,8 +3,9 @@
 // of contacts in one query each.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, ObjectLiteral } from 'typeorm';
-import { poolQuery } from '../database/pool-query';
+import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import { selectList, toEntities } from '../database/entity-rows';
+import { join, query, raw, sql, Sql } from '../database/sql';
 import { blindIndexCandidatesOf } from './blind-index';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
 import { ContactList } from './contact-list.entity';
@@ -14,11 +15,6 @@ import { ContactTag } from './contact-tag.entity';
 import { ContactView } from './contact-views';
 import { Contact } from './contact.entity';
 import { normalisePhone } from './phone-number';
-
-export interface SqlQuery {
-  sql: string;
-  params: unknown[];
-}
 
 export interface ContactLoadOptions {
   /** Channel arrays to preload. */
@@ -57,11 +53,6 @@ export function escapeLike(value: string): string {
 export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** A read through the driver's pool (see poolQuery); the list path runs it on every request. */
-  private read<T = Record<string, unknown>>(sql: string, params: unknown[]): Promise<T[]> {
-    return poolQuery<T>(this.ds, sql, params);
-  }
-
   /**
    * The SQL of one GET /contacts page. `page` is one statement: per contact of the page, the
    * total (`total`), the contact (`contact`), its channel records as a JSON array per channel
@@ -69,255 +60,160 @@ export class ContactsRepository {
    * The total comes from contact_counters (kept by triggers) unless there is a search, else a
    * window count over the matches; the page walks the sort field's index and the records and tags
    * are looked up for the page's rows only. `count` is the same total on its own, needed only when
-   * the page is empty (past the last page). The text is assembled directly (no query builder: it
-   * ran on every request).
+   * the page is empty (past the last page).
    */
-  listQueries(orgId: string, q: ContactListQuery): { page: SqlQuery; count: SqlQuery } {
-    const params: unknown[] = [orgId];
-    const bind = (v: unknown) => `$${params.push(v)}`;
-    const where = ['c.organization_id = $1'];
-    const cond = ['cc.organization_id = $1'];
+  listQueries(orgId: string, q: ContactListQuery): { page: Sql; count: Sql } {
+    const where = [sql`c.organization_id = ${orgId}::uuid`];
+    const cond = [sql`cc.organization_id = ${orgId}::uuid`];
     if (q.status) {
-      const status = bind(q.status);
-      where.push(`c.status = ${status}`);
-      cond.push(`cc.status = ${status}`);
+      where.push(sql`c.status = ${q.status}`);
+      cond.push(sql`cc.status = ${q.status}`);
     }
     if (q.channel) {
       const bit = CHANNEL_INFO[q.channel].bit;
-      where.push(`(c.channel_mask & ${bit}) <> 0`);
-      cond.push(`(cc.channel_mask & ${bit}) <> 0`);
+      where.push(sql`(c.channel_mask & ${bit}::smallint) <> 0`);
+      cond.push(sql`(cc.channel_mask & ${bit}::smallint) <> 0`);
     }
-    if (q.search) where.push(`c.id IN (${this.searchSql(q.search, bind)})`);
-    const whereSql = where.join(' AND ');
+    if (q.search) where.push(sql`c.id IN (${this.searchQuery(orgId, q.search)})`);
+    const matching = join(where, ' AND ');
 
-    let countSql: string;
-    let totalColumn: string;
-    if (q.search) {
-      countSql = `SELECT count(*) AS total FROM contacts c WHERE ${whereSql}`;
-      totalColumn = 'count(*) OVER ()';
-    } else {
-      countSql = `SELECT coalesce(sum(cc.total), 0) AS total FROM contact_counters cc WHERE ${cond.join(' AND ')}`;
-      totalColumn = `(${countSql})`;
-    }
+    const count = q.search
+      ? sql`SELECT count(*) AS total FROM contacts c WHERE ${matching}`
+      : sql`SELECT coalesce(sum(cc.total), 0) AS total FROM contact_counters cc
+             WHERE ${join(cond, ' AND ')}`;
+    const total = q.search ? raw('count(*) OVER ()') : sql`(${count})`;
 
     const sort = SORT_COLUMNS[q.sortBy];
-    const dir = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
-    const nulls = sort.nullable ? ' NULLS LAST' : '';
-    const limit = Math.trunc(q.limit);
-    const offset = Math.trunc((q.page - 1) * q.limit);
-    const contactsSql =
-      `SELECT ${this.contactColumns()}, ${totalColumn} AS total FROM contacts c WHERE ${whereSql}` +
-      ` ORDER BY c.${sort.column} ${dir}${nulls}, c.id ${dir} LIMIT ${limit} OFFSET ${offset}`;
+    const order = raw(
+      `${sort.column} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}${sort.nullable ? ' NULLS LAST' : ''}`,
+    );
+    const idOrder = raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC');
+    const contacts = sql`
+      SELECT ${raw(selectList(this.ds, Contact, 'c', 'c'))}, ${total} AS total
+        FROM contacts c WHERE ${matching}
+       ORDER BY c.${order}, c.id ${idOrder}
+       LIMIT ${Math.trunc(q.limit)} OFFSET ${Math.trunc((q.page - 1) * q.limit)}`;
     // The limited page is a subquery, so the lookups below run for its rows only; the outer ORDER
     // BY restores its order (a sort of at most 100 rows).
-    const pageSql =
-      `SELECT p.total, ${this.embeddedColumns()} FROM (${contactsSql}) p` +
-      ` ORDER BY p.c_${sort.column} ${dir}${nulls}, p.c_id ${dir}`;
-    return { page: { sql: pageSql, params }, count: { sql: countSql, params } };
+    const page = sql`
+      SELECT p.total, ${this.embeddedColumns(orgId)} FROM (${contacts}) p
+       ORDER BY p.c_${order}, p.c_id ${idOrder}`;
+    return { page, count };
   }
 
-  private embeddedColumnsSql?: string;
-
   /**
-   * Per contact of a page (`p`): the contact as a JSON object keyed by column name (what `hydrate`
-   * reads); one JSON array of records per channel, in the loaders' order, null when the contact's
-   * channel_mask lacks the channel (not looked up) or it has no record; its tag names as a JSON
-   * array. JSON because node-postgres turns each column of a row into a value on its own (its
-   * timestamp parser costs several microseconds a value, and a page carries hundreds) while a
-   * JSON column is one JSON.parse; timestamps then become Dates through TypeORM's hydration.
+   * Per contact of a page (`p`): the contact as a JSON object keyed by column name; one JSON
+   * array of records per channel, in the loaders' order, null when the contact's channel_mask
+   * lacks the channel (not looked up) or it has no record; its tag names as a JSON array.
    */
-  private embeddedColumns(): string {
-    if (this.embeddedColumnsSql) return this.embeddedColumnsSql;
-    const contact = this.ds
-      .getMetadata(Contact)
-      .columns.filter((c) => c.isSelect)
-      .map((c) => `'${c.databaseName}', p.c_${c.databaseName}`)
-      .join(', ');
-    const parts = [`json_build_object(${contact}) AS contact`];
-    for (const ch of CONTACT_CHANNELS) {
-      const meta = this.ds.getMetadata(CHANNEL_INFO[ch].entity);
-      const pairs = meta.columns
-        .filter((c) => c.isSelect)
-        .map((c) => `'${c.databaseName}', r.${c.databaseName}`)
+  private embeddedColumns(orgId: string): Sql {
+    const pairs = (entity: ContactChannel | 'contact', alias: string) =>
+      this.ds
+        .getMetadata(entity === 'contact' ? Contact : CHANNEL_INFO[entity].entity)
+        .columns.filter((c) => c.isSelect)
+        .map((c) => `'${c.databaseName}', ${alias}${c.databaseName}`)
         .join(', ');
-      parts.push(
-        `CASE WHEN (p.c_channel_mask & ${CHANNEL_INFO[ch].bit}) <> 0 THEN` +
-          ` (SELECT json_agg(json_build_object(${pairs}) ORDER BY r.created_at, r.id)` +
-          ` FROM ${meta.tableName} r WHERE r.organization_id = $1 AND r.contact_id = p.c_id) END AS ch_${ch}`,
-      );
+    const parts = [sql`json_build_object(${raw(pairs('contact', 'p.c_'))}) AS contact`];
+    for (const ch of CONTACT_CHANNELS) {
+      const { bit, table } = CHANNEL_INFO[ch];
+      parts.push(sql`
+        CASE WHEN (p.c_channel_mask & ${raw(String(bit))}) <> 0 THEN
+          (SELECT json_agg(json_build_object(${raw(pairs(ch, 'r.'))}) ORDER BY r.created_at, r.id)
+             FROM ${raw(table)} r
+            WHERE r.organization_id = ${orgId}::uuid AND r.contact_id = p.c_id)
+        END AS ${raw(`ch_${ch}`)}`);
     }
-    parts.push(
-      `(SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tag_assignments a` +
-        ` JOIN contact_tags t ON t.id = a.tag_id` +
-        ` WHERE a.organization_id = $1 AND a.contact_id = p.c_id) AS tag_names`,
-    );
-    this.embeddedColumnsSql = parts.join(', ');
-    return this.embeddedColumnsSql;
-  }
-
-  private contactColumnsSql?: string;
-
-  /** The contact's selected columns as `c.<column> AS c_<column>` (what `hydrate` reads). */
-  private contactColumns(): string {
-    this.contactColumnsSql ??= this.ds
-      .getMetadata(Contact)
-      .columns.filter((c) => c.isSelect)
-      .map((c) => `c.${c.databaseName} AS c_${c.databaseName}`)
-      .join(', ');
-    return this.contactColumnsSql;
+    parts.push(sql`
+      (SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tag_assignments a
+         JOIN contact_tags t ON t.id = a.tag_id
+        WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = p.c_id) AS tag_names`);
+    return join(parts, ', ');
   }
 
   /**
-   * Runs the page statement: its contacts with every channel array (empty when the contact has no
-   * record) and tag names, and the total. Records become entities through `hydrate`, exactly as
-   * the loaders' rows do (decryption by `encryptedColumn` included).
+   * One GET /contacts page: its contacts with every channel array (empty when the contact has no
+   * record) and tag names, and the total.
    */
   async listPage(
-    query: { page: SqlQuery; count: SqlQuery },
-    pageNumber: number,
+    orgId: string,
+    q: ContactListQuery,
   ): Promise<{ views: ContactView[]; total: number }> {
     type PageRow = Record<string, unknown> & {
       total: string;
       contact: Record<string, unknown>;
       tag_names: string[] | null;
     };
-    const raw = await this.read<PageRow>(query.page.sql, query.page.params);
-    if (!raw.length) {
+    const { page, count } = this.listQueries(orgId, q);
+    const rows = await query<PageRow>(this.ds, page);
+    if (!rows.length) {
       // An empty first page means nothing matches; past the last page the total is counted apart.
-      return { views: [], total: pageNumber > 1 ? await this.count(query.count) : 0 };
+      if (q.page === 1) return { views: [], total: 0 };
+      const [row] = await query<{ total: string }>(this.ds, count);
+      return { views: [], total: Number(row?.total ?? 0) };
     }
-    const contacts = this.hydrate<Contact>(
+    const contacts = toEntities<Contact>(
+      this.ds,
       Contact,
-      raw.map((row) => row.contact),
+      rows.map((row) => row.contact),
     );
-    const views = raw.map((row, i) => {
+    const views = rows.map((row, i) => {
       const view: ContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
       for (const ch of CONTACT_CHANNELS) {
         const records = (row[`ch_${ch}`] as Record<string, unknown>[] | null) ?? [];
-        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = this.hydrate(
+        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = toEntities(
+          this.ds,
           CHANNEL_INFO[ch].entity,
           records,
         );
       }
       return view;
     });
-    return { views, total: Number(raw[0].total) };
+    return { views, total: Number(rows[0].total) };
   }
 
   /** Name fragment (one trigram index) or exact email / phone number (blind indexes, every key). */
-  private searchSql(search: string, bind: (value: unknown) => string): string {
+  private searchQuery(orgId: string, search: string): Sql {
     // contact_search_text joins the three names with chr(1), which a fragment never contains, and
     // leaves out a display name stored encrypted (it carries an address).
     // eslint-disable-next-line no-control-regex
-    const pattern = bind(`%${escapeLike(search.replace(/[\x00-\x1f]/g, ''))}%`);
+    const pattern = `%${escapeLike(search.replace(/[\x00-\x1f]/g, ''))}%`;
     const parts = [
-      `SELECT n.id FROM contacts n WHERE n.organization_id = $1 AND contact_search_text(n.first_name, n.last_name, n.display_name) ILIKE ${pattern}`,
+      sql`SELECT n.id FROM contacts n WHERE n.organization_id = ${orgId}::uuid
+            AND contact_search_text(n.first_name, n.last_name, n.display_name) ILIKE ${pattern}`,
     ];
     if (search.includes('@')) {
-      const hashes = bind(blindIndexCandidatesOf('email', search));
-      parts.push(
-        `SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = $1 AND e.email_hash = ANY(${hashes})`,
-      );
+      parts.push(sql`
+        SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = ${orgId}::uuid
+           AND e.email_hash = ANY(${blindIndexCandidatesOf('email', search)}::text[])`);
     }
     const phone = normalisePhone(search);
     if (phone) {
-      const hashes = bind(blindIndexCandidatesOf('phone', phone));
+      const hashes = blindIndexCandidatesOf('phone', phone);
       for (const table of PHONE_TABLES) {
-        parts.push(
-          `SELECT t.contact_id FROM ${table} t WHERE t.organization_id = $1 AND t.phone_hash = ANY(${hashes})`,
-        );
+        parts.push(sql`
+          SELECT t.contact_id FROM ${raw(table)} t WHERE t.organization_id = ${orgId}::uuid
+             AND t.phone_hash = ANY(${hashes}::text[])`);
       }
     }
-    return parts.join(' UNION ALL ');
-  }
-
-  async count(query: SqlQuery): Promise<number> {
-    const rows = await this.read<{ total: string }>(query.sql, query.params);
-    return Number(rows[0]?.total ?? 0);
-  }
-
-  private readonly channelSql = new Map<ContactChannel, string>();
-
-  /** The batch query of one channel's records for a set of contacts (text built once). */
-  private channelQuery(orgId: string, ids: string[], channel: ContactChannel): SqlQuery {
-    let sql = this.channelSql.get(channel);
-    if (!sql) {
-      const meta = this.ds.getMetadata(CHANNEL_INFO[channel].entity);
-      const cols = meta.columns.filter((c) => c.isSelect).map((c) => `r.${c.databaseName}`);
-      sql = `SELECT ${cols.join(', ')} FROM ${meta.tableName} r
-              WHERE r.organization_id = $1 AND r.contact_id = ANY($2::uuid[])
-              ORDER BY r.created_at, r.id`;
-      this.channelSql.set(channel, sql);
-    }
-    return { sql, params: [orgId, ids] };
-  }
-
-  /**
-   * Rows to entities through TypeORM's own per-column hydration, so every column transformer
-   * (decryption by `encryptedColumn` included) applies exactly as in a repository read.
-   */
-  private hydrate<T extends ObjectLiteral>(
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-    entity: Function,
-    rows: Record<string, unknown>[],
-    alias?: string,
-  ): T[] {
-    const meta = this.ds.getMetadata(entity);
-    const columns = meta.columns.filter((c) => c.isSelect);
-    const proto = (meta.target as { prototype: object }).prototype;
-    return rows.map((row) => {
-      const out = Object.create(proto) as ObjectLiteral;
-      for (const column of columns) {
-        const value = row[alias ? `${alias}_${column.databaseName}` : column.databaseName];
-        out[column.propertyName] = this.ds.driver.prepareHydratedValue(value, column);
-      }
-      return out as T;
-    });
-  }
-
-  private async channelRecords(
-    orgId: string,
-    ids: string[],
-    channel: ContactChannel,
-  ): Promise<ObjectLiteral[]> {
-    const q = this.channelQuery(orgId, ids, channel);
-    return this.hydrate(CHANNEL_INFO[channel].entity, await this.read(q.sql, q.params));
-  }
-
-  private tagNamesQuery(orgId: string, ids: string[]): SqlQuery {
-    return {
-      sql: `SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
-              JOIN contact_tags t ON t.id = a.tag_id
-             WHERE a.organization_id = $1 AND a.contact_id = ANY($2::uuid[])
-             ORDER BY lower(t.name), t.id`,
-      params: [orgId, ids],
-    };
-  }
-
-  /**
-   * Channels worth querying for these contacts: a channel no contact has a record on (by its
-   * channel_mask bit) is not queried at all.
-   */
-  private channelsFor(contacts: Contact[], wanted: readonly ContactChannel[]): ContactChannel[] {
-    const mask = contacts.reduce((m, c) => m | c.channelMask, 0);
-    return wanted.filter((ch) => (mask & CHANNEL_INFO[ch].bit) !== 0);
+    return join(parts, ' UNION ALL ');
   }
 
   /** Contacts of the organization by id, in the order of `ids` (unknown ids are skipped). */
-  async load(orgId: string, ids: string[], opts: ContactLoadOptions = {}): Promise<ContactView[]> {
+  async load(
+    orgId: string,
+    ids: string[],
+    opts: ContactLoadOptions = {},
+    db: DataSource | EntityManager = this.ds,
+  ): Promise<ContactView[]> {
     if (!ids.length) return [];
-    const found = this.hydrate<Contact>(
-      Contact,
-      await this.read(
-        `SELECT ${this.contactColumns()} FROM contacts c
-          WHERE c.organization_id = $1 AND c.id = ANY($2::uuid[])`,
-        [orgId, ids],
-      ),
-      'c',
+    const rows = await query<Record<string, unknown>>(
+      db,
+      sql`SELECT ${raw(selectList(this.ds, Contact, 'c'))} FROM contacts c
+           WHERE c.organization_id = ${orgId}::uuid AND c.id = ANY(${ids}::uuid[])`,
     );
-    const byId = new Map(found.map((c) => [c.id, c]));
+    const byId = new Map(toEntities<Contact>(this.ds, Contact, rows).map((c) => [c.id, c]));
     const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));
-    return this.complete(orgId, contacts, opts);
+    return this.complete(orgId, contacts, opts, db);
   }
 
   /**
@@ -328,41 +224,52 @@ export class ContactsRepository {
     orgId: string,
     contacts: Contact[],
     opts: ContactLoadOptions = {},
+    db: DataSource | EntityManager = this.ds,
   ): Promise<ContactView[]> {
     if (!contacts.length) return [];
     const ids = contacts.map((c) => c.id);
     const wanted = opts.channels ?? [];
     const channels = this.channelsFor(contacts, wanted);
-    const tagQuery = opts.tags || opts.tagRecords ? this.tagNamesQuery(orgId, ids) : null;
     const [channelRows, tagRows, memberships] = await Promise.all([
-      Promise.all(channels.map((ch) => this.channelRecords(orgId, ids, ch))),
-      tagQuery
-        ? this.read<{ contact_id: string; tag_id: string; name: string }>(
-            tagQuery.sql,
-            tagQuery.params,
+      Promise.all(channels.map((ch) => this.channelRecords(orgId, ids, ch, db))),
+      opts.tags || opts.tagRecords
+        ? query<{ contact_id: string; tag_id: string; name: string }>(
+            db,
+            sql`SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
+                  JOIN contact_tags t ON t.id = a.tag_id
+                 WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = ANY(${ids}::uuid[])
+                 ORDER BY lower(t.name), t.id`,
           )
-        : Promise.resolve([]),
+        : [],
       opts.memberships
-        ? this.ds.getRepository(ContactListMembership).find({
-            where: { organizationId: orgId, contactId: In(ids) },
-            order: { createdAt: 'ASC', id: 'ASC' },
-          })
-        : Promise.resolve([] as ContactListMembership[]),
+        ? this.entities<ContactListMembership>(
+            db,
+            ContactListMembership,
+            sql`SELECT * FROM contact_list_memberships
+                 WHERE organization_id = ${orgId}::uuid AND contact_id = ANY(${ids}::uuid[])
+                 ORDER BY created_at, id`,
+          )
+        : [],
     ]);
-
+    const tagIds = [...new Set(tagRows.map((r) => r.tag_id))];
+    const listIds = [...new Set(memberships.map((m) => m.contactListId))];
     const [tagRecords, lists] = await Promise.all([
-      opts.tagRecords && tagRows.length
-        ? this.ds.getRepository(ContactTag).findBy({
-            organizationId: orgId,
-            id: In([...new Set(tagRows.map((r) => r.tag_id))]),
-          })
-        : Promise.resolve([] as ContactTag[]),
-      memberships.length
-        ? this.ds.getRepository(ContactList).findBy({
-            organizationId: orgId,
-            id: In([...new Set(memberships.map((m) => m.contactListId))]),
-          })
-        : Promise.resolve([] as ContactList[]),
+      opts.tagRecords && tagIds.length
+        ? this.entities<ContactTag>(
+            db,
+            ContactTag,
+            sql`SELECT * FROM contact_tags
+                 WHERE organization_id = ${orgId}::uuid AND id = ANY(${tagIds}::uuid[])`,
+          )
+        : [],
+      listIds.length
+        ? this.entities<ContactList>(
+            db,
+            ContactList,
+            sql`SELECT * FROM contact_lists
+                 WHERE organization_id = ${orgId}::uuid AND id = ANY(${listIds}::uuid[])`,
+          )
+        : [],
     ]);
 
     const byId = new Map<string, ContactView>();
@@ -399,5 +306,39 @@ export class ContactsRepository {
       });
     }
     return views;
+  }
+
+  private async entities<T extends ObjectLiteral>(
+    db: DataSource | EntityManager,
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+    entity: Function,
+    q: Sql,
+  ): Promise<T[]> {
+    return toEntities<T>(this.ds, entity, await query<Record<string, unknown>>(db, q));
+  }
+
+  private channelRecords(
+    orgId: string,
+    ids: string[],
+    channel: ContactChannel,
+    db: DataSource | EntityManager,
+  ): Promise<ObjectLiteral[]> {
+    const { entity, table } = CHANNEL_INFO[channel];
+    return this.entities(
+      db,
+      entity,
+      sql`SELECT ${raw(selectList(this.ds, entity, 'r'))} FROM ${raw(table)} r
+           WHERE r.organization_id = ${orgId}::uuid AND r.contact_id = ANY(${ids}::uuid[])
+           ORDER BY r.created_at, r.id`,
+    );
+  }
+
+  /**
+   * Channels worth querying for these contacts: a channel no contact has a record on (by its
+   * channel_mask bit) is not queried at all.
+   */
+  private channelsFor(contacts: Contact[], wanted: readonly ContactChannel[]): ContactChannel[] {
+    const mask = contacts.reduce((m, c) => m | c.channelMask, 0);
+    return wanted.filter((ch) => (mask & CHANNEL_INFO[ch].bit) !== 0);
   }
 }

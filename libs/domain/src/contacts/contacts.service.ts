@@ -87,7 +87,7 @@ export class ContactsService {
   /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
   async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
     const q = normaliseContactListQuery(input);
-    const { views, total } = await this.repo.listPage(this.repo.listQueries(orgId, q), q.page);
+    const { views, total } = await this.repo.listPage(orgId, q);
     return new Page(
       views,
       total,
