@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { Client, Pool } from 'pg';
 import {
   blindIndexOf,
-  ContactsRepository,
+  ContactViewsRepository,
   fieldCipher,
   normaliseContactListQuery,
   OrganizationService,
@@ -333,7 +333,7 @@ function percentile(sorted: number[], p: number): number {
  */
 async function direct(
   pool: Pool,
-  repo: ContactsRepository,
+  repo: ContactViewsRepository,
   orgId: string,
   input: ContactListQueryInput,
   connections: number,
@@ -486,7 +486,7 @@ async function main() {
       () => httpReady(`http://127.0.0.1:${CLUSTER_PORT}/health`),
       { ownSession: true },
     );
-    const repo = app.get(ContactsRepository);
+    const repo = app.get(ContactViewsRepository);
     const email = emailOf(Math.floor(N / 2));
     const cases: [string, ContactListQueryInput, string][] = [
       ['first page, limit=100', { limit: 100 }, 'limit=100'],

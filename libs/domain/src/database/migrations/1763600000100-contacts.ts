@@ -1,5 +1,5 @@
-// Contacts baseline (§5): contacts, their channel records, tags, lists and list memberships, the
-// triggers that keep their derived columns and counters exact, and the contact event outbox.
+// Contacts baseline (§5): contacts, their channel records, tags, lists and list memberships, and
+// the triggers that keep their derived columns and counters exact.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -454,37 +454,11 @@ export class Contacts1763600000100 implements MigrationInterface {
       CREATE TRIGGER contact_tag_assignments_tag_ids_upd AFTER UPDATE ON contact_tag_assignments
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_update()`);
-
-    // --- contact event outbox --------------------------------------------------------------------
-    // contact.created|updated|deleted|unsubscribed and push.token_invalidated, written in the
-    // change's own transaction so an event is never lost between the commit and the webhook bus.
-    // The api turns the rows into webhook deliveries right after the commit; rows it could not
-    // turn are taken by the worker's sweeper once `next_attempt_at` has passed. Only ids are
-    // kept: the event's data is the contact as it is when the event is raised.
-    await q.query(`
-      CREATE TABLE contact_event_outbox (
-        id bigserial PRIMARY KEY,
-        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-        type text NOT NULL,
-        contact_id uuid NOT NULL,
-        refs jsonb,
-        occurred_at timestamptz NOT NULL,
-        attempts integer NOT NULL DEFAULT 0,
-        next_attempt_at timestamptz NOT NULL,
-        last_error text
-      )`);
-    await q.query(
-      `CREATE INDEX contact_event_outbox_due_idx ON contact_event_outbox (next_attempt_at, id)`,
-    );
-    await q.query(
-      `CREATE INDEX contact_event_outbox_org_idx ON contact_event_outbox (organization_id)`,
-    );
   }
 
   // pg_trgm stays: it may have been there before, and other schemas may use it.
   async down(q: QueryRunner): Promise<void> {
     for (const t of [
-      'contact_event_outbox',
       'contact_counters',
       'contact_list_memberships',
       'contact_list_tags',
