@@ -319,8 +319,8 @@ export class ImportWriter {
       custom: [] as (string | null)[],
       notes: [] as (string | null)[],
       mask: [] as number[],
-      tags: [] as string[],
     };
+    const tagged: { contact: string[]; tag: string[] } = { contact: [], tag: [] };
     for (const t of created) {
       const v = t.values!;
       cols.id.push(t.contactId);
@@ -340,8 +340,10 @@ export class ImportWriter {
           (t.whatsapp.size ? CHANNEL_INFO.whatsapp.bit : 0) |
           (t.telegram.size ? CHANNEL_INFO.telegram.bit : 0),
       );
-      // A uuid[] literal: ids are lower-case hex, sorted as PostgreSQL sorts uuids.
-      cols.tags.push(`{${(tagIds.get(t) ?? []).join(',')}}`);
+      for (const tag of tagIds.get(t) ?? []) {
+        tagged.contact.push(t.contactId);
+        tagged.tag.push(tag);
+      }
     }
     // channel_mask is written here, with the bits of the records this batch inserts next: the
     // channel tables' triggers then find every bit already set and leave the new rows alone,
@@ -349,13 +351,18 @@ export class ImportWriter {
     await this.timed(
       'contacts',
       em.query(
-        `INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
+        `WITH tags AS (
+           SELECT p.contact, array_agg(p.tag ORDER BY p.tag) AS ids
+             FROM unnest($12::uuid[], $13::uuid[]) AS p(contact, tag)
+            GROUP BY p.contact)
+         INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
                              language, status, custom_fields, notes, channel_mask, tag_ids)
        SELECT u.id, $1, u.first, u.last, u.display, u.tz, u.lang, u.status, u.custom::jsonb,
-              u.notes, u.mask, u.tags::uuid[]
+              u.notes, u.mask, coalesce(tags.ids, '{}')
          FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::text[], $9::text[], $10::text[], $11::smallint[], $12::text[])
-              AS u(id, first, last, display, tz, lang, status, custom, notes, mask, tags)`,
+                     $8::text[], $9::text[], $10::text[], $11::smallint[])
+              AS u(id, first, last, display, tz, lang, status, custom, notes, mask)
+         LEFT JOIN tags ON tags.contact = u.id`,
         [
           orgId,
           cols.id,
@@ -368,7 +375,8 @@ export class ImportWriter {
           cols.custom,
           cols.notes,
           cols.mask,
-          cols.tags,
+          tagged.contact,
+          tagged.tag,
         ],
       ),
     );
