@@ -123,4 +123,3 @@ export * from './imports/import-writer';
 export * from './imports/imports.module';
 export * from './imports/imports.service';
 export * from './imports/email-hash-filter';
-export * from './imports/time-ordered-id';

@@ -4,6 +4,7 @@
 // list memberships through ContactListsService (subscriberCount moves in the same transaction) and
 // tag assignments. No per-row statement, no per-row event (§7: an import publishes none).
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
@@ -14,7 +15,6 @@ import type { ParsedPhone } from '../contacts/contact-rules';
 import { fieldCipher } from '../crypto/field-encryption';
 import type { DuplicateHandling } from './contact-import.entity';
 import type { EmailHashFilter } from './email-hash-filter';
-import { uuidv7 } from './time-ordered-id';
 import type { ImportRowValues } from './import-fields';
 
 /** A phone number ready to store: encrypted value, blind index, country. */
@@ -206,7 +206,7 @@ export class ImportWriter {
       } else {
         newCount++;
         target = {
-          contactId: uuidv7(),
+          contactId: randomUUID(),
           isNew: true,
           values: { ...row.values },
           emailEnc: row.emailEnc,
@@ -396,7 +396,7 @@ export class ImportWriter {
             withEmail.map((t) => t.contactId),
             withEmail.map((t) => t.emailEnc),
             withEmail.map((t) => t.emailHash),
-            withEmail.map(() => uuidv7()),
+            withEmail.map(() => randomUUID()),
           ],
         ),
       );
@@ -490,7 +490,7 @@ export class ImportWriter {
            FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::uuid[])
                 AS u(c, p, h, cc, pr, id)
           ${isNew ? '' : `WHERE NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c AND x.phone_hash = u.h)`}`,
-        [orgId, c, p, h, cc, primary, c.map(() => uuidv7())],
+        [orgId, c, p, h, cc, primary, c.map(() => randomUUID())],
       );
     }
     const c: string[] = [];
@@ -520,7 +520,7 @@ export class ImportWriter {
          FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[])
               AS u(c, p, h, cc, un, pr, id)
         ${isNew ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c AND x.phone_hash = u.h)'}`,
-      [orgId, c, p, h, cc, u, primary, c.map(() => uuidv7())],
+      [orgId, c, p, h, cc, u, primary, c.map(() => randomUUID())],
     );
   }
 
