@@ -151,15 +151,12 @@ export class ImportWriter {
   /**
    * @param filter the organization's known email hashes: only rows it may contain are looked up
    *   in the database (null: look every row up).
-   * @param beforeShared runs after the new contacts and their emails are inserted, before the
-   *   statements that touch rows shared with other transactions.
    */
   async writeBatch(
     em: EntityManager,
     ctx: BatchContext,
     rows: PreparedRow[],
     filter: EmailHashFilter | null = null,
-    beforeShared: () => Promise<void> = async () => undefined,
   ): Promise<BatchResult> {
     const orgId = ctx.organizationId;
     const update = ctx.duplicateHandling === 'update';
@@ -237,9 +234,6 @@ export class ImportWriter {
       await this.timed('channels', this.insertChannels(em, orgId, created, true));
       await this.presetByWriter(em, false);
     }
-    // What follows writes rows other transactions share (tag counts, the list, existing contacts):
-    // the caller takes its place in the commit order first (see ImportRunner.commitBatch).
-    await beforeShared();
     const changed = existingOnes.filter((t) => t.values);
     if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
     await this.timed('channels', this.insertChannels(em, orgId, existingOnes, false));
