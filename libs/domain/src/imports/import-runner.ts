@@ -36,17 +36,6 @@ class ImportFailure extends Error {}
 /** Errors from the CSV parser (the file itself is broken). */
 class CsvBroken extends Error {}
 
-/** A run's counts: batches, and ms per phase. */
-function newRunStats() {
-  return {
-    batches: 0,
-    prepareMs: 0,
-    commitMs: 0,
-    waitMs: 0,
-    filterMs: 0,
-  };
-}
-
 /** After this many runs that ended in an unexpected error, the import is failed, not retried. */
 const MAX_ATTEMPTS = 5;
 const TARGET_COMMIT_MS = 600;
@@ -73,8 +62,6 @@ export class ImportRunner {
   private readonly batchSize: number;
   private readonly leaseSeconds: number;
   private stopping = false;
-  /** Where the last run's time went (logged when it ends; the bench reads the log). */
-  private stats = newRunStats();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -86,11 +73,6 @@ export class ImportRunner {
   ) {
     this.batchSize = config.imports.batchSize;
     this.leaseSeconds = config.imports.leaseSeconds;
-  }
-
-  /** Where the last run's time went (batches, ms per phase). */
-  lastRunStats(): Readonly<typeof this.stats> {
-    return { ...this.stats };
   }
 
   /**
@@ -109,8 +91,6 @@ export class ImportRunner {
     const lease = randomUUID();
     const imp = await this.claim(importId, lease);
     if (!imp) return false;
-    this.stats = newRunStats();
-    this.writer.timings = {};
     const log = { importId, organizationId: imp.organizationId, attempt: imp.attempts };
     this.logger.log({ msg: 'import run started', ...log, resumeFromRow: imp.checkpointRow });
     let lost = false;
@@ -147,13 +127,7 @@ export class ImportRunner {
       if (!imp.scanned) await this.scan(imp, mapping, source, lease, () => lost);
       await this.write(imp, mapping, source, lease, () => lost);
       const status = await this.finish(imp, lease);
-      this.logger.log({
-        msg: 'import run finished',
-        ...log,
-        status,
-        ...this.stats,
-        sqlMs: this.writer.timings,
-      });
+      this.logger.log({ msg: 'import run finished', ...log, status });
       return true;
     } catch (err) {
       if (err instanceof WorkerStopping) {
@@ -336,9 +310,7 @@ export class ImportRunner {
       imp.errorsFileBytes,
       imp.headers,
     );
-    const t0 = Date.now();
     const filter = await EmailHashFilter.load(this.ds, imp.organizationId);
-    this.stats.filterMs = Date.now() - t0;
     const fromByte = imp.checkpointRow > 0 ? imp.checkpointByte : 0;
     let rowNo = imp.checkpointRow;
     let header = fromByte === 0;
@@ -359,18 +331,12 @@ export class ImportRunner {
       const rows = p.lastRow - p.firstRow + 1;
       const ideal = (rows * TARGET_COMMIT_MS) / ms;
       size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
-      this.stats.commitMs += ms;
-      this.stats.batches++;
     };
     const flush = async () => {
       if (!batch.length) return;
-      const t0 = Date.now();
       const prepared = this.prepare(batch, mapping);
-      this.stats.prepareMs += Date.now() - t0;
       batch = [];
-      const t1 = Date.now();
       const failure = await inFlight;
-      this.stats.waitMs += Date.now() - t1;
       if (failure) throw failure;
       if (isLost()) throw new ImportStopped('lease lost');
       if (this.stopping) throw new WorkerStopping();

@@ -131,18 +131,6 @@ function addChannels(t: Target, row: PreparedRow): void {
 
 @Injectable()
 export class ImportWriter {
-  /** Milliseconds spent per step since the last reset (the runner logs them with each run). */
-  timings: Record<string, number> = {};
-
-  private async timed<T>(step: string, work: Promise<T>): Promise<T> {
-    const began = Date.now();
-    try {
-      return await work;
-    } finally {
-      this.timings[step] = (this.timings[step] ?? 0) + Date.now() - began;
-    }
-  }
-
   constructor(
     private readonly lists: ContactListsService,
     private readonly tagsService: ContactTagsService,
@@ -163,7 +151,7 @@ export class ImportWriter {
     const candidates = filter
       ? rows.filter((r) => r.emailCandidates.some((h) => filter.mightContain(h)))
       : rows;
-    const existing = await this.timed('lookup', this.findExisting(em, orgId, candidates, update));
+    const existing = await this.findExisting(em, orgId, candidates, update);
 
     const targets: Target[] = [];
     const byHash = new Map<string, Target>();
@@ -222,7 +210,7 @@ export class ImportWriter {
 
     // Tag ids first: new contacts are inserted with their tag_ids already right, so the tag
     // assignments' trigger finds nothing to rewrite (decisions §5 / migration 1763700001500).
-    const tagIds = await this.timed('tagNames', this.resolveTags(em, orgId, targets, ctx.tags));
+    const tagIds = await this.resolveTags(em, orgId, targets, ctx.tags);
     const created = targets.filter((t) => t.isNew);
     const existingOnes = targets.filter((t) => !t.isNew);
     await this.insertContacts(em, orgId, created, tagIds);
@@ -231,33 +219,30 @@ export class ImportWriter {
     if (created.length) {
       await this.presetByWriter(em, true);
       await this.insertEmails(em, orgId, created);
-      await this.timed('channels', this.insertChannels(em, orgId, created, true));
+      await this.insertChannels(em, orgId, created, true);
       await this.presetByWriter(em, false);
     }
     const changed = existingOnes.filter((t) => t.values);
-    if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
-    await this.timed('channels', this.insertChannels(em, orgId, existingOnes, false));
+    if (update) await this.updateContacts(em, orgId, changed);
+    await this.insertChannels(em, orgId, existingOnes, false);
     if (ctx.listId) {
       // New contacts are this transaction's own; existing ones were locked by findExisting.
-      await this.timed(
-        'memberships',
-        this.lists.subscribeIn(
-          em,
-          orgId,
-          [ctx.listId],
-          targets.map((t) => t.contactId),
-          { contactsLocked: true },
-        ),
+      await this.lists.subscribeIn(
+        em,
+        orgId,
+        [ctx.listId],
+        targets.map((t) => t.contactId),
+        { contactsLocked: true },
       );
     }
     // New contacts carry their tag_ids already (the tag_ids trigger skips them); existing ones
     // are rewritten by it as before.
     if (created.length) {
       await this.presetByWriter(em, true);
-      await this.timed('tags', this.assignTags(em, orgId, created, tagIds, false));
+      await this.assignTags(em, orgId, created, tagIds, false);
       await this.presetByWriter(em, false);
     }
-    await this.timed('tags', this.assignTags(em, orgId, existingOnes, tagIds, true));
+    await this.assignTags(em, orgId, existingOnes, tagIds, true);
     return { newCount, duplicateCount };
   }
 
@@ -342,10 +327,8 @@ export class ImportWriter {
     // channel_mask is written here, with the bits of the records this batch inserts next: the
     // channel tables' triggers then find every bit already set and leave the new rows alone,
     // instead of rewriting each one once per channel.
-    await this.timed(
-      'contacts',
-      em.query(
-        `WITH tags AS (
+    await em.query(
+      `WITH tags AS (
            SELECT p.contact, array_agg(p.tag ORDER BY p.tag) AS ids
              FROM unnest($12::uuid[], $13::uuid[]) AS p(contact, tag)
             GROUP BY p.contact)
@@ -357,42 +340,38 @@ export class ImportWriter {
                      $8::text[], $9::text[], $10::text[], $11::smallint[])
               AS u(id, first, last, display, tz, lang, status, custom, notes, mask)
          LEFT JOIN tags ON tags.contact = u.id`,
-        [
-          orgId,
-          cols.id,
-          cols.first,
-          cols.last,
-          cols.display,
-          cols.tz,
-          cols.lang,
-          cols.status,
-          cols.custom,
-          cols.notes,
-          cols.mask,
-          tagged.contact,
-          tagged.tag,
-        ],
-      ),
+      [
+        orgId,
+        cols.id,
+        cols.first,
+        cols.last,
+        cols.display,
+        cols.tz,
+        cols.lang,
+        cols.status,
+        cols.custom,
+        cols.notes,
+        cols.mask,
+        tagged.contact,
+        tagged.tag,
+      ],
     );
   }
 
   private async insertEmails(em: EntityManager, orgId: string, created: Target[]) {
     const withEmail = created.filter((t) => t.emailEnc);
     if (withEmail.length) {
-      await this.timed(
-        'emails',
-        em.query(
-          `INSERT INTO contact_emails (id, organization_id, contact_id, email, email_hash, status, is_primary)
+      await em.query(
+        `INSERT INTO contact_emails (id, organization_id, contact_id, email, email_hash, status, is_primary)
          SELECT u.id, $1, u.c, u.e, u.h, 'unverified', true
            FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS u(c, e, h, id)`,
-          [
-            orgId,
-            withEmail.map((t) => t.contactId),
-            withEmail.map((t) => t.emailEnc),
-            withEmail.map((t) => t.emailHash),
-            withEmail.map(() => randomUUID()),
-          ],
-        ),
+        [
+          orgId,
+          withEmail.map((t) => t.contactId),
+          withEmail.map((t) => t.emailEnc),
+          withEmail.map((t) => t.emailHash),
+          withEmail.map(() => randomUUID()),
+        ],
       );
     }
   }
