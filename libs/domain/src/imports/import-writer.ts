@@ -208,19 +208,16 @@ export class ImportWriter {
       for (const tag of row.values.tags) target.tags.add(tag);
     }
 
-    // Tag ids first: new contacts are inserted with their tag_ids already right, so the tag
-    // assignments' trigger finds nothing to rewrite (decisions §5 / migration 1763700001500).
+    // Tag ids first: new contacts are inserted with their channel_mask and tag_ids already what
+    // the records and tags inserted next make them, so the triggers that keep those columns find
+    // nothing to rewrite.
     const tagIds = await this.resolveTags(em, orgId, targets, ctx.tags);
     const created = targets.filter((t) => t.isNew);
     const existingOnes = targets.filter((t) => !t.isNew);
     await this.insertContacts(em, orgId, created, tagIds);
-    // The new contacts' emails and phone records: rows no other transaction can see yet, whose
-    // contacts were inserted with their channel_mask already right (the mask triggers skip them).
     if (created.length) {
-      await this.presetByWriter(em, true);
       await this.insertEmails(em, orgId, created);
       await this.insertChannels(em, orgId, created, true);
-      await this.presetByWriter(em, false);
     }
     const changed = existingOnes.filter((t) => t.values);
     if (update) await this.updateContacts(em, orgId, changed);
@@ -235,24 +232,9 @@ export class ImportWriter {
         { contactsLocked: true },
       );
     }
-    // New contacts carry their tag_ids already (the tag_ids trigger skips them); existing ones
-    // are rewritten by it as before.
-    if (created.length) {
-      await this.presetByWriter(em, true);
-      await this.assignTags(em, orgId, created, tagIds, false);
-      await this.presetByWriter(em, false);
-    }
+    if (created.length) await this.assignTags(em, orgId, created, tagIds, false);
     await this.assignTags(em, orgId, existingOnes, tagIds, true);
     return { newCount, duplicateCount };
-  }
-
-  /**
-   * Tells the channel-mask and tag_ids insert triggers that the next statements only add rows
-   * of contacts this transaction inserted with channel_mask and tag_ids already right
-   * (migration 1763700003600), or that they no longer do. Transaction-local.
-   */
-  private async presetByWriter(em: EntityManager, on: boolean): Promise<void> {
-    await em.query(`SELECT set_config('contacts.preset_by_writer', $1, true)`, [on ? 'on' : 'off']);
   }
 
   /**
