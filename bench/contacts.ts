@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { Client, Pool } from 'pg';
 import {
   blindIndexOf,
-  ContactsRepository,
+  ContactViewsRepository,
   fieldCipher,
   normaliseContactListQuery,
   OrganizationService,
@@ -333,7 +333,7 @@ function percentile(sorted: number[], p: number): number {
  */
 async function direct(
   pool: Pool,
-  repo: ContactsRepository,
+  repo: ContactViewsRepository,
   orgId: string,
   input: ContactListQueryInput,
   connections: number,
@@ -343,8 +343,8 @@ async function direct(
   const q = normaliseContactListQuery(input);
   const { count, page } = repo.listQueries(orgId, q);
   const once = async () => {
-    const rows = await pool.query(page.sql, page.params);
-    if (!rows.rows.length && q.page > 1) await pool.query(count.sql, count.params);
+    const rows = await pool.query(page.text, page.values);
+    if (!rows.rows.length && q.page > 1) await pool.query(count.text, count.values);
   };
   for (let i = 0; i < 50; i++) await once(); // warm up
   const latencies: number[] = [];
@@ -486,7 +486,7 @@ async function main() {
       () => httpReady(`http://127.0.0.1:${CLUSTER_PORT}/health`),
       { ownSession: true },
     );
-    const repo = app.get(ContactsRepository);
+    const repo = app.get(ContactViewsRepository);
     const email = emailOf(Math.floor(N / 2));
     const cases: [string, ContactListQueryInput, string][] = [
       ['first page, limit=100', { limit: 100 }, 'limit=100'],

@@ -10,6 +10,7 @@ import {
   CHANNEL_INFO,
   ChannelRecordOf,
   ContactChannel,
+  ContactPush,
   EmailStatus,
   ImessageStatus,
   PushPlatform,
@@ -18,7 +19,8 @@ import {
   TelegramStatus,
   WhatsappStatus,
 } from './contact-channels.entity';
-import { ContactEvents } from './contact-events';
+import { ContactEvents } from './contact.events';
+import { inTransaction } from '../database/transaction';
 import { countryOfPhone, normalisePhone } from './phone-number';
 import { asDuplicateEmail } from './transaction';
 
@@ -145,17 +147,14 @@ export class ContactChannelsService {
     channel: C,
     input: ChannelInputOf[C],
   ): Promise<ChannelRecordOf[C]> {
-    return this.events.change(async (em, raise) => {
+    const record = await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, contactId);
-      const record = await this.insertRecord(em, orgId, contactId, channel, input);
-      raise({
-        type: 'contact.updated',
-        organizationId: orgId,
-        contactId,
-        refs: { [channel]: record.id },
-      });
-      return record;
+      const inserted = await this.insertRecord(em, orgId, contactId, channel, input);
+      await this.events.changed(em, orgId, contactId, 'contact.updated');
+      return inserted;
     });
+    this.events.wake();
+    return record;
   }
 
   /**
@@ -292,7 +291,7 @@ export class ContactChannelsService {
     patch: ChannelPatchOf[C],
   ): Promise<ChannelRecordOf[C]> {
     const info = CHANNEL_INFO[channel];
-    return this.events.change(async (em, raise) => {
+    const updated = await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, contactId);
       const repo = em.getRepository<ObjectLiteral>(info.entity);
       const record = await repo.findOne({
@@ -308,26 +307,18 @@ export class ContactChannelsService {
       }
       if (Object.keys(changes).length) await repo.update({ id: recordId }, changes);
       const after = (await repo.findOneByOrFail({ id: recordId })) as ChannelRecordOf[C];
-      raise({
-        type: 'contact.updated',
-        organizationId: orgId,
-        contactId,
-        refs: { [channel]: recordId },
-      });
+      await this.events.changed(em, orgId, contactId, 'contact.updated');
       if (
         channel === 'push' &&
         record.status === 'active' &&
         (after.status === 'expired' || after.status === 'inactive')
       ) {
-        raise({
-          type: 'push.token_invalidated',
-          organizationId: orgId,
-          contactId,
-          refs: { push: recordId },
-        });
+        await this.events.pushTokenInvalidated(em, orgId, after as ContactPush);
       }
       return after;
     });
+    this.events.wake();
+    return updated;
   }
 
   async delete(
@@ -337,19 +328,15 @@ export class ContactChannelsService {
     recordId: string,
   ): Promise<void> {
     const info = CHANNEL_INFO[channel];
-    await this.events.change(async (em, raise) => {
+    await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, contactId);
       const res = await em
         .getRepository<ObjectLiteral>(info.entity)
         .delete({ id: recordId, contactId, organizationId: orgId });
       if (!res.affected) throw new NotFoundError(info.label);
-      raise({
-        type: 'contact.updated',
-        organizationId: orgId,
-        contactId,
-        refs: { [channel]: recordId },
-      });
+      await this.events.changed(em, orgId, contactId, 'contact.updated');
     });
+    this.events.wake();
   }
 
   /** 404 unless the contact is the organization's; keeps it from being deleted meanwhile. */

@@ -10,10 +10,10 @@ import { generateCuid } from '../crypto/tokens';
 import { ConflictError, NotFoundError } from '../errors/domain-errors';
 import { Channel, ContactList, ListStatus } from './contact-list.entity';
 import { ContactListMembership, MembershipStatus } from './contact-list-membership.entity';
-import { ContactEvents } from './contact-events';
+import { ContactEvents } from './contact.events';
 import { ContactTagsService } from './contact-tags.service';
 import { ListView, MembershipView } from './contact-views';
-import { ContactsRepository } from './contacts.repository';
+import { ContactViewsRepository } from './contact-views.repository';
 import { inTransaction } from '../database/transaction';
 
 export interface CreateListInput {
@@ -32,7 +32,7 @@ export class ContactListsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly tags: ContactTagsService,
-    private readonly contacts: ContactsRepository,
+    private readonly contacts: ContactViewsRepository,
     private readonly events: ContactEvents,
     @Optional() clock?: Clock,
   ) {
@@ -213,7 +213,7 @@ export class ContactListsService {
     contactId: string,
     reason: string | null,
   ): Promise<ContactListMembership> {
-    await this.events.change(async (em, raise) => {
+    await inTransaction(this.ds, async (em) => {
       await this.lockLists(em, orgId, [listId]);
       const rows: { id: string }[] = await em.query(
         `WITH changed AS (
@@ -229,15 +229,9 @@ export class ContactListsService {
          SELECT id FROM changed`,
         [listId, contactId, this.clock.now(), reason],
       );
-      if (rows.length) {
-        raise({
-          type: 'contact.unsubscribed',
-          organizationId: orgId,
-          contactId,
-          refs: { contactList: listId },
-        });
-      }
+      if (rows.length) await this.events.unsubscribed(em, orgId, contactId, listId);
     });
+    this.events.wake();
     const membership = await this.ds
       .getRepository(ContactListMembership)
       .findOneBy({ contactListId: listId, contactId, organizationId: orgId });

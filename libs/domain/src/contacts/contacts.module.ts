@@ -1,17 +1,17 @@
 // Contacts, their six channel records, tags, lists and memberships (§5), encrypted at rest.
 import { Module } from '@nestjs/common';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { EventsModule } from '../events/events.module';
 import { BlindIndexSubscriber } from './blind-index.subscriber';
 import { ContactChannelsService } from './contact-channels.service';
 import { ContactEmailService } from './contact-email.service';
-import { ContactEvents } from './contact-events';
+import { ContactEvents } from './contact.events';
 import { ContactListsService } from './contact-lists.service';
 import { ContactTagsService } from './contact-tags.service';
-import { ContactsRepository } from './contacts.repository';
+import { ContactViewsRepository } from './contact-views.repository';
 import { ContactsService } from './contacts.service';
 
 const SERVICES = [
-  ContactsRepository,
+  ContactViewsRepository,
   ContactsService,
   ContactChannelsService,
   ContactTagsService,
@@ -21,7 +21,7 @@ const SERVICES = [
 ];
 
 @Module({
-  imports: [WebhooksModule],
+  imports: [EventsModule],
   providers: [BlindIndexSubscriber, ...SERVICES],
   exports: SERVICES,
 })

@@ -1,3 +1,4 @@
+<<<<<<< HEAD
 // Contact reads: the SQL of GET /contacts (one statement: the page with its total, channel records
 // and tag names) and the batch loaders that preload channel records, tags and memberships for a set
 // of contacts in one query each.
@@ -63,10 +64,15 @@ const AS_RETURNED = new Set([
 
 /** Column types hydrated as a Date (the ones a listed page prints without one). */
 const TIMESTAMP_TYPES = new Set(['timestamptz', 'timestamp with time zone']);
+=======
+// The contacts table's statements.
+>>>>>>> h21-contacts
 
+/** Escapes the LIKE wildcards of a user's fragment. */
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
 }
+<<<<<<< HEAD
 
 interface HydrateOptions {
   /** The query builder alias the columns were selected under (`c` → `c_first_name`). */
@@ -480,3 +486,5 @@ export class ContactsRepository {
     return views;
   }
 }
+=======
+>>>>>>> h21-contacts

@@ -1,6 +1,6 @@
 // Contacts (§5): listing with filters, full reads, and the create / update / delete paths. Each
-// change goes through exactly one method here, which raises its event in the change's transaction
-// (ContactEvents.change: stored in the outbox with the change, sent after the commit).
+// change goes through exactly one method here, which emits its event in the change's transaction
+// (ContactEvents) and wakes the webhook dispatchers after the commit.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -18,7 +18,8 @@ import {
   WhatsappInput,
 } from './contact-channels.service';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
-import { ContactEvents } from './contact-events';
+import { ContactEvents } from './contact.events';
+import { inTransaction } from '../database/transaction';
 import { ContactListsService } from './contact-lists.service';
 import {
   CONTACT_LIST_FILTERS,
@@ -27,9 +28,13 @@ import {
 } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
 import { ContactTagsService } from './contact-tags.service';
-import { ContactResponseSource, ContactView } from './contact-views';
+import { ContactView } from './contact-views';
 import { Contact, ContactStatus, deriveDisplayName } from './contact.entity';
-import { ContactLoadOptions, ContactsRepository, LOAD_EVERYTHING } from './contacts.repository';
+import {
+  ContactLoadOptions,
+  ContactViewsRepository,
+  LOAD_EVERYTHING,
+} from './contact-views.repository';
 
 export interface ContactFields {
   firstName?: string | null;
@@ -77,20 +82,17 @@ function trimmedOrNull(v: string | null | undefined): string | null {
 export class ContactsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly repo: ContactsRepository,
+    private readonly repo: ContactViewsRepository,
     private readonly channels: ContactChannelsService,
     private readonly tags: ContactTagsService,
     private readonly lists: ContactListsService,
     private readonly events: ContactEvents,
   ) {}
 
-  /**
-   * GET /contacts: a page with channel records and tag names preloaded (one statement), for
-   * `toContactResponse` (timestamps may already be their ISO text, see `Listed`).
-   */
-  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactResponseSource>> {
+  /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
+  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
     const q = normaliseContactListQuery(input);
-    const { views, total } = await this.repo.listPage(this.repo.listQueries(orgId, q), q.page);
+    const { views, total } = await this.repo.listPage(orgId, q);
     return new Page(
       views,
       total,
@@ -112,7 +114,7 @@ export class ContactsService {
   }
 
   async create(orgId: string, input: CreateContactInput): Promise<ContactView> {
-    const id = await this.events.change(async (em, raise) => {
+    const view = await inTransaction(this.ds, async (em) => {
       const { identifiers } = await em.getRepository(Contact).insert({
         organizationId: orgId,
         firstName: trimmedOrNull(input.firstName),
@@ -139,11 +141,11 @@ export class ContactsService {
       if (input.tags?.length) await this.tags.assign(em, orgId, contactId, input.tags);
       if (input.listIds?.length)
         await this.lists.subscribeIn(em, orgId, input.listIds, [contactId]);
-      // Event hook: contact.created is raised here, and only here, with the insert.
-      raise({ type: 'contact.created', organizationId: orgId, contactId });
-      return contactId;
+      // contact.created is emitted here, and only here, with the insert.
+      return this.events.changed(em, orgId, contactId, 'contact.created');
     });
-    return this.get(orgId, id);
+    this.events.wake();
+    return view;
   }
 
   async update(orgId: string, id: string, input: ContactFields): Promise<ContactView> {
@@ -154,40 +156,42 @@ export class ContactsService {
     for (const key of ['firstName', 'lastName', 'displayName'] as const) {
       if (key in changes) changes[key] = trimmedOrNull(changes[key]);
     }
-    await this.events.change(async (em, raise) => {
+    const view = await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, id, 'FOR NO KEY UPDATE');
       if (Object.keys(changes).length)
         await em.getRepository(Contact).update({ id }, changes as QueryDeepPartialEntity<Contact>);
-      // Event hook: contact.updated for field changes is raised here.
-      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
+      return this.events.changed(em, orgId, id, 'contact.updated');
     });
-    return this.get(orgId, id);
+    this.events.wake();
+    return view;
   }
 
   /** Deletes the contact, its channel records, tags and memberships (subscriberCount adjusted). */
   async delete(orgId: string, id: string): Promise<void> {
-    await this.events.change(async (em, raise) => {
+    await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, id, 'FOR UPDATE');
       await this.lists.removeContactIn(em, orgId, id);
       await em.query(`DELETE FROM contacts WHERE id = $1`, [id]);
-      // Event hook: contact.deleted is raised here, and only here, with the delete.
-      raise({ type: 'contact.deleted', organizationId: orgId, contactId: id });
+      // contact.deleted is emitted here, and only here, with the delete.
+      await this.events.deleted(em, orgId, id);
     });
+    this.events.wake();
   }
 
   /** POST /contacts/{id}/tags: adds the named tags (created when missing). */
   async addTags(orgId: string, id: string, names: string[]): Promise<ContactView> {
-    await this.events.change(async (em, raise) => {
+    const view = await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
       await this.tags.assign(em, orgId, id, names);
-      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
+      return this.events.changed(em, orgId, id, 'contact.updated');
     });
-    return this.get(orgId, id);
+    this.events.wake();
+    return view;
   }
 
   /** DELETE /contacts/{id}/tags/{tagId}: removes one tag from the contact. */
   async removeTag(orgId: string, id: string, tagId: string): Promise<ContactView> {
-    await this.events.change(async (em, raise) => {
+    const view = await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
       const tag = await em
         .getRepository(ContactTag)
@@ -197,9 +201,10 @@ export class ContactsService {
         id,
         tagId,
       ]);
-      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
+      return this.events.changed(em, orgId, id, 'contact.updated');
     });
-    return this.get(orgId, id);
+    this.events.wake();
+    return view;
   }
 
   private async lockContact(

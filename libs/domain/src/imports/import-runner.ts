@@ -1,9 +1,10 @@
 // Processes one import (§7), in the worker or in the CLI. A run first takes the import's lease
 // (one worker at a time; a stale heartbeat lets another take over), reads the file once to count
 // the rows (and, when partial uploads are off, to validate every row before anything is written),
-// then streams it again from the last checkpoint and commits one transaction per batch: contacts,
-// channels, memberships, tags, the counters and the new checkpoint together. A worker killed at
-// any point leaves the last committed batch as the truth, and the next run resumes after it.
+// then streams it again from the last checkpoint and commits one transaction per batch, in file
+// order, one at a time: contacts, channels, memberships, tags, the counters and the new checkpoint
+// together. A worker killed at any point leaves the last committed batch as the truth, and the
+// next run resumes after it.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -35,26 +36,6 @@ class ImportFailure extends Error {}
 /** Errors from the CSV parser (the file itself is broken). */
 class CsvBroken extends Error {}
 
-/**
- * A run's counts: batches, of which pipelined (begun beside the previous one) and redone (took
- * the import row before the previous one committed, so rolled back and run again after it); ms
- * per phase.
- */
-function newRunStats() {
-  return {
-    batches: 0,
-    pipelined: 0,
-    redone: 0,
-    prepareMs: 0,
-    commitMs: 0,
-    waitMs: 0,
-    filterMs: 0,
-  };
-}
-
-/** A batch got the import row before the previous batch committed: it is redone after it. */
-class OutOfTurn extends Error {}
-
 /** After this many runs that ended in an unexpected error, the import is failed, not retried. */
 const MAX_ATTEMPTS = 5;
 const TARGET_COMMIT_MS = 600;
@@ -65,16 +46,6 @@ interface RawRow {
   record: string[];
   undecodable?: number[];
   endByte: number;
-}
-
-/** A batch whose transaction is running. */
-interface Flight {
-  /** Email hashes it inserts: a later batch with one of them waits for its commit. */
-  hashes: Set<string>;
-  /** Resolves once the transaction holds the import row (or has ended). */
-  locked: Promise<void>;
-  /** Resolves when the transaction has ended: null once committed, else its error. */
-  done: Promise<unknown>;
 }
 
 interface Prepared {
@@ -91,8 +62,6 @@ export class ImportRunner {
   private readonly batchSize: number;
   private readonly leaseSeconds: number;
   private stopping = false;
-  /** Where the last run's time went (logged when it ends; the bench reads the log). */
-  private stats = newRunStats();
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -104,11 +73,6 @@ export class ImportRunner {
   ) {
     this.batchSize = config.imports.batchSize;
     this.leaseSeconds = config.imports.leaseSeconds;
-  }
-
-  /** Where the last run's time went (batches, of which pipelined and redone, ms per phase). */
-  lastRunStats(): Readonly<typeof this.stats> {
-    return { ...this.stats };
   }
 
   /**
@@ -127,8 +91,6 @@ export class ImportRunner {
     const lease = randomUUID();
     const imp = await this.claim(importId, lease);
     if (!imp) return false;
-    this.stats = newRunStats();
-    this.writer.timings = {};
     const log = { importId, organizationId: imp.organizationId, attempt: imp.attempts };
     this.logger.log({ msg: 'import run started', ...log, resumeFromRow: imp.checkpointRow });
     let lost = false;
@@ -165,13 +127,7 @@ export class ImportRunner {
       if (!imp.scanned) await this.scan(imp, mapping, source, lease, () => lost);
       await this.write(imp, mapping, source, lease, () => lost);
       const status = await this.finish(imp, lease);
-      this.logger.log({
-        msg: 'import run finished',
-        ...log,
-        status,
-        ...this.stats,
-        sqlMs: this.writer.timings,
-      });
+      this.logger.log({ msg: 'import run finished', ...log, status });
       return true;
     } catch (err) {
       if (err instanceof WorkerStopping) {
@@ -334,8 +290,10 @@ export class ImportRunner {
   }
 
   /**
-   * Second read, from the checkpoint: batches of rows prepared (validation, hashing, encryption)
-   * while the previous batch's transaction runs, then committed one transaction each.
+   * Second read, from the checkpoint: batches of rows, each committed in its own transaction, one
+   * at a time and in file order. While a batch's transaction runs, the next batch is read and
+   * prepared (validation, hashing, encryption): the CPU-bound work of one overlaps the database
+   * work of the other.
    */
   private async write(
     imp: ContactImport,
@@ -352,83 +310,40 @@ export class ImportRunner {
       imp.errorsFileBytes,
       imp.headers,
     );
-    const t0 = Date.now();
     const filter = await EmailHashFilter.load(this.ds, imp.organizationId);
-    this.stats.filterMs = Date.now() - t0;
     const fromByte = imp.checkpointRow > 0 ? imp.checkpointByte : 0;
     let rowNo = imp.checkpointRow;
     let header = fromByte === 0;
     let batch: RawRow[] = [];
-    /** Batches whose transaction runs, oldest first (two at most). */
-    const flights: Flight[] = [];
-    let failure: unknown = null;
+    /** The batch being committed: resolves to null once committed, else to its error. */
+    let inFlight: Promise<unknown> = Promise.resolve(null);
 
     // Batches are sized so one commits in about TARGET_COMMIT_MS: polls see progress at least
     // every second whatever the machine's speed, and a crash loses at most that much work.
     let size = Math.min(this.batchSize, 1000);
-    const launch = (p: Prepared, prev: Flight | undefined): Flight => {
-      let onLocked = () => undefined as void;
-      const locked = new Promise<void>((resolve) => (onLocked = resolve));
-      const flight: Flight = {
-        hashes: new Set(p.valid.flatMap((r) => (r.emailHash ? [r.emailHash] : []))),
-        locked,
-        done: Promise.resolve(null),
-      };
-      flight.done = (async () => {
-        const began = Date.now();
-        const errorsLength = await errors.append(p.errorLines);
-        await this.commitBatch(
-          imp,
-          lease,
-          listId,
-          p,
-          prev,
-          onLocked,
-          errorsRel,
-          errorsLength,
-          filter,
-        );
-        errors.commit(errorsLength);
-        for (const r of p.valid) if (r.emailHash) filter.add(r.emailHash);
-        const ms = Math.max(1, Date.now() - began);
-        const rows = p.lastRow - p.firstRow + 1;
-        const ideal = (rows * TARGET_COMMIT_MS) / ms;
-        size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
-        this.stats.commitMs += ms;
-        this.stats.batches++;
-        return null;
-      })().catch((err: unknown) => {
-        failure ??= err;
-        return err;
-      });
-      // Released only by the batch's end, whether it committed or not.
-      void flight.done.then(() => onLocked());
-      return flight;
+    const commit = async (p: Prepared): Promise<void> => {
+      const began = Date.now();
+      const errorsLength = await errors.append(p.errorLines);
+      await this.commitBatch(imp, lease, listId, p, errorsRel, errorsLength, filter);
+      errors.commit(errorsLength);
+      for (const r of p.valid) if (r.emailHash) filter.add(r.emailHash);
+      const ms = Math.max(1, Date.now() - began);
+      const rows = p.lastRow - p.firstRow + 1;
+      const ideal = (rows * TARGET_COMMIT_MS) / ms;
+      size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
     };
     const flush = async () => {
       if (!batch.length) return;
-      const t0 = Date.now();
       const prepared = this.prepare(batch, mapping);
-      this.stats.prepareMs += Date.now() - t0;
       batch = [];
-      const t1 = Date.now();
-      if (flights.length === 2) await flights.shift()!.done;
-      let prev: Flight | undefined = flights[0];
-      if (prev && this.independentOf(prepared, prev, filter)) {
-        // Its transaction starts once the previous one holds its place in the commit order
-        // (the import row), so every wait between the two happens inside PostgreSQL, where a
-        // deadlock is detected, and never in this process while a transaction is open.
-        await prev.locked;
-        this.stats.pipelined++;
-      } else if (prev) {
-        await flights.shift()!.done;
-        prev = undefined;
-      }
-      this.stats.waitMs += Date.now() - t1;
+      const failure = await inFlight;
       if (failure) throw failure;
       if (isLost()) throw new ImportStopped('lease lost');
       if (this.stopping) throw new WorkerStopping();
-      flights.push(launch(prepared, prev));
+      inFlight = commit(prepared).then(
+        () => null,
+        (err: unknown) => err,
+      );
     };
 
     try {
@@ -447,28 +362,17 @@ export class ImportRunner {
         if (batch.length >= size) await flush();
       }
       await flush();
-      for (const f of flights) await f.done;
+      const failure = await inFlight;
       if (failure) throw failure;
     } catch (err) {
-      // Let the batches in flight settle before the file handle goes away; the errors file
-      // keeps what the committed batches hold.
-      for (const f of flights) await f.done;
+      // Let the batch in flight settle before the file handle goes away; the errors file keeps
+      // what the committed batches hold.
+      await inFlight;
       await errors.rollback();
       throw err;
     } finally {
       await errors.close();
     }
-  }
-
-  /**
-   * Whether a batch can run beside the previous one, still uncommitted: none of its emails is
-   * one the previous batch inserts or one the organization may have (those rows need the
-   * database's answer, which the previous batch's commit may change, and lock existing contacts).
-   */
-  private independentOf(p: Prepared, prev: Flight, filter: EmailHashFilter): boolean {
-    return !p.valid.some((r) =>
-      r.emailCandidates.some((h) => prev.hashes.has(h) || filter.mightContain(h)),
-    );
   }
 
   private prepare(rows: RawRow[], mapping: CompiledMapping): Prepared {
@@ -489,20 +393,16 @@ export class ImportRunner {
   }
 
   /**
-   * One transaction: the batch's new contacts and emails inserted, then the import row locked
-   * and checked (still ours, still processing, checkpoint right before the batch), the rest of
-   * the batch written, the counters and checkpoint moved. Batches commit in file order: when the
-   * previous batch (`prev`) still runs, this one waits for its import row lock inside PostgreSQL
-   * and, should it find the previous batch not committed, redoes its work after it. A batch that
-   * meets a concurrent write of the same email (unique violation) is retried whole.
+   * One transaction: the import row locked and checked (still ours, still processing, checkpoint
+   * right before the batch), the batch written, the counters and checkpoint moved. A batch that
+   * meets a concurrent write of one of its emails (the unique index) is retried whole, looking
+   * every row up.
    */
   private async commitBatch(
     imp: ContactImport,
     lease: string,
     listId: string | null,
     p: Prepared,
-    prev: Flight | undefined,
-    onLocked: () => void,
     errorsRel: string,
     errorsLength: number,
     filter: EmailHashFilter,
@@ -516,22 +416,16 @@ export class ImportRunner {
           // A batch's statements (and the triggers they fire) are estimated costly enough for
           // JIT, whose compilation (0.5 s and more per statement) a few thousand rows never repay.
           await em.query(`SET LOCAL jit = off`);
-          const takeTurn = async () => {
-            const [row] = (await em.query(
-              `SELECT status, lease_token, checkpoint_row FROM contact_imports WHERE id = $1
-                FOR UPDATE`,
-              [imp.id],
-            )) as { status: string; lease_token: string | null; checkpoint_row: number }[];
-            if (!row) throw new ImportStopped('the import was deleted');
-            if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
-            if (row.lease_token !== lease)
-              throw new ImportStopped('another worker took the import');
-            if (row.checkpoint_row !== p.firstRow - 1) {
-              if (prev) throw new OutOfTurn();
-              throw new ImportStopped('the checkpoint moved under this run');
-            }
-            onLocked();
-          };
+          const [row] = (await em.query(
+            `SELECT status, lease_token, checkpoint_row FROM contact_imports WHERE id = $1
+              FOR UPDATE`,
+            [imp.id],
+          )) as { status: string; lease_token: string | null; checkpoint_row: number }[];
+          if (!row) throw new ImportStopped('the import was deleted');
+          if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
+          if (row.lease_token !== lease) throw new ImportStopped('another worker took the import');
+          if (row.checkpoint_row !== p.firstRow - 1)
+            throw new ImportStopped('the checkpoint moved under this run');
           let result: BatchResult = { newCount: 0, duplicateCount: 0 };
           if (p.valid.length) {
             result = await this.writer.writeBatch(
@@ -546,10 +440,7 @@ export class ImportRunner {
               // A retry after a unique violation: someone wrote one of these emails since
               // the filter was loaded, so every row is looked up.
               attempt === 1 ? filter : null,
-              takeTurn,
             );
-          } else {
-            await takeTurn();
           }
           const rows = p.lastRow - p.firstRow + 1;
           const errorsCount = rows - p.valid.length;
@@ -581,16 +472,6 @@ export class ImportRunner {
         });
         return;
       } catch (err) {
-        if (err instanceof OutOfTurn && prev) {
-          // The previous batch had not committed when this one got the import row (its
-          // transaction was retried, or failed): wait for its outcome, then redo this batch.
-          const prevFailure = await prev.done;
-          if (prevFailure) throw new ImportStopped('an earlier batch of this run failed');
-          this.stats.redone++;
-          prev = undefined;
-          attempt--;
-          continue;
-        }
         const duplicateEmail =
           err instanceof QueryFailedError &&
           (err as { code?: string }).code === '23505' &&

@@ -4,6 +4,7 @@
 // list memberships through ContactListsService (subscriberCount moves in the same transaction) and
 // tag assignments. No per-row statement, no per-row event (§7: an import publishes none).
 import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
@@ -14,7 +15,6 @@ import type { ParsedPhone } from '../contacts/contact-rules';
 import { fieldCipher } from '../crypto/field-encryption';
 import type { DuplicateHandling } from './contact-import.entity';
 import type { EmailHashFilter } from './email-hash-filter';
-import { uuidv7 } from './time-ordered-id';
 import type { ImportRowValues } from './import-fields';
 
 /** A phone number ready to store: encrypted value, blind index, country. */
@@ -131,18 +131,6 @@ function addChannels(t: Target, row: PreparedRow): void {
 
 @Injectable()
 export class ImportWriter {
-  /** Milliseconds spent per step since the last reset (the runner logs them with each run). */
-  timings: Record<string, number> = {};
-
-  private async timed<T>(step: string, work: Promise<T>): Promise<T> {
-    const began = Date.now();
-    try {
-      return await work;
-    } finally {
-      this.timings[step] = (this.timings[step] ?? 0) + Date.now() - began;
-    }
-  }
-
   constructor(
     private readonly lists: ContactListsService,
     private readonly tagsService: ContactTagsService,
@@ -151,22 +139,19 @@ export class ImportWriter {
   /**
    * @param filter the organization's known email hashes: only rows it may contain are looked up
    *   in the database (null: look every row up).
-   * @param beforeShared runs after the new contacts and their emails are inserted, before the
-   *   statements that touch rows shared with other transactions.
    */
   async writeBatch(
     em: EntityManager,
     ctx: BatchContext,
     rows: PreparedRow[],
     filter: EmailHashFilter | null = null,
-    beforeShared: () => Promise<void> = async () => undefined,
   ): Promise<BatchResult> {
     const orgId = ctx.organizationId;
     const update = ctx.duplicateHandling === 'update';
     const candidates = filter
       ? rows.filter((r) => r.emailCandidates.some((h) => filter.mightContain(h)))
       : rows;
-    const existing = await this.timed('lookup', this.findExisting(em, orgId, candidates, update));
+    const existing = await this.findExisting(em, orgId, candidates, update);
 
     const targets: Target[] = [];
     const byHash = new Map<string, Target>();
@@ -206,7 +191,7 @@ export class ImportWriter {
       } else {
         newCount++;
         target = {
-          contactId: uuidv7(),
+          contactId: randomUUID(),
           isNew: true,
           values: { ...row.values },
           emailEnc: row.emailEnc,
@@ -223,57 +208,33 @@ export class ImportWriter {
       for (const tag of row.values.tags) target.tags.add(tag);
     }
 
-    // Tag ids first: new contacts are inserted with their tag_ids already right, so the tag
-    // assignments' trigger finds nothing to rewrite (decisions §5 / migration 1763700001500).
-    const tagIds = await this.timed('tagNames', this.resolveTags(em, orgId, targets, ctx.tags));
+    // Tag ids first: new contacts are inserted with their channel_mask and tag_ids already what
+    // the records and tags inserted next make them, so the triggers that keep those columns find
+    // nothing to rewrite.
+    const tagIds = await this.resolveTags(em, orgId, targets, ctx.tags);
     const created = targets.filter((t) => t.isNew);
     const existingOnes = targets.filter((t) => !t.isNew);
     await this.insertContacts(em, orgId, created, tagIds);
-    // The new contacts' emails and phone records: rows no other transaction can see yet, whose
-    // contacts were inserted with their channel_mask already right (the mask triggers skip them).
     if (created.length) {
-      await this.presetByWriter(em, true);
       await this.insertEmails(em, orgId, created);
-      await this.timed('channels', this.insertChannels(em, orgId, created, true));
-      await this.presetByWriter(em, false);
+      await this.insertChannels(em, orgId, created, true);
     }
-    // What follows writes rows other transactions share (tag counts, the list, existing contacts):
-    // the caller takes its place in the commit order first (see ImportRunner.commitBatch).
-    await beforeShared();
     const changed = existingOnes.filter((t) => t.values);
-    if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
-    await this.timed('channels', this.insertChannels(em, orgId, existingOnes, false));
+    if (update) await this.updateContacts(em, orgId, changed);
+    await this.insertChannels(em, orgId, existingOnes, false);
     if (ctx.listId) {
       // New contacts are this transaction's own; existing ones were locked by findExisting.
-      await this.timed(
-        'memberships',
-        this.lists.subscribeIn(
-          em,
-          orgId,
-          [ctx.listId],
-          targets.map((t) => t.contactId),
-          { contactsLocked: true },
-        ),
+      await this.lists.subscribeIn(
+        em,
+        orgId,
+        [ctx.listId],
+        targets.map((t) => t.contactId),
+        { contactsLocked: true },
       );
     }
-    // New contacts carry their tag_ids already (the tag_ids trigger skips them); existing ones
-    // are rewritten by it as before.
-    if (created.length) {
-      await this.presetByWriter(em, true);
-      await this.timed('tags', this.assignTags(em, orgId, created, tagIds, false));
-      await this.presetByWriter(em, false);
-    }
-    await this.timed('tags', this.assignTags(em, orgId, existingOnes, tagIds, true));
+    if (created.length) await this.assignTags(em, orgId, created, tagIds, false);
+    await this.assignTags(em, orgId, existingOnes, tagIds, true);
     return { newCount, duplicateCount };
-  }
-
-  /**
-   * Tells the channel-mask and tag_ids insert triggers that the next statements only add rows
-   * of contacts this transaction inserted with channel_mask and tag_ids already right
-   * (migration 1763700003600), or that they no longer do. Transaction-local.
-   */
-  private async presetByWriter(em: EntityManager, on: boolean): Promise<void> {
-    await em.query(`SELECT set_config('contacts.preset_by_writer', $1, true)`, [on ? 'on' : 'off']);
   }
 
   /**
@@ -319,8 +280,8 @@ export class ImportWriter {
       custom: [] as (string | null)[],
       notes: [] as (string | null)[],
       mask: [] as number[],
-      tags: [] as string[],
     };
+    const tagged: { contact: string[]; tag: string[] } = { contact: [], tag: [] };
     for (const t of created) {
       const v = t.values!;
       cols.id.push(t.contactId);
@@ -340,57 +301,59 @@ export class ImportWriter {
           (t.whatsapp.size ? CHANNEL_INFO.whatsapp.bit : 0) |
           (t.telegram.size ? CHANNEL_INFO.telegram.bit : 0),
       );
-      // A uuid[] literal: ids are lower-case hex, sorted as PostgreSQL sorts uuids.
-      cols.tags.push(`{${(tagIds.get(t) ?? []).join(',')}}`);
+      for (const tag of tagIds.get(t) ?? []) {
+        tagged.contact.push(t.contactId);
+        tagged.tag.push(tag);
+      }
     }
     // channel_mask is written here, with the bits of the records this batch inserts next: the
     // channel tables' triggers then find every bit already set and leave the new rows alone,
     // instead of rewriting each one once per channel.
-    await this.timed(
-      'contacts',
-      em.query(
-        `INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
+    await em.query(
+      `WITH tags AS (
+           SELECT p.contact, array_agg(p.tag ORDER BY p.tag) AS ids
+             FROM unnest($12::uuid[], $13::uuid[]) AS p(contact, tag)
+            GROUP BY p.contact)
+         INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
                              language, status, custom_fields, notes, channel_mask, tag_ids)
        SELECT u.id, $1, u.first, u.last, u.display, u.tz, u.lang, u.status, u.custom::jsonb,
-              u.notes, u.mask, u.tags::uuid[]
+              u.notes, u.mask, coalesce(tags.ids, '{}')
          FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::text[], $9::text[], $10::text[], $11::smallint[], $12::text[])
-              AS u(id, first, last, display, tz, lang, status, custom, notes, mask, tags)`,
-        [
-          orgId,
-          cols.id,
-          cols.first,
-          cols.last,
-          cols.display,
-          cols.tz,
-          cols.lang,
-          cols.status,
-          cols.custom,
-          cols.notes,
-          cols.mask,
-          cols.tags,
-        ],
-      ),
+                     $8::text[], $9::text[], $10::text[], $11::smallint[])
+              AS u(id, first, last, display, tz, lang, status, custom, notes, mask)
+         LEFT JOIN tags ON tags.contact = u.id`,
+      [
+        orgId,
+        cols.id,
+        cols.first,
+        cols.last,
+        cols.display,
+        cols.tz,
+        cols.lang,
+        cols.status,
+        cols.custom,
+        cols.notes,
+        cols.mask,
+        tagged.contact,
+        tagged.tag,
+      ],
     );
   }
 
   private async insertEmails(em: EntityManager, orgId: string, created: Target[]) {
     const withEmail = created.filter((t) => t.emailEnc);
     if (withEmail.length) {
-      await this.timed(
-        'emails',
-        em.query(
-          `INSERT INTO contact_emails (id, organization_id, contact_id, email, email_hash, status, is_primary)
+      await em.query(
+        `INSERT INTO contact_emails (id, organization_id, contact_id, email, email_hash, status, is_primary)
          SELECT u.id, $1, u.c, u.e, u.h, 'unverified', true
            FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS u(c, e, h, id)`,
-          [
-            orgId,
-            withEmail.map((t) => t.contactId),
-            withEmail.map((t) => t.emailEnc),
-            withEmail.map((t) => t.emailHash),
-            withEmail.map(() => uuidv7()),
-          ],
-        ),
+        [
+          orgId,
+          withEmail.map((t) => t.contactId),
+          withEmail.map((t) => t.emailEnc),
+          withEmail.map((t) => t.emailHash),
+          withEmail.map(() => randomUUID()),
+        ],
       );
     }
   }
@@ -482,7 +445,7 @@ export class ImportWriter {
            FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::uuid[])
                 AS u(c, p, h, cc, pr, id)
           ${isNew ? '' : `WHERE NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c AND x.phone_hash = u.h)`}`,
-        [orgId, c, p, h, cc, primary, c.map(() => uuidv7())],
+        [orgId, c, p, h, cc, primary, c.map(() => randomUUID())],
       );
     }
     const c: string[] = [];
@@ -512,7 +475,7 @@ export class ImportWriter {
          FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[])
               AS u(c, p, h, cc, un, pr, id)
         ${isNew ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c AND x.phone_hash = u.h)'}`,
-      [orgId, c, p, h, cc, u, primary, c.map(() => uuidv7())],
+      [orgId, c, p, h, cc, u, primary, c.map(() => randomUUID())],
     );
   }
 

@@ -3,7 +3,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
 import { Clock } from '../common/clock';
-import { pooledRandomFraction } from '../crypto/random-pool';
 import {
   DomainError,
   NotFoundError,
@@ -28,9 +27,7 @@ export interface SendResult {
   status: 'queued';
 }
 
-// ulid's default source calls crypto.getRandomValues once per random character (16 per new
-// millisecond); the pooled CSPRNG serves them from one draw per 4 KB.
-const ulid = monotonicFactory(pooledRandomFraction);
+const ulid = monotonicFactory();
 
 @Injectable()
 export class SendService {
