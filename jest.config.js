@@ -29,6 +29,7 @@ module.exports = {
       testEnvironment: '<rootDir>/test/support/environment.ts',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/setup.ts'],
     },
   ],
 };
