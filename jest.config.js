@@ -13,6 +13,9 @@ const base = {
 
 module.exports = {
   testTimeout: 60000,
+  // A worker exits once its last file's database is dropped; on a loaded machine that can take
+  // longer than jest's default half second.
+  workerGracefulExitTimeout: 10000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
@@ -29,6 +32,7 @@ module.exports = {
       testEnvironment: '<rootDir>/test/support/environment.ts',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/setup.ts'],
     },
   ],
 };

@@ -13,7 +13,6 @@ import {
   APP_CONFIG,
   Clock,
   fieldCipher,
-  JsonLogger,
   loadConfig,
   OrganizationService,
   setLogSink,
@@ -100,10 +99,13 @@ describe('SMTP relay', () => {
       .overrideProvider(Clock)
       .useValue(clock)
       .compile();
-    relay.useLogger(new JsonLogger('relay-test', 'warn'));
+    relay.useLogger(testLogger('relay-test', 'warn'));
     await relay.init();
     port = relay.get(SmtpRelayService).port;
-    app = await createTestApp({ override: (b) => b.overrideProvider(Clock).useValue(clock) });
+    app = await createTestApp({
+      override: (b) => b.overrideProvider(Clock).useValue(clock),
+      logLevel: 'warn',
+    });
     s = await createSession(app, { plan: 'pro' });
   });
   afterAll(async () => {
@@ -169,7 +171,7 @@ describe('SMTP relay', () => {
         .overrideProvider(APP_CONFIG)
         .useValue({ ...loadConfig(), smtpAllowInsecureAuth: true })
         .compile();
-      allowing.useLogger(testLogger('relay-test'));
+      allowing.useLogger(testLogger('relay-test', 'warn'));
       await allowing.init();
       try {
         const info = await transport(s.apiKey, {

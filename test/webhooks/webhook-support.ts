@@ -88,7 +88,7 @@ export class Receiver {
   }
 }
 
-/** The run's configuration with this file's own Bull prefix, so no other file's worker takes its jobs. */
+/** The file's configuration with `overrides`; `file` is appended to its Bull prefix, which names its queues in Redis. */
 export function testConfig(file: string, overrides: Partial<AppConfig> = {}): AppConfig {
   const base = loadConfig();
   return { ...base, bullPrefix: `${base.bullPrefix}-${file}`, ...overrides };
