@@ -186,18 +186,6 @@ export class WebhookQueueRepository {
   async finishAttempts(items: FinishedAttempt[], now: Date): Promise<Set<string>> {
     if (!items.length) return new Set();
     const col = <T>(f: (i: FinishedAttempt) => T) => items.map(f);
-    // Columns of plain tokens (uuids, numbers, statuses, ISO timestamps) as one array literal
-    // each; the free texts (errors, response bodies) as arrays the driver quotes. Timestamps as
-    // ISO text: cheaper for the driver than formatting Dates in local time.
-    const list = (f: (i: FinishedAttempt) => string | number | null) => {
-      let out = '{';
-      for (let k = 0; k < items.length; k++) {
-        const v = f(items[k]);
-        out += (k ? ',' : '') + (v === null ? 'NULL' : v);
-      }
-      return out + '}';
-    };
-    const at = now.toISOString();
     // An endpoint deleted meanwhile removes these rows in the other order (its cascade): a
     // deadlock, retried whole (the lease guard makes a second run record nothing twice).
     const rows = await inTransaction(this.ds, (em) =>
@@ -205,18 +193,18 @@ export class WebhookQueueRepository {
         em,
         sql`WITH input AS (
          SELECT * FROM unnest(
-           ${list((i) => i.claimed.id)}::uuid[],
-           ${list((i) => i.claimed.organizationId)}::uuid[],
-           ${list((i) => i.claimed.leaseId)}::uuid[],
-           ${list((i) => i.outcome.status)}::text[],
-           ${list((i) => i.outcome.httpStatusCode)}::int[],
+           ${col((i) => i.claimed.id)}::uuid[],
+           ${col((i) => i.claimed.organizationId)}::uuid[],
+           ${col((i) => i.claimed.leaseId)}::uuid[],
+           ${col((i) => i.outcome.status)}::text[],
+           ${col((i) => i.outcome.httpStatusCode)}::int[],
            ${col((i) => i.outcome.deliveryError)}::text[],
            ${col((i) => i.outcome.responseBody)}::text[],
-           ${list((i) => i.outcome.nextRetryAt?.toISOString() ?? null)}::timestamptz[],
-           ${list((i) => i.outcome.deliveredAt?.toISOString() ?? null)}::timestamptz[],
+           ${col((i) => i.outcome.nextRetryAt)}::timestamptz[],
+           ${col((i) => i.outcome.deliveredAt)}::timestamptz[],
            ${col((i) => i.outcome.attemptError)}::text[],
-           ${list((i) => i.durationMs)}::int[],
-           ${list((i) => i.startedAt.toISOString())}::timestamptz[])
+           ${col((i) => i.durationMs)}::int[],
+           ${col((i) => i.startedAt)}::timestamptz[])
          AS t(id, organization_id, lease, status, http_status_code, delivery_error, response_body,
               next_retry_at, delivered_at, attempt_error, duration_ms, started_at)
        ), ended AS (
@@ -236,7 +224,7 @@ export class WebhookQueueRepository {
            status = i.status, attempt_count = d.attempt_count + 1,
            http_status_code = i.http_status_code, error_message = i.delivery_error,
            response_body = i.response_body, next_retry_at = i.next_retry_at,
-           delivered_at = i.delivered_at, updated_at = ${at}::timestamptz
+           delivered_at = i.delivered_at, updated_at = ${now}::timestamptz
          FROM input i JOIN held h ON h.id = i.id
          WHERE d.organization_id = i.organization_id AND d.id = i.id
          RETURNING d.id, d.organization_id, d.attempt_count, i.http_status_code, i.attempt_error,
@@ -246,7 +234,7 @@ export class WebhookQueueRepository {
          (organization_id, webhook_delivery_id, attempt_number, http_status_code, error_message,
           response_body, duration_ms, started_at, created_at)
        SELECT organization_id, id, attempt_count, http_status_code, attempt_error, response_body,
-         duration_ms, started_at, ${at}::timestamptz
+         duration_ms, started_at, ${now}::timestamptz
        FROM upd
        RETURNING webhook_delivery_id AS id`,
       ),
