@@ -1,3 +1,4 @@
+// The event path: Events.emit in the change's transaction, the wake-up after the commit, the sweep.
 import { INestApplication } from '@nestjs/common';
 import { Events, EventType } from '@app/domain';
 import { DataSource } from 'typeorm';

@@ -1,3 +1,4 @@
+// contact.* events reach webhook endpoints, directly and through the outbox and its sweeper.
 import { INestApplication } from '@nestjs/common';
 import { ContactEvents, WebhookEvents } from '@app/domain';
 import { DataSource } from 'typeorm';

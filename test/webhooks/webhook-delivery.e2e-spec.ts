@@ -1,3 +1,4 @@
+// Webhook delivery end to end: signature, headers, outcomes, retries, resend, the queue, the log.
 import { INestApplication } from '@nestjs/common';
 import { Events } from '@app/domain';
 import { createHmac } from 'node:crypto';

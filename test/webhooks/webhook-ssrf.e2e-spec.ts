@@ -1,3 +1,4 @@
+// Private and internal targets refused at creation and at every attempt.
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';

@@ -1,3 +1,4 @@
+// Two workers on one database: every delivery attempted once, retries and sweeps included.
 import { INestApplication } from '@nestjs/common';
 import { WebhookDispatcher } from '@app/domain';
 import { DataSource } from 'typeorm';

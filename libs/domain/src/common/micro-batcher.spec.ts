@@ -1,3 +1,4 @@
+// The batcher: gathered calls, failures, linger and the last batches of a burst.
 import { MicroBatcher } from './micro-batcher';
 
 describe(MicroBatcher.name, () => {

@@ -1,3 +1,4 @@
+// The per-endpoint gate: slots, the waiting room, backlogs and their own claims.
 import { EndpointGate } from './endpoint-gate';
 
 describe(EndpointGate.name, () => {

@@ -1,3 +1,4 @@
+// The dispatcher's request slots.
 import { Semaphore } from './flow-control';
 
 describe(Semaphore.name, () => {

@@ -1,3 +1,4 @@
+// The dispatcher's pump: claim sizes, claims in flight, every woken id attempted once, shutdown.
 import { SystemClock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import type { WebhookQueueRepository } from './webhook-queue.repository';

@@ -1,3 +1,4 @@
+// The HTTP client of attempts: pinned addresses, the private-target guard, deadline, body prefix.
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../config/app-config';

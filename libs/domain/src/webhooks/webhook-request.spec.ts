@@ -1,3 +1,4 @@
+// An attempt's request: the envelope body and the headers, custom ones last.
 import type { ClaimedDelivery } from './webhook-queue.types';
 import { envelopeJson } from './webhook-delivery.entity';
 import { requestHeaders } from './webhook-request';

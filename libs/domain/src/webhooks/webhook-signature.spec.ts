@@ -1,3 +1,4 @@
+// The X-Webhook-Signature header and its verification.
 import fc from 'fast-check';
 import { createHmac } from 'node:crypto';
 import {
