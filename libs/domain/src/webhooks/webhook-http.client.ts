@@ -77,19 +77,6 @@ export function describeFailure(err: unknown, timedOut: boolean, timeoutMs: numb
 /** Raised into a request our own deadline ended; the attempt is already resolved by then. */
 class DeadlineError extends Error {}
 
-/** Origin and path of an endpoint URL, parsed once per URL. */
-const targets = new Map<string, { origin: string; path: string }>();
-function targetOf(url: string): { origin: string; path: string } {
-  let t = targets.get(url);
-  if (!t) {
-    const u = new URL(url);
-    t = { origin: u.origin, path: u.pathname + u.search };
-    if (targets.size >= 1000) targets.clear();
-    targets.set(url, t);
-  }
-  return t;
-}
-
 @Injectable()
 export class WebhookHttpClient implements OnModuleDestroy {
   private readonly agent: Agent;
@@ -113,7 +100,7 @@ export class WebhookHttpClient implements OnModuleDestroy {
    * thousands of attempts per second.
    */
   send(req: WebhookRequest): Promise<AttemptResult> {
-    const { origin, path } = targetOf(req.url);
+    const url = new URL(req.url);
     return new Promise<AttemptResult>((resolve) => {
       let settled = false;
       let status = 0;
@@ -146,8 +133,8 @@ export class WebhookHttpClient implements OnModuleDestroy {
       }, req.timeoutMs);
       this.agent.dispatch(
         {
-          origin,
-          path,
+          origin: url.origin,
+          path: url.pathname + url.search,
           method: 'POST',
           headers: req.headers,
           body: req.body,
