@@ -3,7 +3,7 @@
 // (the name is resolved once, in the connector, and the socket opened to that very address).
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, Dispatcher } from 'undici';
+import { Agent, buildConnector } from 'undici';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsResolver } from '../dns/resolver';
@@ -74,6 +74,9 @@ export function describeFailure(err: unknown, timedOut: boolean, timeoutMs: numb
   return `Request failed (${code ?? e?.name ?? 'unknown error'})`;
 }
 
+/** Raised into a request our own deadline ended; the attempt is already resolved by then. */
+class DeadlineError extends Error {}
+
 @Injectable()
 export class WebhookHttpClient implements OnModuleDestroy {
   private readonly agent: Agent;
@@ -91,71 +94,86 @@ export class WebhookHttpClient implements OnModuleDestroy {
   }
 
   /**
-   * One attempt: the status and the first 4 KB of the body are kept, and one deadline covers
-   * connecting, sending and the answer. A body cut short by the peer after the status line still
-   * counts as a response; a body past DRAIN_LIMIT_BYTES is not read further.
+   * One attempt, through undici's dispatcher interface: a handler keeps the status and the first
+   * 4 KB of the body, a timer enforces the attempt's deadline (connect, send and answer). Cheaper
+   * per request than `request()` with an AbortSignal and a body stream, which matters at
+   * thousands of attempts per second.
    */
-  async send(req: WebhookRequest): Promise<AttemptResult> {
+  send(req: WebhookRequest): Promise<AttemptResult> {
     const url = new URL(req.url);
-    const deadline = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    // Over at the deadline, even while the request still waits for a connection (undici drops
-    // it as soon as it can).
-    const expired = new Promise<null>((resolve) => {
-      timer = setTimeout(() => {
-        deadline.abort();
-        resolve(null);
-      }, req.timeoutMs);
-    });
-    const noResponse = (err: unknown): AttemptResult => ({
-      kind: 'no_response',
-      reason: describeFailure(err, deadline.signal.aborted, req.timeoutMs),
-    });
-    try {
-      const answered = this.agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: req.headers,
-        body: req.body,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-        signal: deadline.signal,
-      });
-      answered.catch(() => undefined);
-      let res: Dispatcher.ResponseData | null;
-      try {
-        res = await Promise.race([answered, expired]);
-      } catch (err) {
-        return noResponse(err);
-      }
-      if (!res) return noResponse(null);
-      const limit = WEBHOOK_DEFAULTS.responseBodyPrefixBytes;
+    return new Promise<AttemptResult>((resolve) => {
+      let settled = false;
+      let status = 0;
+      let abort: ((err?: Error) => void) | undefined;
+      let deadline: DeadlineError | undefined;
       const chunks: Buffer[] = [];
       let kept = 0;
       let read = 0;
-      try {
-        for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          read += chunk.length;
-          if (kept < limit) {
-            const part = chunk.subarray(0, limit - kept);
-            chunks.push(part);
-            kept += part.length;
-          }
-          // Enough: the prefix is kept, the rest is not worth reading (the connection goes).
-          if (read > DRAIN_LIMIT_BYTES) break;
-        }
-      } catch (err) {
-        if (deadline.signal.aborted) return noResponse(err);
-      }
-      return {
+      const settle = (result: AttemptResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(result);
+      };
+      const response = (): AttemptResult => ({
         kind: 'response',
-        status: res.statusCode,
+        status,
         // PostgreSQL text cannot hold NUL characters.
         body: Buffer.concat(chunks, kept).toString('utf8').replaceAll('\u0000', ''),
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+      });
+      const timer = setTimeout(() => {
+        // Resolved now, even while the request still waits for a connection; undici is told
+        // to drop it as soon as it can be.
+        deadline = new DeadlineError();
+        settle({
+          kind: 'no_response',
+          reason: describeFailure(deadline, true, req.timeoutMs),
+        });
+        abort?.(deadline);
+      }, req.timeoutMs);
+      this.agent.dispatch(
+        {
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: 'POST',
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        },
+        {
+          onConnect: (a) => {
+            abort = a;
+            if (deadline) a(deadline);
+          },
+          onHeaders: (statusCode) => {
+            // 1xx answers are informational: the final one follows.
+            if (statusCode >= 200) status = statusCode;
+            return true;
+          },
+          onData: (chunk) => {
+            read += chunk.length;
+            if (kept < WEBHOOK_DEFAULTS.responseBodyPrefixBytes) {
+              const part = chunk.subarray(0, WEBHOOK_DEFAULTS.responseBodyPrefixBytes - kept);
+              chunks.push(part);
+              kept += part.length;
+            }
+            if (read > DRAIN_LIMIT_BYTES) {
+              // Enough: the prefix is kept, the rest is not worth reading (the connection goes).
+              settle(response());
+              abort?.(new Error('response body too large'));
+            }
+            return true;
+          },
+          onComplete: () => settle(response()),
+          onError: (err) => {
+            // The status line arrived: a body cut short by the peer still counts as a response.
+            if (status) settle(response());
+            else
+              settle({ kind: 'no_response', reason: describeFailure(err, false, req.timeoutMs) });
+          },
+        },
+      );
+    });
   }
 }
