@@ -232,7 +232,7 @@ async function main(): Promise<void> {
       },
     );
 
-  // This machine's PostgreSQL may run without autovacuum: start each run from a vacuumed table.
+  // A PostgreSQL without autovacuum would carry dead rows over: start each run from a vacuumed table.
   const vacuum = () => ds.query('VACUUM (ANALYZE) webhook_deliveries, webhook_attempts');
   await vacuum();
   const agent = new Agent({ keepAliveTimeout: 4000 });
@@ -298,8 +298,8 @@ async function main(): Promise<void> {
     await untilRecorded(recorded, N);
     ours.push(N / (Number(process.hrtime.bigint() - t0) / 1e9));
     const cpuOurs = await cpuPer(cpu, N);
-    // Outside the clock and the CPU figures: the count is a check, not part of delivering (it
-    // took 3–20 ms, up to 4 % of a round on a quiet machine, and the baseline has no such check).
+    // Outside the clock and the CPU figures: the count is a check, not part of delivering, and
+    // the baseline has no such check.
     await untilDelivered(start + N);
     const perClaim = N / (statements.claims - statementsBefore.claims);
     const perRecord = N / (statements.records - statementsBefore.records);

@@ -5,7 +5,8 @@
 /**
  * Waiting for a fuller batch: while fewer than `minBatch` calls wait and `more()` says others are
  * about to come, a batch waits up to `ms` for them (each batch has a fixed cost, a durable commit,
- * on top of its rows).
+ * on top of its rows); otherwise it starts at once. Without a linger, a batch gathers the calls of
+ * one turn of the event loop.
  */
 export interface Linger {
   minBatch: number;
@@ -60,6 +61,8 @@ export class MicroBatcher<I, O> {
 
   private schedule(): void {
     if (this.scheduled || this.inFlight >= this.limit() || !this.pending.length) return;
+    // With a linger, the linger decides how long a batch waits for company.
+    if (this.linger) return this.flush(false);
     this.scheduled = true;
     // Let the callers of this turn of the event loop join the batch.
     setImmediate(() => {
