@@ -157,7 +157,7 @@ describe('POST /api/v1/send payload', () => {
     await s.http.post('/api/v1/send', basicEmail({ contactId: ours.body.data.id })).expect(202);
   });
 
-  it('commits the message before queueing a job that carries only its id', async () => {
+  it('commits the message before queueing a job that carries only its ids', async () => {
     const res = await s.http
       .post(
         '/api/v1/send',
@@ -183,7 +183,7 @@ describe('POST /api/v1/send payload', () => {
     const job = await queue.getJob(`${row.id}:0`);
     expect(job).not.toBeNull();
     expect(job!.name).toBe('deliver');
-    expect(job!.data).toEqual({ messageId: row.id });
+    expect(job!.data).toEqual({ organizationId: s.org.id, messageId: row.id });
   });
 
   it('does not deduplicate requests', async () => {

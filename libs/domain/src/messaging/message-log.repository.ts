@@ -2,7 +2,7 @@
 // the message and recipient an engagement event is about. Every statement is one organization's.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import { join, query, sql, Sql } from '../database/sql';
@@ -52,19 +52,30 @@ function summary(r: SummaryRow, recipients: string[]): MessageSummary {
 export class MessageLogRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  async findByJobId(organizationId: string, jobId: string): Promise<MessageSummary | null> {
-    const [row] = await query<SummaryRow>(
-      this.ds,
-      sql`SELECT ${SUMMARY_COLUMNS} FROM messages m
-           WHERE m.organization_id = ${organizationId}::uuid AND m.job_id = ${jobId}`,
-    );
-    if (!row) return null;
-    const recipients = await this.recipientAddresses(organizationId, [row.id]);
-    return summary(row, recipients.get(row.id) ?? []);
+  /**
+   * One message of the organization by its job id, with its first `limit` attempts (oldest
+   * first), read in one snapshot so that its status and its attempts agree; null when absent.
+   */
+  async findByJobId(
+    organizationId: string,
+    jobId: string,
+    limit: number,
+  ): Promise<{ summary: MessageSummary; attempts: AttemptRecord[] } | null> {
+    return this.ds.transaction('REPEATABLE READ', async (em) => {
+      const [row] = await query<SummaryRow>(
+        em,
+        sql`SELECT ${SUMMARY_COLUMNS} FROM messages m
+             WHERE m.organization_id = ${organizationId}::uuid AND m.job_id = ${jobId}`,
+      );
+      if (!row) return null;
+      const recipients = await this.recipientAddresses(em, organizationId, [row.id]);
+      const attempts = await this.attempts(em, organizationId, row.id, limit);
+      return { summary: summary(row, recipients.get(row.id) ?? []), attempts };
+    });
   }
 
-  /** Attempts of one message, oldest first. */
-  async attempts(
+  private async attempts(
+    em: EntityManager,
     organizationId: string,
     messageId: string,
     limit: number,
@@ -79,7 +90,7 @@ export class MessageLogRepository {
       retry_count: number;
       attempted_at: Date;
     }>(
-      this.ds,
+      em,
       sql`SELECT recipient_idx, status, smtp_code, smtp_message, mx_host, outbound_ip,
                  retry_count, attempted_at
             FROM message_attempts
@@ -130,6 +141,7 @@ export class MessageLogRepository {
            LIMIT ${page.limit} OFFSET ${pageOffset(page)}`,
     );
     const recipients = await this.recipientAddresses(
+      this.ds,
       organizationId,
       rows.map((r) => r.id),
     );
@@ -175,13 +187,14 @@ export class MessageLogRepository {
 
   /** Decrypted recipient addresses of the organization's messages, in recipient order. */
   private async recipientAddresses(
+    db: DataSource | EntityManager,
     organizationId: string,
     ids: string[],
   ): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
     if (!ids.length) return out;
     const rows = await query<{ message_id: string; address: string }>(
-      this.ds,
+      db,
       sql`SELECT message_id, address FROM message_recipients
            WHERE organization_id = ${organizationId}::uuid AND message_id = ANY(${ids}::uuid[])
            ORDER BY message_id, idx`,

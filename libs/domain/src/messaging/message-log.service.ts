@@ -52,13 +52,9 @@ export class MessageLogService {
 
   async get(organizationId: string, jobId: string): Promise<MessageLogEntry> {
     const { summary, attempts, retentionDays } = await this.logStore(async () => {
-      const found = await this.messages.findByJobId(organizationId, jobId);
+      const found = await this.messages.findByJobId(organizationId, jobId, MESSAGE_LOG_ROW_CAP);
       if (!found) throw new NotFoundError('Message');
-      const [rows, days] = await Promise.all([
-        this.messages.attempts(organizationId, found.id, MESSAGE_LOG_ROW_CAP),
-        this.retentionDays(organizationId),
-      ]);
-      return { summary: found, attempts: rows, retentionDays: days };
+      return { ...found, retentionDays: await this.retentionDays(organizationId) };
     });
     const events = await this.engagement
       .forMessage(organizationId, summary.id, MESSAGE_LOG_ROW_CAP)
