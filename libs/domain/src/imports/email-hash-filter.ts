@@ -5,7 +5,7 @@
 // 52-bit prefixes in an open-addressing table of doubles (8 bytes a slot, load at most 1/2; a false
 // positive only costs a database probe); a hash written by someone else after it was loaded is
 // caught by the unique index, and the batch is then retried with a full lookup.
-import { DataSource } from 'typeorm';
+import type { ContactsRepository } from '../contacts/contacts.repository';
 
 const PAGE = 50_000;
 
@@ -19,19 +19,17 @@ export class EmailHashFilter {
   }
 
   /** Reads the organization's email hashes in index order, a page at a time. */
-  static async load(ds: DataSource, organizationId: string): Promise<EmailHashFilter> {
+  static async load(
+    contacts: ContactsRepository,
+    organizationId: string,
+  ): Promise<EmailHashFilter> {
     const filter = new EmailHashFilter();
     let after = '';
     for (;;) {
-      const rows: { email_hash: string }[] = await ds.query(
-        `SELECT email_hash FROM contact_emails
-          WHERE organization_id = $1 AND email_hash > $2
-          ORDER BY email_hash LIMIT ${PAGE}`,
-        [organizationId, after],
-      );
-      for (const r of rows) filter.add(r.email_hash);
-      if (rows.length < PAGE) return filter;
-      after = rows[rows.length - 1].email_hash;
+      const hashes = await contacts.emailHashes(organizationId, after, PAGE);
+      for (const h of hashes) filter.add(h);
+      if (hashes.length < PAGE) return filter;
+      after = hashes[hashes.length - 1];
     }
   }
 
