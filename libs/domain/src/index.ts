@@ -114,7 +114,7 @@ export * from './webhooks/webhook-signature';
 export * from './webhooks/webhook-target-guard';
 export * from './webhooks/webhooks.module';
 export type { ContactSelection } from './segments/segment.repository';
-export * from './contacts/contact-rules';
+export * from './contacts/contact.rules';
 export * from './imports/contact-import.entity';
 export * from './imports/csv-file';
 export * from './imports/import-fields';

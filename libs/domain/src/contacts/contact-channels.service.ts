@@ -22,6 +22,7 @@ import {
 } from './contact-channels.entity';
 import { ContactChannelsRepository } from './contact-channels.repository';
 import { ContactEvents } from './contact.events';
+import { notAPhoneNumber } from './contact.rules';
 import {
   ContactsRepository,
   duplicateEmailConflict,
@@ -112,13 +113,7 @@ const STAMPS: Partial<Record<ContactChannel, Record<string, string>>> = {
 
 function phoneOrFail(value: string, field: string): string {
   const phone = normalisePhone(value);
-  if (!phone) {
-    throw ValidationFailedError.field(
-      field,
-      'type',
-      `${field} must be an international phone number (E.164, e.g. +14155550100)`,
-    );
-  }
+  if (!phone) throw ValidationFailedError.field(field, 'type', notAPhoneNumber(field));
   return phone;
 }
 

@@ -1,7 +1,7 @@
 // An import row made ready to write: its values checked, and the CPU-bound work done (blind
 // indexes, ciphertexts) while the previous batch's transaction runs.
 import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
-import type { ParsedPhone } from '../contacts/contact-rules';
+import type { ParsedPhone } from '../contacts/contact.rules';
 import { fieldCipher } from '../crypto/field-encryption';
 import type { ImportRowValues } from './import-fields';
 
