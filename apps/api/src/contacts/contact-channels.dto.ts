@@ -1,5 +1,4 @@
-// Bodies of the channel-record routes. Create bodies carry the (encrypted) value; update bodies
-// deliberately do not, so a PATCH carrying it is refused by the whitelist with rule `unknown`.
+// Bodies of the channel-record routes; an update body never carries the encrypted value.
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import {

@@ -1,3 +1,4 @@
+// Bodies and queries of the contact-list routes.
 import {
   IsDefined,
   ArrayMaxSize,

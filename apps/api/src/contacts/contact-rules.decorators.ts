@@ -1,5 +1,4 @@
-// The contact rules (libs/domain contact.rules.ts) as DTO decorators: their class-validator
-// constraints and messages, and their keywords in the OpenAPI document.
+// The contact rules as DTO decorators: class-validator constraints and OpenAPI keywords.
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString } from 'class-validator';

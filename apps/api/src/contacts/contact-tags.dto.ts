@@ -1,4 +1,4 @@
-// Body of the tag routes: a tag's name, by the contact rules.
+// Body of the tag routes: a tag's name.
 import { IsDefined, IsString } from 'class-validator';
 import { ContactRule } from './contact-rules.decorators';
 

@@ -1,3 +1,4 @@
+// Bodies and query of the contact routes.
 import { Type } from 'class-transformer';
 import {
   IsDefined,

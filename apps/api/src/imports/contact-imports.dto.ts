@@ -1,3 +1,4 @@
+// Bodies and queries of the contact-import routes.
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,

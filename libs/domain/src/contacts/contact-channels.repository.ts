@@ -1,6 +1,4 @@
-// The six channel tables. One record at a time goes through TypeORM's entity manager, so the
-// columns' encryption transformers and BlindIndexSubscriber apply; many records at once (an
-// import's batch) and the lookups by blind index are set-based SQL on values already sealed.
+// SQL of the six channel tables: single records through the entity manager, batches set-based.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';

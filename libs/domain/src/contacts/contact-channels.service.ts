@@ -1,5 +1,4 @@
 // Channel records of a contact (§5): add, change status / primary flag / non-secret fields, delete.
-// Encrypted values are immutable once written; isPrimary never demotes the other records.
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';

@@ -1,5 +1,4 @@
-// What the sending side needs from contact emails, by address (found through the blind index):
-// the status of many recipients at once (suppression), and bounce / complaint feedback.
+// Contact emails by address for the sending side: statuses of recipients, bounces and complaints.
 import { Injectable } from '@nestjs/common';
 import { normaliseEmail } from '../crypto/field-encryption';
 import { blindIndexCandidatesOf } from './blind-index';

@@ -1,5 +1,4 @@
-// Contact lists and their memberships. subscriber_count moves in the statement that changes a
-// membership, by the number of real status transitions, while the caller holds the list's lock.
+// SQL of contact lists and memberships (subscriber_count moves with each membership change).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';

@@ -1,6 +1,4 @@
-// Contact lists and memberships (§5). subscriberCount moves in the same transaction as the
-// membership, by the number of real status transitions, with the list row locked: it stays equal
-// to count(*) of subscribed memberships under any concurrency.
+// Contact lists and memberships (§5): subscriberCount stays exact under any concurrency.
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';

@@ -1,5 +1,4 @@
-// Tags of an organization, their assignment to contacts and to lists. contact_count is kept by a
-// trigger on contact_tag_assignments; names are unique per organization, case-insensitively.
+// SQL of tags and their assignment to contacts and lists.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';

@@ -1,5 +1,4 @@
-// Tags of an organization (§5): names unique case-insensitively, created on first use by a contact,
-// a list or an import.
+// Tags of an organization (§5): names unique case-insensitively, created on first use.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Page, PageRequest } from '../common/pagination';

@@ -1,6 +1,4 @@
-// Contact reads: GET /contacts (one statement: the page with its total, channel records and tag
-// names) and the loaders that preload channel records, tags and memberships for a set of contacts
-// in one query each.
+// Contact reads: the GET /contacts page (one statement) and the batch loaders of contact views.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';

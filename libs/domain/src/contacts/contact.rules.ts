@@ -1,7 +1,4 @@
-// The field rules of a contact, once: each rule is a list of constraints (a class-validator
-// predicate, its message, its decorator and its OpenAPI keywords). The API's DTOs apply them as
-// decorators (apps/api contact-rules.decorators.ts), and the import checks a CSV cell with the
-// same predicates and messages (`checkContactRule`).
+// The field rules of a contact, once: used by the API's DTOs and by the import's row checks.
 import {
   ArrayMaxSize,
   arrayMaxSize,

@@ -1,4 +1,4 @@
-// Contacts, their six channel records, tags, lists and memberships (§5), encrypted at rest.
+// The contacts area (§5): contacts, channel records, tags, lists, memberships; encrypted at rest.
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { BlindIndexSubscriber } from './blind-index.subscriber';

@@ -1,5 +1,4 @@
-// The contacts table: contacts created one way (one set-based insert, for the API's one contact as
-// for an import's batch), their field updates, locks and deletion, and their lookup by email.
+// SQL of the contacts table: the one way contacts are created, updates, locks, email lookup.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';

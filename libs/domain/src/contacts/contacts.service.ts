@@ -1,6 +1,4 @@
-// Contacts (§5): listing with filters, full reads, and the create / update / delete paths. Each
-// change goes through exactly one method here, which emits its event in the change's transaction
-// (ContactEvents) and wakes the webhook dispatchers after the commit.
+// Contacts (§5): listing, reads, create / update / delete, each change with its event.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';

@@ -1,8 +1,4 @@
-// Key rotation for the contacts area (`npm run admin -- rotate-keys`): every encrypted value not
-// written under the current ENCRYPTION_KEY is decrypted (the old key must be in
-// ENCRYPTION_KEYS_OLD), encrypted again under the current key, and its blind index recomputed,
-// in batches of rows, one UPDATE per batch. Safe to run while the service runs and to run again:
-// encrypted values are immutable, and rows already under the current key are skipped.
+// Key rotation of the contacts area's encrypted values (`npm run admin -- rotate-keys`).
 import { DataSource } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
 import { blindIndexOf, ENCRYPTED_CONTACT_COLUMNS } from './blind-index';
@@ -12,6 +8,13 @@ export interface RotationResult {
   tables: { table: string; rotated: number }[];
 }
 
+/**
+ * Every encrypted value not written under the current ENCRYPTION_KEY is decrypted (the old key
+ * must be in ENCRYPTION_KEYS_OLD), encrypted again under the current key, and its blind index
+ * recomputed, in batches of rows, one UPDATE per batch. Safe to run while the service runs and to
+ * run again: encrypted values are immutable, and rows already under the current key are skipped.
+ * Across organizations unless `organizationId` is given.
+ */
 export async function rotateContactEncryption(
   ds: DataSource,
   opts: {

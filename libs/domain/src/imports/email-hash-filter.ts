@@ -1,14 +1,16 @@
-// Which email blind indexes an organization may already have, in the worker's memory, so a batch
-// asks the database only about the rows that can be duplicates. At a million contacts the unique
-// index on (organization, email_hash) no longer fits in memory and each probe of a random hash is a
-// page read: probing only the possible duplicates saves one such read per new row. The filter holds
-// 52-bit prefixes in an open-addressing table of doubles (8 bytes a slot, load at most 1/2; a false
-// positive only costs a database probe); a hash written by someone else after it was loaded is
-// caught by the unique index, and the batch is then retried with a full lookup.
+// An organization's email blind indexes in the worker's memory: which rows may be duplicates.
 import type { ContactsRepository } from '../contacts/contacts.repository';
 
 const PAGE = 50_000;
 
+/**
+ * A batch asks the database only about the rows that can be duplicates: at a million contacts
+ * the unique index on (organization, email_hash) no longer fits in memory and each probe of a
+ * random hash is a page read. The filter holds 52-bit prefixes in an open-addressing table of
+ * doubles (8 bytes a slot, load at most 1/2; a false positive only costs a database probe); a
+ * hash written by someone else after it was loaded is caught by the unique index, and the batch
+ * is then retried with a full lookup.
+ */
 export class EmailHashFilter {
   private slots = new Float64Array(1 << 12);
   private count = 0;

@@ -1,6 +1,4 @@
-// The second read of an import's file: from the checkpoint, batches of rows each committed in its
-// own transaction (rows, counters, errors file length and checkpoint together), one at a time and
-// in file order, while the next batch is read and prepared.
+// The second read of an import's file: batches committed one at a time, in file order.
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';

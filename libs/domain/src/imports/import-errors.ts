@@ -1,5 +1,4 @@
-// How an import run ends other than by finishing: each a class, so the runner tells them apart by
-// type, never by message.
+// How an import run ends other than by finishing: one class each, told apart by type.
 
 /** The run ends without changing the import: cancelled, deleted, or taken over by another worker. */
 export class ImportStopped extends Error {}

@@ -1,5 +1,4 @@
-// The contact fields a CSV column can be mapped to (§7), the checks on a mapping, the mapping the
-// preview suggests from header names, and the per-row validation built on the contact rules.
+// The contact fields a CSV column maps to (§7), mapping checks and suggestions, and row validation.
 import {
   checkContactRule,
   checkPhone,

@@ -1,6 +1,4 @@
-// What the import files' bookkeeping reads and writes: the organization's storage usage and the
-// reservations of uploads under way, and the housekeeping's claims of imports whose files are due
-// for removal (across organizations, FOR UPDATE SKIP LOCKED, so replicas share the work).
+// SQL of the import files' bookkeeping: storage usage, upload reservations, housekeeping claims.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';

@@ -1,7 +1,4 @@
-// How long import files stay on disk (§16): an import's source is removed once the import ends,
-// its errors file ERRORS_FILE_DAYS after that, and a draft never started is deleted (row and file)
-// after DRAFT_HOURS. `settle` is called by whoever ends an import; `housekeeping`, the worker's
-// periodic task, catches up on whatever a stopped process left behind.
+// How long import files stay on disk (§16), and the housekeeping that removes them.
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -27,6 +24,12 @@ export interface HousekeepingResult {
   incomingRemoved: number;
 }
 
+/**
+ * An import's source is removed once the import ends, its errors file ERRORS_FILE_DAYS after that,
+ * and a draft never started is deleted (row and file) after DRAFT_HOURS. `settle` is called by
+ * whoever ends an import; `housekeeping`, the worker's periodic task, catches up on whatever a
+ * stopped process left behind.
+ */
 @Injectable()
 export class ImportFiles {
   private readonly logger = new Logger(ImportFiles.name);

@@ -1,5 +1,4 @@
-// An import row made ready to write: its values checked, and the CPU-bound work done (blind
-// indexes, ciphertexts) while the previous batch's transaction runs.
+// An import row made ready to write: values checked, blind indexes and ciphertexts computed.
 import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
 import type { ParsedPhone } from '../contacts/contact.rules';
 import { fieldCipher } from '../crypto/field-encryption';

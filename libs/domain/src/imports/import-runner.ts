@@ -1,8 +1,4 @@
-// Processes one import (§7), in the worker or in the CLI. A run first takes the import's lease
-// (one worker at a time; a stale heartbeat lets another take over), reads the file once to count
-// the rows (and, when partial uploads are off, to validate every row before anything is written),
-// then writes it in batches from the last checkpoint (ImportBatches). A worker killed at any point
-// leaves the last committed batch as the truth, and the next run resumes after it.
+// Processes one import (§7) in the worker or the CLI: lease, first read, then the batches.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { access, rm } from 'node:fs/promises';
@@ -28,6 +24,13 @@ import { ImportsRepository } from './imports.repository';
 /** After this many runs that ended in an unexpected error, the import is failed, not retried. */
 const MAX_ATTEMPTS = 5;
 
+/**
+ * A run first takes the import's lease (one worker at a time; a stale heartbeat lets another take
+ * over), reads the file once to count the rows (and, when partial uploads are off, to validate
+ * every row before anything is written), then writes it in batches from the last checkpoint
+ * (ImportBatches). A worker killed at any point leaves the last committed batch as the truth, and
+ * the next run resumes after it.
+ */
 @Injectable()
 export class ImportRunner {
   private readonly logger = new Logger(ImportRunner.name);

@@ -1,6 +1,4 @@
-// Receiving an upload within the organization's import storage quota (§16): the stream is written
-// to the organization's incoming folder (0600), and quota is reserved in PostgreSQL before the
-// bytes that need it are written, so an upload over the quota stops at the quota, not at its end.
+// Receiving an upload within the organization's import storage quota (§16).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -32,6 +30,11 @@ export function fileTooLarge(): PayloadTooLargeError {
   return new PayloadTooLargeError('The file is larger than 200 MB', 'file');
 }
 
+/**
+ * The stream is written to the organization's incoming folder (0600), and quota is reserved in
+ * PostgreSQL before the bytes that need it are written, so an upload over the quota stops at the
+ * quota, not at its end.
+ */
 @Injectable()
 export class ImportUploads {
   private readonly logger = new Logger(ImportUploads.name);

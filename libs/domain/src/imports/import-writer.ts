@@ -1,8 +1,4 @@
-// Writes one batch of import rows inside the caller's transaction, set-based, through the contacts
-// repositories: duplicates found by email blind index (the organization's and earlier rows of the
-// file), new contacts with their channel records, field updates of duplicates, list memberships
-// (subscriberCount moves in the same transaction) and tags. No per-row statement, no per-row event
-// (§7: an import publishes none).
+// Writes one batch of import rows, set-based, through the contacts repositories.
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';

@@ -1,5 +1,4 @@
-// Contact imports (§7): uploads within the storage quota, their processing state, the batch
-// writer, the runner the worker (and the CLI) drive, and how long their files are kept (§16).
+// The imports area (§7): uploads, processing state, runner, batch writer, file retention (§16).
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
 import { ImportBatches } from './import-batches';

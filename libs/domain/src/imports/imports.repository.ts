@@ -1,6 +1,4 @@
-// The contact_imports table: an import's settings, its run's lease and heartbeat, and the counters
-// and checkpoint each committed batch moves. Every statement names the organization, except the
-// claim of a job (which carries the import id only) and the sweeper's scan across organizations.
+// SQL of the contact_imports table: settings, a run's lease and heartbeat, counters and checkpoint.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';

@@ -1,6 +1,4 @@
-// Contact imports as the API and the CLI see them (§7): upload with preview, start, cancel,
-// listing, reads, the errors file, deletion, and the sweeper that re-enqueues committed work
-// whose job was lost. The processing itself is ImportRunner's (worker).
+// Contact imports as the API and the CLI see them (§7), and the sweeper that re-enqueues lost work.
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
