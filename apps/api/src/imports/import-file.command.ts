@@ -24,15 +24,6 @@ export const IMPORT_FILE_OPTIONS = {
 type Flags = Record<string, string | boolean | undefined>;
 
 /** "Email=email,First Name=firstName" → mappings (the last `=` separates header and field). */
-/**
- * `npm run admin -- import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
- * [--tags a,b] [--duplicates skip|update] [--partial] [--via-worker]`: uploads the file through
- * ImportsService (the API's own path, not HTTP), starts the import and follows it with a progress
- * bar on stderr until it ends; the final import is the command's JSON on stdout.
- * By default the CLI also processes the import in-process (ImportRunner under the same lease as a
- * worker: if a worker takes the job first, the CLI only follows). --via-worker leaves the
- * processing to a running worker.
- */
 export function parseMapFlag(map: string): FieldMapping[] {
   const out: FieldMapping[] = [];
   for (const part of map.split(',')) {
@@ -69,6 +60,15 @@ function bar(imp: ContactImport, startedAt: number): string {
   );
 }
 
+/**
+ * `npm run admin -- import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
+ * [--tags a,b] [--duplicates skip|update] [--partial] [--via-worker]`: uploads the file through
+ * ImportsService (the API's own path, not HTTP), starts the import and follows it with a progress
+ * bar on stderr until it ends; the final import is the command's JSON on stdout.
+ * By default the CLI also processes the import in-process (ImportRunner under the same lease as a
+ * worker: if a worker takes the job first, the CLI only follows). --via-worker leaves the
+ * processing to a running worker.
+ */
 export async function importFileCommand(
   app: INestApplicationContext,
   flags: Flags,
