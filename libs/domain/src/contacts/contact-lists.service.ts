@@ -143,7 +143,7 @@ export class ContactListsService {
   }
 
   /**
-   * Subscribes contacts to lists inside the caller's transaction (contact creation, imports).
+   * Subscribes contacts to lists inside the caller's transaction (contact creation, subscribe).
    * Lock order: the contacts (key share, so none is deleted meanwhile), then the lists by id.
    */
   async subscribeIn(
@@ -151,15 +151,11 @@ export class ContactListsService {
     orgId: string,
     listIds: string[],
     contactIds: string[],
-    /** The caller already holds the contacts (created or locked in this transaction): an import. */
-    opts: { contactsLocked?: boolean } = {},
   ): Promise<number> {
     contactIds = [...new Set(contactIds)];
     if (!contactIds.length || !listIds.length) return 0;
-    if (!opts.contactsLocked) {
-      const found = await this.contacts.lock(orgId, contactIds, 'FOR KEY SHARE', em);
-      if (found.length !== contactIds.length) throw new NotFoundError('Contact');
-    }
+    const found = await this.contacts.lock(orgId, contactIds, 'FOR KEY SHARE', em);
+    if (found.length !== contactIds.length) throw new NotFoundError('Contact');
     await this.lockLists(em, orgId, listIds);
     let changed = 0;
     for (const listId of [...listIds].sort()) {

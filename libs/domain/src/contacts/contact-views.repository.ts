@@ -215,7 +215,7 @@ export class ContactViewsRepository {
    * Adds to already loaded contacts what `opts` asks for: one query per kind of data (in
    * parallel outside a transaction), never one query per contact.
    */
-  async complete(
+  private async complete(
     orgId: string,
     contacts: Contact[],
     opts: ContactLoadOptions = {},
