@@ -59,7 +59,7 @@ const PROCESSES = Number(args.processes);
 const ROUNDS = Math.max(1, Math.trunc(Number(args.rounds)) || 1);
 const CLUSTER_PORT = 3391;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-// BENCH_CONTACTS_DB names another database (e.g. when several sessions bench on one server).
+// BENCH_CONTACTS_DB names another database (e.g. when several checkouts bench on one server).
 const DB_NAME = process.env.BENCH_CONTACTS_DB || 'mp_bench_contacts';
 // A fixed key so a seeded database can be reused between runs (bench data only).
 const BENCH_KEY = Buffer.from('contacts-bench-encryption-key-32').toString('base64');

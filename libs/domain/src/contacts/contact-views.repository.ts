@@ -1,6 +1,4 @@
-// Contact reads: GET /contacts (one statement: the page with its total, channel records and tag
-// names) and the loaders that preload channel records, tags and memberships for a set of contacts
-// in one query each.
+// Contact reads: the GET /contacts page (one statement) and the batch loaders of contact views.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
@@ -214,10 +212,10 @@ export class ContactViewsRepository {
   }
 
   /**
-   * Adds to already loaded contacts what `opts` asks for: one query per kind of data, run in
-   * parallel, never one query per contact.
+   * Adds to already loaded contacts what `opts` asks for: one query per kind of data (in
+   * parallel outside a transaction), never one query per contact.
    */
-  async complete(
+  private async complete(
     orgId: string,
     contacts: Contact[],
     opts: ContactLoadOptions = {},
@@ -227,47 +225,55 @@ export class ContactViewsRepository {
     const ids = contacts.map((c) => c.id);
     const wanted = opts.channels ?? [];
     const channels = this.channelsFor(contacts, wanted);
-    const [channelRows, tagRows, memberships] = await Promise.all([
-      Promise.all(channels.map((ch) => this.channelRecords(orgId, ids, ch, db))),
-      opts.tags || opts.tagRecords
-        ? query<{ contact_id: string; tag_id: string; name: string }>(
-            db,
-            sql`SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
-                  JOIN contact_tags t ON t.id = a.tag_id
-                 WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = ANY(${ids}::uuid[])
-                 ORDER BY lower(t.name), t.id`,
-          )
-        : [],
-      opts.memberships
-        ? this.entities<ContactListMembership>(
-            db,
-            ContactListMembership,
-            sql`SELECT * FROM contact_list_memberships
-                 WHERE organization_id = ${orgId}::uuid AND contact_id = ANY(${ids}::uuid[])
-                 ORDER BY created_at, id`,
-          )
-        : [],
-    ]);
+    const [channelRows, tagRows, memberships] = await readAll(db, [
+      () =>
+        readAll(
+          db,
+          channels.map((ch) => () => this.channelRecords(orgId, ids, ch, db)),
+        ),
+      () =>
+        opts.tags || opts.tagRecords
+          ? query<{ contact_id: string; tag_id: string; name: string }>(
+              db,
+              sql`SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
+                    JOIN contact_tags t ON t.id = a.tag_id
+                   WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = ANY(${ids}::uuid[])
+                   ORDER BY lower(t.name), t.id`,
+            )
+          : Promise.resolve([]),
+      () =>
+        opts.memberships
+          ? this.entities<ContactListMembership>(
+              db,
+              ContactListMembership,
+              sql`SELECT * FROM contact_list_memberships
+                   WHERE organization_id = ${orgId}::uuid AND contact_id = ANY(${ids}::uuid[])
+                   ORDER BY created_at, id`,
+            )
+          : Promise.resolve([]),
+    ] as const);
     const tagIds = [...new Set(tagRows.map((r) => r.tag_id))];
     const listIds = [...new Set(memberships.map((m) => m.contactListId))];
-    const [tagRecords, lists] = await Promise.all([
-      opts.tagRecords && tagIds.length
-        ? this.entities<ContactTag>(
-            db,
-            ContactTag,
-            sql`SELECT * FROM contact_tags
-                 WHERE organization_id = ${orgId}::uuid AND id = ANY(${tagIds}::uuid[])`,
-          )
-        : [],
-      listIds.length
-        ? this.entities<ContactList>(
-            db,
-            ContactList,
-            sql`SELECT * FROM contact_lists
-                 WHERE organization_id = ${orgId}::uuid AND id = ANY(${listIds}::uuid[])`,
-          )
-        : [],
-    ]);
+    const [tagRecords, lists] = await readAll(db, [
+      () =>
+        opts.tagRecords && tagIds.length
+          ? this.entities<ContactTag>(
+              db,
+              ContactTag,
+              sql`SELECT * FROM contact_tags
+                   WHERE organization_id = ${orgId}::uuid AND id = ANY(${tagIds}::uuid[])`,
+            )
+          : Promise.resolve([]),
+      () =>
+        listIds.length
+          ? this.entities<ContactList>(
+              db,
+              ContactList,
+              sql`SELECT * FROM contact_lists
+                   WHERE organization_id = ${orgId}::uuid AND id = ANY(${listIds}::uuid[])`,
+            )
+          : Promise.resolve([]),
+    ] as const);
 
     const byId = new Map<string, ContactView>();
     const views = contacts.map((contact) => {
@@ -338,4 +344,18 @@ export class ContactViewsRepository {
     const mask = contacts.reduce((m, c) => m | c.channelMask, 0);
     return wanted.filter((ch) => (mask & CHANNEL_INFO[ch].bit) !== 0);
   }
+}
+
+/**
+ * Runs the reads in parallel through the pool, or one after the other on a transaction's own
+ * connection (which takes one statement at a time).
+ */
+async function readAll<T extends readonly unknown[]>(
+  db: DataSource | EntityManager,
+  reads: { readonly [K in keyof T]: () => Promise<T[K]> },
+): Promise<T> {
+  const out: unknown[] = [];
+  if (db instanceof DataSource) out.push(...(await Promise.all(reads.map((read) => read()))));
+  else for (const read of reads) out.push(await read());
+  return out as unknown as T;
 }

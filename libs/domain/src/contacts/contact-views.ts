@@ -1,6 +1,4 @@
-// What the contacts services return (entities plus what was loaded with them) and the plain
-// mappers that turn them into the spec's field sets. Nullable keys are always present; optional
-// arrays appear only when they were loaded; embedded tags always report contactCount 0.
+// Contact views (what the contacts services return) and the mappers to the spec's field sets.
 import type { ContactList } from './contact-list.entity';
 import type { ContactListMembership } from './contact-list-membership.entity';
 import type { Contact } from './contact.entity';

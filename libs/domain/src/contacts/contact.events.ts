@@ -1,6 +1,4 @@
-// The events the contacts area raises (§10) and their payloads: contact.created, contact.updated,
-// contact.deleted, contact.unsubscribed and push.token_invalidated, each emitted in the change's
-// own transaction through `Events`, which the caller wakes after the commit.
+// The contact events (§10) and their payloads, emitted in the change's transaction through Events.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Events } from '../events/events.service';

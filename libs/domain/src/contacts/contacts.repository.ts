@@ -1,6 +1,233 @@
-// The contacts table's statements.
+// SQL of the contacts table: the one way contacts are created, updates, locks, email lookup.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { join, query, raw, sql } from '../database/sql';
+import { ConflictError } from '../errors/domain-errors';
+import { Contact, ContactStatus, displayNameColumn } from './contact.entity';
 
 /** Escapes the LIKE wildcards of a user's fragment. */
 export function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (m) => '\\' + m);
+}
+
+/** A unique violation on the email blind index: that address is another contact's already. */
+export function isDuplicateEmail(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === '23505' && e.constraint === 'contact_emails_organization_id_email_hash_key';
+}
+
+/** What the API answers for a duplicate email (§4: 409). */
+export function duplicateEmailConflict(): ConflictError {
+  return new ConflictError('A contact with this email address already exists');
+}
+
+/** A contact to insert. */
+export interface NewContact {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  /** As given: one that carries an address is stored encrypted (displayNameColumn). */
+  displayName: string | null;
+  timezone: string | null;
+  language: string | null;
+  status: ContactStatus | null;
+  customFields: Record<string, unknown> | null;
+  notes: string | null;
+  lastActivityAt: Date | null;
+  /**
+   * The channel bits and sorted tag ids the same transaction gives the contact next, when the
+   * writer knows them (an import); else the triggers set them as records and tags are added.
+   */
+  channelMask?: number;
+  tagIds?: string[];
+}
+
+/** Field values of an import's update mode: null leaves the field as it is. */
+export interface ContactOverwrite {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  timezone: string | null;
+  language: string | null;
+  status: ContactStatus | null;
+  notes: string | null;
+  /** Merged into the contact's custom fields. */
+  customFields: Record<string, unknown> | null;
+}
+
+export type ContactLock = 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR KEY SHARE';
+
+/** The columns of the fields a contact update may change. */
+const FIELD_COLUMNS = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  displayName: 'display_name',
+  timezone: 'timezone',
+  language: 'language',
+  status: 'status',
+  customFields: 'custom_fields',
+  notes: 'notes',
+  lastActivityAt: 'last_activity_at',
+} as const;
+
+export type FieldChanges = Partial<
+  Pick<
+    Contact,
+    | 'firstName'
+    | 'lastName'
+    | 'displayName'
+    | 'timezone'
+    | 'language'
+    | 'status'
+    | 'customFields'
+    | 'notes'
+    | 'lastActivityAt'
+  >
+>;
+
+@Injectable()
+export class ContactsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Inserts the contacts in one statement. */
+  async insertMany(orgId: string, contacts: NewContact[], em: EntityManager): Promise<void> {
+    if (!contacts.length) return;
+    const col = <T>(pick: (c: NewContact) => T) => contacts.map(pick);
+    const tagged = contacts.flatMap((c) => (c.tagIds ?? []).map((tag) => [c.id, tag]));
+    await query(
+      em,
+      sql`WITH tags AS (
+            SELECT p.contact, array_agg(p.tag ORDER BY p.tag) AS ids
+              FROM unnest(${tagged.map((p) => p[0])}::uuid[], ${tagged.map((p) => p[1])}::uuid[])
+                   AS p(contact, tag)
+             GROUP BY p.contact)
+          INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
+                                language, status, custom_fields, notes, last_activity_at,
+                                channel_mask, tag_ids)
+          SELECT u.id, ${orgId}::uuid, u.first, u.last, u.display, u.tz, u.lang, u.status,
+                 u.custom::jsonb, u.notes, u.active, u.mask, coalesce(tags.ids, '{}')
+            FROM unnest(${col((c) => c.id)}::uuid[], ${col((c) => c.firstName)}::text[],
+                        ${col((c) => c.lastName)}::text[],
+                        ${col((c) => displayNameColumn.to(c.displayName) as string | null)}::text[],
+                        ${col((c) => c.timezone)}::text[], ${col((c) => c.language)}::text[],
+                        ${col((c) => c.status)}::text[],
+                        ${col((c) => (c.customFields ? JSON.stringify(c.customFields) : null))}::text[],
+                        ${col((c) => c.notes)}::text[],
+                        ${col((c) => c.lastActivityAt)}::timestamptz[],
+                        ${col((c) => c.channelMask ?? 0)}::smallint[])
+                 AS u(id, first, last, display, tz, lang, status, custom, notes, active, mask)
+            LEFT JOIN tags ON tags.contact = u.id`,
+    );
+  }
+
+  /** Changes the given fields of one contact (updatedAt moves). */
+  async update(orgId: string, id: string, changes: FieldChanges, em: EntityManager) {
+    const set = (Object.keys(changes) as (keyof FieldChanges)[]).map((key) => {
+      const value = changes[key];
+      if (key === 'displayName') return sql`display_name = ${displayNameColumn.to(value)}`;
+      if (key === 'customFields')
+        return sql`custom_fields = ${value === null ? null : JSON.stringify(value)}::jsonb`;
+      return sql`${raw(FIELD_COLUMNS[key])} = ${value}`;
+    });
+    if (!set.length) return;
+    await query(
+      em,
+      sql`UPDATE contacts SET ${join(set, ', ')}, updated_at = now()
+           WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
+    );
+  }
+
+  /** Update mode of an import: each non-null value overwrites; custom fields are merged. */
+  async overwriteMany(orgId: string, rows: ContactOverwrite[], em: EntityManager): Promise<void> {
+    if (!rows.length) return;
+    const col = <T>(pick: (c: ContactOverwrite) => T) => rows.map(pick);
+    await query(
+      em,
+      sql`UPDATE contacts c
+             SET first_name = coalesce(u.first, c.first_name),
+                 last_name = coalesce(u.last, c.last_name),
+                 timezone = coalesce(u.tz, c.timezone),
+                 language = coalesce(u.lang, c.language),
+                 status = coalesce(u.status, c.status),
+                 notes = coalesce(u.notes, c.notes),
+                 custom_fields = CASE WHEN u.custom IS NULL THEN c.custom_fields
+                                 ELSE coalesce(c.custom_fields, '{}'::jsonb) || u.custom::jsonb END,
+                 updated_at = now()
+            FROM unnest(${col((r) => r.id)}::uuid[], ${col((r) => r.firstName)}::text[],
+                        ${col((r) => r.lastName)}::text[], ${col((r) => r.timezone)}::text[],
+                        ${col((r) => r.language)}::text[], ${col((r) => r.status)}::text[],
+                        ${col((r) => r.notes)}::text[],
+                        ${col((r) => (r.customFields ? JSON.stringify(r.customFields) : null))}::text[])
+                 AS u(id, first, last, tz, lang, status, notes, custom)
+           WHERE c.id = u.id AND c.organization_id = ${orgId}::uuid`,
+    );
+  }
+
+  /**
+   * Locks the organization's contacts among `ids`, in id order (locks are always taken contacts →
+   * lists → memberships, so the area's statements do not deadlock each other); answers the ids
+   * found.
+   */
+  async lock(orgId: string, ids: string[], mode: ContactLock, em: EntityManager) {
+    const rows = await query<{ id: string }>(
+      em,
+      sql`SELECT id FROM contacts WHERE organization_id = ${orgId}::uuid AND id = ANY(${ids}::uuid[])
+           ORDER BY id ${raw(mode)}`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes one contact (its records, tags and memberships go by cascade). */
+  async delete(orgId: string, id: string, em: EntityManager): Promise<void> {
+    await query(
+      em,
+      sql`DELETE FROM contacts WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
+    );
+  }
+
+  /**
+   * The organization's contacts owning one of these email blind indexes, by hash, locked (`mode`)
+   * in id order so none is deleted (or changed) before the caller commits.
+   */
+  async idsByEmailHash(
+    orgId: string,
+    hashes: string[],
+    mode: ContactLock,
+    em: EntityManager,
+  ): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    if (!hashes.length) return found;
+    const rows = await query<{ email_hash: string; contact_id: string }>(
+      em,
+      sql`SELECT e.email_hash, c.id AS contact_id
+            FROM contact_emails e JOIN contacts c ON c.id = e.contact_id
+           WHERE e.organization_id = ${orgId}::uuid AND c.organization_id = ${orgId}::uuid
+             AND e.email_hash = ANY(${hashes}::text[])
+           ORDER BY c.id ${raw(`${mode} OF c`)}`,
+    );
+    for (const r of rows) found.set(r.email_hash, r.contact_id);
+    return found;
+  }
+
+  /** Whether one of these email blind indexes is the organization's already. */
+  async emailTaken(orgId: string, hashes: string[], em: EntityManager): Promise<boolean> {
+    const rows = await query(
+      em,
+      sql`SELECT 1 FROM contact_emails
+           WHERE organization_id = ${orgId}::uuid AND email_hash = ANY(${hashes}::text[]) LIMIT 1`,
+    );
+    return rows.length > 0;
+  }
+
+  /** The organization's email blind indexes after `after`, in index order, `limit` at most. */
+  async emailHashes(orgId: string, after: string, limit: number): Promise<string[]> {
+    const rows = await query<{ email_hash: string }>(
+      this.ds,
+      sql`SELECT email_hash FROM contact_emails
+           WHERE organization_id = ${orgId}::uuid AND email_hash > ${after}
+           ORDER BY email_hash LIMIT ${limit}`,
+    );
+    return rows.map((r) => r.email_hash);
+  }
 }

@@ -1,5 +1,4 @@
-// Rows of a raw statement as entities, through TypeORM's own column hydration (types, Dates and
-// every column transformer, decryption included), as a repository read would return them.
+// Rows of a raw statement as entities, through TypeORM's own column hydration.
 import type { DataSource, ObjectLiteral } from 'typeorm';
 
 /**
