@@ -122,7 +122,6 @@ export * from './webhooks/webhook-retry-policy';
 export * from './webhooks/webhook-signature';
 export * from './webhooks/webhook-target-guard';
 export * from './webhooks/webhooks.module';
-export type { ContactSelection } from './segments/segment.repository';
 export * from './contacts/contact.rules';
 export * from './imports/contact-import.entity';
 export * from './imports/csv-file';
