@@ -113,7 +113,6 @@ export * from './webhooks/webhook-endpoint.entity';
 export * from './webhooks/webhook-endpoint.repository';
 export * from './webhooks/webhook-endpoint.service';
 export * from './webhooks/webhook-event-types';
-export * from './webhooks/webhook-events';
 export * from './webhooks/webhook-http.client';
 export * from './webhooks/webhook-queue.repository';
 export * from './webhooks/webhook-queue.types';

@@ -9,7 +9,6 @@ import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WebhookEndpointService } from './webhook-endpoint.service';
-import { WebhookEvents } from './webhook-events';
 import { WebhookHttpClient } from './webhook-http.client';
 import { WebhookQueueRepository } from './webhook-queue.repository';
 import { WebhookRetention } from './webhook-retention';
@@ -22,7 +21,6 @@ import { WebhookRetention } from './webhook-retention';
     WebhookEndpointRepository,
     WebhookEndpointService,
     WebhookDeliveryService,
-    WebhookEvents,
     WebhookRetention,
     WebhookHttpClient,
     WebhookDispatcher,
@@ -30,7 +28,6 @@ import { WebhookRetention } from './webhook-retention';
   exports: [
     WebhookEndpointService,
     WebhookDeliveryService,
-    WebhookEvents,
     WebhookRetention,
     WebhookDispatcher,
   ],
