@@ -25,11 +25,6 @@ import { WebhookRetention } from './webhook-retention';
     WebhookHttpClient,
     WebhookDispatcher,
   ],
-  exports: [
-    WebhookEndpointService,
-    WebhookDeliveryService,
-    WebhookRetention,
-    WebhookDispatcher,
-  ],
+  exports: [WebhookEndpointService, WebhookDeliveryService, WebhookRetention, WebhookDispatcher],
 })
 export class WebhooksModule {}
