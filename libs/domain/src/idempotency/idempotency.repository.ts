@@ -63,7 +63,7 @@ export class IdempotencyRepository {
     await query(
       this.ds,
       sql`UPDATE idempotency_keys
-             SET response_body = ${JSON.stringify(responseBody)}::jsonb, locked_until = NULL
+             SET response_body = ${JSON.stringify(responseBody)}::json, locked_until = NULL
            WHERE organization_id = ${organizationId} AND key = ${key} AND claim_id = ${claimId}`,
     );
   }

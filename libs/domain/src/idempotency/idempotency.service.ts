@@ -2,7 +2,7 @@
 // key); a repeat with the same body gets it back without a new message or a limit unit, a repeat
 // with another body is refused, and so is one still in flight after a short wait for the first.
 // Kept in PostgreSQL, so a Redis flush cannot turn a retry into a duplicate.
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { ConflictError, ValidationFailedError } from '../errors/domain-errors';
@@ -39,6 +39,8 @@ export function requestFingerprint(body: unknown): string {
 
 @Injectable()
 export class IdempotencyService {
+  private readonly logger = new Logger(IdempotencyService.name);
+
   constructor(
     private readonly repository: IdempotencyRepository,
     private readonly clock: Clock,
@@ -87,6 +89,34 @@ export class IdempotencyService {
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
+  }
+
+  /**
+   * Runs `work` once per (organization, key): without a key it just runs; with one, a repeat of
+   * the same body answers the first response (`replayed`) without running it again.
+   */
+  async run<T>(
+    organizationId: string,
+    key: string | undefined,
+    body: unknown,
+    work: () => Promise<T>,
+  ): Promise<{ response: T; replayed: boolean }> {
+    if (key === undefined) return { response: await work(), replayed: false };
+    const parsed = IdempotencyService.parseKey(key);
+    const start = await this.start(organizationId, parsed, body);
+    if (start.kind === 'replay') return { response: start.response as T, replayed: true };
+    let response: T;
+    try {
+      response = await work();
+    } catch (err) {
+      await this.release(organizationId, parsed, start.claimId).catch(() => undefined);
+      throw err;
+    }
+    // The work is done (a message committed): its answer stands even if it cannot be kept.
+    await this.complete(organizationId, parsed, start.claimId, response).catch((err: Error) =>
+      this.logger.warn({ msg: 'idempotent response not stored', organizationId, err: err.message }),
+    );
+    return { response, replayed: false };
   }
 
   /** Keeps the response of the claimed request for its repeats. */

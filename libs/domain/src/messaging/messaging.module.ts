@@ -5,6 +5,7 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsModule } from '../dns/dns.module';
+import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
@@ -21,7 +22,7 @@ import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, WebhooksModule, DnsModule],
+  imports: [TenancyModule, WebhooksModule, DnsModule, SendingDomainsModule],
   providers: [
     SendService,
     EmailEvents,

@@ -54,14 +54,15 @@ export class Sending1763600000700 implements MigrationInterface {
 
     // --- idempotency keys ------------------------------------------------------------------------
     // response_body is null while the first request is in flight; claim_id tells that request's
-    // own row from a later one that took over an abandoned key.
+    // own row from a later one that took over an abandoned key. json, not jsonb: a replay answers
+    // the very text of the first response, keys in their order.
     await q.query(`
       CREATE TABLE idempotency_keys (
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         key text NOT NULL,
         request_hash text NOT NULL,
         claim_id uuid NOT NULL,
-        response_body jsonb,
+        response_body json,
         locked_until timestamptz,
         created_at timestamptz NOT NULL,
         PRIMARY KEY (organization_id, key)
