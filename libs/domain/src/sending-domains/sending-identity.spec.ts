@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { configureFieldEncryption, FieldCipher, fieldCipher } from '../crypto/field-encryption';
@@ -9,6 +9,14 @@ import { VerifiedDomains } from './verified-domains';
 import { VerpTokens } from './verp';
 
 const ORG = randomUUID();
+const pem = () =>
+  generateKeyPairSync('rsa', {
+    modulusLength: 1024,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  }).privateKey;
+const PEM_APEX = pem();
+const PEM_NEWS = pem();
 
 describe(SendingIdentities.name, () => {
   beforeAll(() => configureFieldEncryption(new FieldCipher(randomBytes(32))));
@@ -18,14 +26,14 @@ describe(SendingIdentities.name, () => {
       id: 'd1',
       name: 'example.com',
       selector: 'mpaaaa',
-      privateKey: fieldCipher().encrypt('PEM-example'),
+      privateKey: fieldCipher().encrypt(PEM_APEX),
       returnPathVerified: true,
     },
     {
       id: 'd2',
       name: 'news.example.com',
       selector: 'mpbbbb',
-      privateKey: fieldCipher().encrypt('PEM-news'),
+      privateKey: fieldCipher().encrypt(PEM_NEWS),
       returnPathVerified: true,
     },
   ];
@@ -44,12 +52,15 @@ describe(SendingIdentities.name, () => {
     const identities = new SendingIdentities(config('allow'), domains, verp);
     const messageId = randomUUID();
     const deep = await identities.forMessage(ORG, messageId, 'a@x.News.Example.com');
-    expect(deep.dkim).toEqual({
+    expect(deep.dkim).toMatchObject({
       domainName: 'news.example.com',
       keySelector: 'mpbbbb',
-      privateKey: 'PEM-news',
       headerFieldNames: DKIM_SIGNED_HEADERS,
     });
+    // The key parsed once, as a KeyObject (what crypto signs with, without parsing a PEM).
+    const key = deep.dkim!.privateKey as unknown as KeyObject;
+    expect(key).toBeInstanceOf(KeyObject);
+    expect(key.export({ type: 'pkcs8', format: 'pem' })).toBe(PEM_NEWS);
     const envelope = deep.envelopeFrom(3);
     expect(envelope).toMatch(/^bounces\+[0-9a-f]{52}@bounces\.news\.example\.com$/);
     expect(verp.verifyAddress(envelope)).toEqual({ messageId, recipientIndex: 3 });

@@ -26,7 +26,10 @@ export const DKIM_SIGNED_HEADERS = [
   'List-Unsubscribe-Post',
 ].join(':');
 
-/** nodemailer's DKIM option for one key. */
+/**
+ * nodemailer's DKIM option for one key. Its types say a PEM string, but it hands the key to
+ * crypto's `Sign#sign`, which takes the KeyObject given here (see VerifiedDomain.privateKey).
+ */
 export interface DkimSigning {
   domainName: string;
   keySelector: string;
@@ -68,7 +71,7 @@ export class SendingIdentities {
         ? {
             domainName: domain.name,
             keySelector: domain.selector,
-            privateKey: domain.privateKey(),
+            privateKey: domain.privateKey() as unknown as string,
             headerFieldNames: DKIM_SIGNED_HEADERS,
           }
         : undefined,
