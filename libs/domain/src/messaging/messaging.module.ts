@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsModule } from '../dns/dns.module';
 import { EventsModule } from '../events/events.module';
+import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { DeliveryService } from './delivery.service';
@@ -23,6 +24,7 @@ import { TrackingService } from './tracking/tracking.service';
 
 @Module({
   imports: [TenancyModule, EventsModule, DnsModule],
+  imports: [TenancyModule, WebhooksModule, DnsModule, SendingDomainsModule],
   providers: [
     SendService,
     MessageRepository,
