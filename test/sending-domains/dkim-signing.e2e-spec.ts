@@ -15,7 +15,8 @@ import { JsonLogger, VerpTokens } from '@app/domain';
 import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
 import { SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
 import { campaignBody, seedList } from '../campaigns/fixtures';
-import { sendingEnv, startWorker, waitFor } from '../sending/support/sending';
+import { sendingEnv, startWorker } from '../sending/support/sending';
+import { waitFor } from '../support/wait-for';
 import { SinkMessage, SmtpSink, startSmtpSink } from '../sending/support/smtp-sink';
 import { createTestApp } from '../support/app';
 import { startDnsServer, TestDnsServer } from '../support/dns-server';
@@ -87,7 +88,7 @@ describe('DKIM signing and the sender policy (require)', () => {
     waitFor(async () => {
       const got = sink.messages.filter((m) => m.parsed.subject === subject);
       return got.length >= count ? got : null;
-    }, `${count} message(s) "${subject}" at the sink`);
+    }, { what: `${count} message(s) "${subject}" at the sink` });
 
   /** mailauth's verdict: one DKIM signature, pass, d= the domain, aligned; DMARC pass. */
   async function expectSignedBy(m: SinkMessage, d: DomainJson): Promise<void> {

@@ -10,7 +10,8 @@ import nodemailer from 'nodemailer';
 import { JsonLogger } from '@app/domain';
 import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
 import { SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
-import { sendingEnv, startWorker, waitFor } from '../sending/support/sending';
+import { sendingEnv, startWorker } from '../sending/support/sending';
+import { waitFor } from '../support/wait-for';
 import { SinkMessage, SmtpSink, startSmtpSink } from '../sending/support/smtp-sink';
 import { createTestApp } from '../support/app';
 import { startDnsServer, TestDnsServer } from '../support/dns-server';
@@ -55,7 +56,7 @@ describe('Sender policy allow', () => {
   const arrived = (subject: string): Promise<SinkMessage> =>
     waitFor(
       async () => sink.messages.find((m) => m.parsed.subject === subject),
-      `"${subject}" at the sink`,
+      { what: `"${subject}" at the sink` },
     );
 
   const unsigned = (m: SinkMessage) => {

@@ -23,8 +23,7 @@ import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, EventsModule, DnsModule],
-  imports: [TenancyModule, WebhooksModule, DnsModule, SendingDomainsModule],
+  imports: [TenancyModule, EventsModule, DnsModule, SendingDomainsModule],
   providers: [
     SendService,
     MessageRepository,
