@@ -57,9 +57,21 @@ describe('POST /api/v1/send → delivery', () => {
     });
     const { jobId, messageId } = res.body.data;
 
-    const [mail] = await sink.waitForMessages(1);
-    expect(mail.from).toBe('alice@sender.test');
-    expect(mail.to.sort()).toEqual(['bob@example.test', 'carol@example.test', 'dave@example.test']);
+    // One SMTP transaction per recipient, each with its own VERP envelope sender (§13); the
+    // sender's domain is not verified, so the return host is BOUNCE_DOMAIN (localhost here).
+    const mails = await sink.waitForMessages(3);
+    expect(mails.map((m) => m.to).sort()).toEqual([
+      ['bob@example.test'],
+      ['carol@example.test'],
+      ['dave@example.test'],
+    ]);
+    for (const m of mails) {
+      expect(m.from).toMatch(/^bounces\+[0-9a-f]{52}@localhost$/);
+      expect(m.raw).not.toMatch(/^bcc:/im);
+      expect(m.raw).not.toContain('dave@example.test');
+    }
+    expect(new Set(mails.map((m) => m.from)).size).toBe(3);
+    const mail = mails.find((m) => m.to[0] === 'bob@example.test')!;
     const p = mail.parsed;
     expect(p.messageId).toBe(messageId);
     expect(p.subject).toBe('Quarterly update');

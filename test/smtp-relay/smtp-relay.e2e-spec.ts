@@ -311,15 +311,19 @@ describe('SMTP relay', () => {
       expect(msg.senderAddress).toBe('sender@acme.test');
       for (const a of msg.deliveryAttempts)
         expect(a).toMatchObject({ status: 'delivered', smtpCode: 250 });
-      const delivered = sink.messages.find((m) => m.parsed.subject === 'Via relay')!;
-      expect(delivered.to.sort()).toEqual([
-        'copy@example.test',
-        'hidden@example.test',
-        'rcpt@example.test',
+      // One transaction per envelope recipient, each with its own VERP envelope sender (§13).
+      const relayed = sink.messages.filter((m) => m.parsed.subject === 'Via relay');
+      expect(relayed.map((m) => m.to).sort()).toEqual([
+        ['copy@example.test'],
+        ['hidden@example.test'],
+        ['rcpt@example.test'],
       ]);
-      // Sent byte for byte: the Bcc stays out of the headers, the body is the submitted one.
-      expect(delivered.raw).not.toMatch(/^Bcc:/im);
-      expect(delivered.parsed.text?.trim()).toBe('Hello over SMTP');
+      for (const delivered of relayed) {
+        expect(delivered.from).toMatch(/^bounces\+[0-9a-f]{52}@localhost$/);
+        // Sent byte for byte: the Bcc stays out of the headers, the body is the submitted one.
+        expect(delivered.raw).not.toMatch(/^Bcc:/im);
+        expect(delivered.parsed.text?.trim()).toBe('Hello over SMTP');
+      }
       // Stored as received, encrypted as bytes in messages.raw: no plaintext in the row.
       const [row] = (await app
         .get(DataSource)

@@ -29,6 +29,7 @@ import { ResponseMessageGuard } from './http/envelope';
 import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
 import { SegmentsController } from './segments/segments.controller';
+import { SendingDomainsHttpModule } from './sending-domains/sending-domains-http.module';
 import { RevenueReportController } from './reports/revenue-report.controller';
 import { MessagingHttpModule } from './messaging/messaging-http.module';
 import { ApiKeysController } from './tenancy/api-keys.controller';
@@ -52,6 +53,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     WebhooksModule,
     MessagingHttpModule,
     ImportsModule,
+    SendingDomainsHttpModule,
   ],
   controllers: [
     HealthController,

@@ -1,4 +1,8 @@
 // `npm run admin -- <command> [--json]`: operator commands that need no HTTP (§3).
+// Output is one JSON object on stdout; progress and errors go to stderr.
+// `create-user` needs a password of at least 12 characters; `unlock-login [--email E] [--ip A]`
+// ends a login lock early (the account's failure window, the IP's, or both). Sending domains:
+// `add-domain`, `verify-domain`, `list-domains` (sending-domains/domains.command.ts).
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
@@ -25,11 +29,18 @@ import {
   rotateContactEncryption,
   Role,
   runMigrations,
+  SendingDomainsModule,
   TenancyModule,
   UserService,
   ValidationFailedError,
 } from '@app/domain';
 import { IMPORT_FILE_OPTIONS, importFileCommand } from './imports/import-file.command';
+import {
+  DOMAIN_COMMANDS,
+  DOMAIN_OPTIONS,
+  DomainCommand,
+  domainCommand,
+} from './sending-domains/domains.command';
 
 @Module({
   imports: [
@@ -41,6 +52,7 @@ import { IMPORT_FILE_OPTIONS, importFileCommand } from './imports/import-file.co
     QueuesModule,
     ContactsModule,
     ImportsModule,
+    SendingDomainsModule,
   ],
 })
 class CliModule {}
@@ -91,6 +103,7 @@ export const COMMANDS = [
   'set-limits',
   'rotate-keys',
   'import-file',
+  ...DOMAIN_COMMANDS,
 ] as const;
 
 const OPTIONS = {
@@ -112,6 +125,7 @@ const OPTIONS = {
   'batch-size': { type: 'string' },
   json: { type: 'boolean' },
   ...IMPORT_FILE_OPTIONS,
+  ...DOMAIN_OPTIONS,
 } as const;
 
 /**
@@ -215,6 +229,12 @@ export async function runAdmin(argv: string[]): Promise<Record<string, unknown>>
       }
       case 'import-file':
         return await importFileCommand(app, flags, (name) => need(flags, name));
+      case 'add-domain':
+      case 'verify-domain':
+      case 'list-domains':
+        return await domainCommand(app, command as DomainCommand, flags, (name) =>
+          need(flags, name),
+        );
       case 'set-limits': {
         const org = await orgs.setLimits(need(flags, 'org'), {
           perSecond: optInt(flags, 'per-second'),

@@ -17,6 +17,7 @@ import {
   RateLimitedError,
   relayTlsMaterial,
   ResolvedKey,
+  SenderNotVerifiedError,
   SendService,
   SubscriptionRequiredError,
 } from '@app/domain';
@@ -60,6 +61,8 @@ export function insecureAuthRefused(
 export function smtpReplyFor(err: unknown): SmtpError {
   if (err instanceof RateLimitedError) return smtpError(451, err.message);
   if (err instanceof SubscriptionRequiredError) return smtpError(554, err.message);
+  if (err instanceof SenderNotVerifiedError)
+    return smtpError(550, '5.7.1 Sender domain is not verified');
   if (err instanceof DomainError && err.code === 'E_VALIDATION_ERROR')
     return smtpError(554, err.message);
   // Anything else is transient from the client's point of view: it keeps the message and retries.

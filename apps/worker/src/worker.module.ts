@@ -16,6 +16,7 @@ import { WorkerMessagingModule } from './messaging/worker-messaging.module';
 import { ImportsHousekeeping } from './imports/imports-housekeeping';
 import { ImportsProcessor } from './imports/imports.processor';
 import { ImportsSweeper } from './imports/imports.sweeper';
+import { SendingDomainsWorkerModule } from './sending-domains/sending-domains-worker.module';
 
 @Module({
   imports: [
@@ -29,6 +30,7 @@ import { ImportsSweeper } from './imports/imports.sweeper';
     CampaignsWorkerModule,
     ImportsModule,
     ContactsModule,
+    SendingDomainsWorkerModule,
   ],
   controllers: [WorkerHealthController],
   providers: [ImportsProcessor, ImportsSweeper, ImportsHousekeeping],

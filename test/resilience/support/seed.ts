@@ -21,6 +21,7 @@ export const RESOURCE_KINDS = [
   'webhookEndpoint',
   'webhookDelivery',
   'campaign',
+  'sendingDomain',
   'apiKey',
 ] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
@@ -188,6 +189,9 @@ export async function seedOrg(
     orderId: conversionOrderId,
     revenue: 42.5,
   });
+  const sendingDomain = await post<{ id: string }>('/api/v1/user/sending-domains', {
+    name: `seed-${tag8}.example.com`,
+  });
   const apiKey = await post<{ id: string }>('/api/v1/user/api-keys', {
     name: `seed key ${tag8}`,
     scopes: ['contacts:read'],
@@ -211,6 +215,7 @@ export async function seedOrg(
       webhookEndpoint: endpoint.id,
       webhookDelivery: deliveryId,
       campaign: campaign.id,
+      sendingDomain: sendingDomain.id,
       apiKey: apiKey.id,
     },
     extra: {

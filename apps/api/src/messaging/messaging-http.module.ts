@@ -1,14 +1,14 @@
 // HTTP transport of email sending: the send API (with its per-IP limits), the message log and
 // the tracking endpoints.
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { MessagingModule } from '@app/domain';
+import { IdempotencyModule, MessagingModule } from '@app/domain';
 import { MessagesController } from './messages.controller';
 import { SendController } from './send.controller';
 import { SendIpLimitsMiddleware } from './send-ip-limits';
 import { TrackingController } from './tracking.controller';
 
 @Module({
-  imports: [MessagingModule],
+  imports: [MessagingModule, IdempotencyModule],
   controllers: [SendController, MessagesController, TrackingController],
 })
 export class MessagingHttpModule implements NestModule {

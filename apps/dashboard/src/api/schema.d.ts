@@ -1027,6 +1027,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/user/sending-domains': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['SendingDomainsController_list'];
+    put?: never;
+    /** Creates the domain with a new DKIM key; `dnsRecords` lists what to publish. */
+    post: operations['SendingDomainsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user/sending-domains/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['SendingDomainsController_get'];
+    put?: never;
+    post?: never;
+    /** Removes the domain and its key: mail From it is no longer signed (nor allowed under `require`). */
+    delete: operations['SendingDomainsController_remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/user/sending-domains/{id}/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Looks the records up now and answers the domain with each record's status. */
+    post: operations['SendingDomainsController_verify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1062,6 +1113,8 @@ export interface components {
         | 'webhooks:write'
         | 'campaigns:read'
         | 'campaigns:write'
+        | 'domains:read'
+        | 'domains:write'
         | 'keys:manage'
       )[];
       /** @description Requests per minute; default 300. */
@@ -1084,6 +1137,8 @@ export interface components {
         | 'webhooks:write'
         | 'campaigns:read'
         | 'campaigns:write'
+        | 'domains:read'
+        | 'domains:write'
         | 'keys:manage'
       )[];
       rateLimitPerMinute?: number;
@@ -1536,6 +1591,45 @@ export interface components {
       /** Format: uuid */
       contactId?: string;
       track?: components['schemas']['TrackDto'];
+    };
+    DnsRecordDto: {
+      /** @enum {string} */
+      purpose: 'dkim' | 'return-path' | 'spf' | 'dmarc';
+      /** @enum {string} */
+      type: 'TXT' | 'CNAME';
+      /** @enum {string} */
+      status: 'pending' | 'verified' | 'failed';
+      /** Format: date-time */
+      lastCheckedAt: string | null;
+      /** @description Fully qualified name of the record. */
+      name: string;
+      /** @description TXT content or CNAME target. */
+      value: string;
+      /** @description The domain is verified once every required record matches; the others are reported. */
+      required: boolean;
+    };
+    SendingDomainDto: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      organizationId: string;
+      /** @enum {string} */
+      status: 'pending' | 'verified' | 'failed';
+      dnsRecords: components['schemas']['DnsRecordDto'][];
+      /** Format: date-time */
+      verifiedAt: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** @description Lower-case ASCII (IDNA) name. */
+      name: string;
+      /** @description Selector of the DKIM key (`s=` of the signatures). */
+      dkimSelector: string;
+    };
+    CreateSendingDomainDto: {
+      /** @description The domain mail is sent From (its subdomains are covered too), e.g. `example.com`. */
+      name: string;
     };
   };
   responses: never;
@@ -3677,6 +3771,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description 1–255 printable ASCII characters. A repeat with the same body within 24 hours answers the first 202 with `Idempotent-Replayed: true` and sends nothing; another body is a 409. */
+        'Idempotency-Key'?: string;
         /** @description Required with an access token */
         'X-Organization-Id'?: string;
       };
@@ -3757,6 +3853,153 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+    };
+  };
+  SendingDomainsController_list: {
+    parameters: {
+      query?: {
+        page?: number;
+        limit?: number;
+      };
+      header?: {
+        /** @description Required with an access token */
+        'X-Organization-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: components['schemas']['SendingDomainDto'][];
+          };
+        };
+      };
+    };
+  };
+  SendingDomainsController_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required with an access token */
+        'X-Organization-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSendingDomainDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: components['schemas']['SendingDomainDto'];
+          };
+        };
+      };
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  SendingDomainsController_get: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required with an access token */
+        'X-Organization-Id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: components['schemas']['SendingDomainDto'];
+          };
+        };
+      };
+    };
+  };
+  SendingDomainsController_remove: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required with an access token */
+        'X-Organization-Id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  SendingDomainsController_verify: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Required with an access token */
+        'X-Organization-Id'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            message: string;
+            data: components['schemas']['SendingDomainDto'];
+          };
+        };
       };
     };
   };

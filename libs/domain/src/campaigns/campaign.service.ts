@@ -13,7 +13,9 @@ import {
   NotFoundError,
   ValidationFailedError,
 } from '../errors/domain-errors';
+import { parseMailbox } from '../messaging/address';
 import { JOBS, KickCampaignJob, QUEUES } from '../queues/jobs';
+import { SenderPolicy } from '../sending-domains/sender-policy';
 import { CampaignAudience } from './campaign-audience';
 import { Campaign, CampaignChannel, CampaignStatus } from './campaign.entity';
 import { CampaignRepository } from './campaign.repository';
@@ -49,6 +51,7 @@ export class CampaignService {
     private readonly campaigns: CampaignRepository,
     private readonly audience: CampaignAudience,
     private readonly clock: Clock,
+    private readonly senders: SenderPolicy,
   ) {}
 
   async list(organizationId: string, q: CampaignListQuery): Promise<Page<Campaign>> {
@@ -124,6 +127,7 @@ export class CampaignService {
       if (c.status !== 'draft') {
         throw new CampaignNotSendableError(`Campaign is ${c.status}; only a draft can be sent`);
       }
+      await this.senders.assertMaySend(organizationId, parseMailbox(c.from)?.email ?? c.from);
       const target = { listId: c.listId, segmentId: c.segmentId };
       await this.audience.assertTargetExists(organizationId, target, em).catch((e: unknown) => {
         if (e instanceof NotFoundError) {

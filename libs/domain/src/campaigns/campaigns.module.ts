@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { MessagingModule } from '../messaging/messaging.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { EventsModule } from '../events/events.module';
+import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { CampaignAudience } from './campaign-audience';
 import { CampaignFanoutService } from './campaign-fanout.service';
 import { CampaignRepository } from './campaign.repository';
@@ -11,7 +12,7 @@ import { ConversionRepository } from './conversion.repository';
 import { ConversionService } from './conversion.service';
 
 @Module({
-  imports: [SegmentsModule, MessagingModule, EventsModule],
+  imports: [SegmentsModule, MessagingModule, EventsModule, SendingDomainsModule],
   providers: [
     CampaignRepository,
     ConversionRepository,

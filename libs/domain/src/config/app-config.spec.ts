@@ -29,6 +29,33 @@ describe('loadConfig', () => {
     expect(c.imports.storageQuotaBytes).toBe(1024 * 1024 * 1024);
   });
 
+  it('defaults the sending-domain settings of §13 from NODE_ENV and PUBLIC_BASE_URL', () => {
+    const dev = loadConfig({ ENCRYPTION_KEY: KEY, PUBLIC_BASE_URL: 'https://Mail.Example.com/' });
+    expect(dev.sendingDomains).toEqual({
+      policy: 'allow',
+      bounceDomain: 'mail.example.com',
+      spfInclude: 'mail.example.com',
+      checkIntervalMs: 60_000,
+    });
+    const prod = loadConfig({
+      NODE_ENV: 'production',
+      ENCRYPTION_KEY: KEY,
+      BOUNCE_DOMAIN: 'bounces.platform.example.',
+      SPF_INCLUDE: '_spf.platform.example',
+    });
+    expect(prod.sendingDomains).toMatchObject({
+      policy: 'require',
+      bounceDomain: 'bounces.platform.example',
+      spfInclude: '_spf.platform.example',
+    });
+    const ipHost = loadConfig({ ENCRYPTION_KEY: KEY, PUBLIC_BASE_URL: 'http://[::1]:3000' });
+    expect(ipHost.sendingDomains.bounceDomain).toBe('localhost');
+    expect(
+      loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: KEY, SENDING_DOMAIN_POLICY: 'allow' })
+        .sendingDomains.policy,
+    ).toBe('allow');
+  });
+
   it('reads IMPORT_STORAGE_QUOTA_MB in MiB', () => {
     const c = loadConfig({ ENCRYPTION_KEY: KEY, IMPORT_STORAGE_QUOTA_MB: '5' });
     expect(c.imports.storageQuotaBytes).toBe(5 * 1024 * 1024);
@@ -50,6 +77,10 @@ describe('loadConfig', () => {
     [{ DNS_SERVERS: '::1:53x' }, 'DNS_SERVERS'],
     [{ IMPORT_STORAGE_QUOTA_MB: '0' }, 'IMPORT_STORAGE_QUOTA_MB'],
     [{ IMPORT_STORAGE_QUOTA_MB: '1.5' }, 'IMPORT_STORAGE_QUOTA_MB'],
+    [{ SENDING_DOMAIN_POLICY: 'strict' }, 'SENDING_DOMAIN_POLICY'],
+    [{ BOUNCE_DOMAIN: 'bounces_example.com' }, 'BOUNCE_DOMAIN'],
+    [{ SPF_INCLUDE: 'include:spf.example.com' }, 'SPF_INCLUDE'],
+    [{ BOUNCE_DOMAIN: '_bounces.example.com' }, 'BOUNCE_DOMAIN'],
   ])('refuses %j naming %s', (env, variable) => {
     expect(() => loadConfig({ ENCRYPTION_KEY: KEY, ...env } as Record<string, string>)).toThrow(
       ConfigError,

@@ -75,6 +75,17 @@ export interface AppConfig {
   messageRetentionIntervalMs: number;
   /** How often the worker looks for due campaign recipients (held ones, lost kicks). */
   campaignPollIntervalMs: number;
+  /** Sending domains (§13): sender policy, the platform's bounce host, SPF include, checks. */
+  sendingDomains: {
+    /** `require`: a From outside the organization's verified domains is refused; `allow`: sent unsigned. */
+    policy: 'require' | 'allow';
+    /** Return host of envelope senders, and the CNAME target of each domain's `bounces.` name. */
+    bounceDomain: string;
+    /** The name each domain's SPF record includes. */
+    spfInclude: string;
+    /** How often the worker looks for domains due a DNS check. */
+    checkIntervalMs: number;
+  };
   /**
    * Contact imports (§7): rows per committed batch, worker lease and sweeper period, and the
    * bytes of import files an organization may hold (§16, IMPORT_STORAGE_QUOTA_MB).
@@ -161,6 +172,19 @@ function serverList(env: Env, name: string): string[] {
   return items;
 }
 
+/**
+ * A DNS name (lower-cased, without a trailing dot): `bounces.example.com`, `localhost`; with
+ * `underscores`, also a record owner name such as `_spf.example.com`.
+ */
+function hostname(env: Env, name: string, fallback: string, underscores = false): string {
+  const raw = (env[name] || fallback).trim().toLowerCase().replace(/\.$/, '');
+  const label = underscores ? /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/ : /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+  if (raw.length > 253 || !raw.split('.').every((l) => label.test(l))) {
+    throw new ConfigError(name, `must be a host name, got "${raw}"`);
+  }
+  return raw;
+}
+
 function singleIp(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
@@ -197,6 +221,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', 'must be one of debug, info, warn, error');
   }
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'], 'http://localhost:3000')!;
+  // By default the public host (an IP literal such as `[::1]` is no mail domain: localhost then).
+  const publicHost = new URL(publicBaseUrl).hostname;
+  const bounceDomain = hostname(
+    env,
+    'BOUNCE_DOMAIN',
+    /^[a-z0-9.-]+$/i.test(publicHost) ? publicHost : 'localhost',
+  );
+  const policy = env.SENDING_DOMAIN_POLICY || (isProduction ? 'require' : 'allow');
+  if (policy !== 'require' && policy !== 'allow') {
+    throw new ConfigError('SENDING_DOMAIN_POLICY', `must be require or allow, got "${policy}"`);
+  }
   const smtpTlsCert = env.SMTP_TLS_CERT || undefined;
   const smtpTlsKey = env.SMTP_TLS_KEY || undefined;
   if (Boolean(smtpTlsCert) !== Boolean(smtpTlsKey)) {
@@ -224,12 +260,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       .map((s) => s.trim())
       .filter(Boolean)
       .map((k) => key('ENCRYPTION_KEYS_OLD', k)),
-    publicBaseUrl: url(
-      env,
-      'PUBLIC_BASE_URL',
-      ['http:', 'https:'],
-      'http://localhost:3000',
-    )!.replace(/\/$/, ''),
+    publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
     smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
@@ -262,6 +293,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
       2_592_000_000,
     ),
     campaignPollIntervalMs: int(env, 'CAMPAIGN_POLL_INTERVAL_MS', 10_000, 50, 86_400_000),
+    sendingDomains: {
+      policy,
+      bounceDomain,
+      spfInclude: hostname(env, 'SPF_INCLUDE', bounceDomain, true),
+      checkIntervalMs: int(env, 'DOMAIN_CHECK_INTERVAL_MS', 60_000, 100, 86_400_000),
+    },
     imports: {
       batchSize: int(env, 'IMPORT_BATCH_SIZE', 2000, 1, 50_000),
       leaseSeconds: int(env, 'IMPORT_LEASE_SECONDS', 30, 1, 3600),

@@ -15,6 +15,7 @@ import { ContactListTag, ContactTag, ContactTagAssignment } from '../contacts/co
 import { Contact } from '../contacts/contact.entity';
 import { ContactSegment } from '../segments/contact-segment.entity';
 import { ContactImport } from '../imports/contact-import.entity';
+import { SendingDomain } from '../sending-domains/sending-domain.entity';
 import { ApiKey } from '../tenancy/api-key.entity';
 import { Organization } from '../tenancy/organization.entity';
 import { AccessToken, Membership, User } from '../tenancy/user.entity';
@@ -48,4 +49,5 @@ export const ENTITIES = [
   WebhookDelivery,
   WebhookAttempt,
   ContactImport,
+  SendingDomain,
 ];

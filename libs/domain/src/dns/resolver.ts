@@ -1,5 +1,5 @@
 // The one DNS resolver of the platform (§13): every lookup (MX for delivery, webhook targets,
-// later the sending-domain checks) goes to DNS_SERVERS when set, else to the system's resolver.
+// sending-domain checks) goes to DNS_SERVERS when set, else to the system's resolver.
 import { Inject, Injectable } from '@nestjs/common';
 import { lookup as systemLookup, promises as dns } from 'node:dns';
 import type { AppConfig } from '../config/app-config';
@@ -31,6 +31,16 @@ export class DnsResolver {
   /** MX records of a domain (errors carry the resolver's code: ENODATA, ENOTFOUND...). */
   resolveMx(domain: string): Promise<{ exchange: string; priority: number }[]> {
     return this.resolver.resolveMx(domain);
+  }
+
+  /** TXT records of a name, each as its character-strings (errors as resolveMx's). */
+  resolveTxt(name: string): Promise<string[][]> {
+    return this.resolver.resolveTxt(name);
+  }
+
+  /** CNAME targets of a name (errors as resolveMx's). */
+  resolveCname(name: string): Promise<string[]> {
+    return this.resolver.resolveCname(name);
   }
 
   /** Every IPv4 and IPv6 address of a host name, in the resolver's order. */

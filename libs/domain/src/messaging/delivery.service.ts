@@ -6,6 +6,7 @@ import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { normaliseEmail } from '../crypto/field-encryption';
+import { SendingIdentities } from '../sending-domains/sending-identity';
 import type { Mailbox } from './address';
 import {
   ContactEmailStatusRepository,
@@ -86,6 +87,7 @@ export class DeliveryService {
     private readonly tracking: TrackingService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly identities: SendingIdentities,
   ) {}
 
   /**
@@ -168,7 +170,13 @@ export class DeliveryService {
   ): Promise<Map<number, SmtpRecipientResult>> {
     const out = new Map<number, SmtpRecipientResult>();
     if (!recipients.length) return out;
-    const mail = this.baseMail(message);
+    // DKIM (under a verified domain) and a VERP envelope sender per recipient (§13).
+    const identity = await this.identities.forMessage(
+      message.organizationId,
+      message.id,
+      message.content.from.email,
+    );
+    const mail = { ...this.baseMail(message), dkim: identity.dkim };
     const tracked =
       (message.trackOpens || message.trackClicks) && !!message.content.html && !message.raw;
     const trackable = tracked
@@ -179,12 +187,13 @@ export class DeliveryService {
         })
       : null;
     if (!trackable) {
-      const results = await this.handOff(
-        message,
-        mail,
-        recipients.map((r) => r.email),
+      // One transaction per recipient: each has its own envelope sender.
+      await Promise.all(
+        recipients.map(async (r) => {
+          const [result] = await this.handOff(mail, identity.envelopeFrom(r.idx), [r.email]);
+          out.set(r.idx, result);
+        }),
       );
-      recipients.forEach((r, i) => out.set(r.idx, results[i]));
       return out;
     }
     // One recipient's HTML after the other (each yields the event loop as it goes): a body of
@@ -198,9 +207,11 @@ export class DeliveryService {
         opens: message.trackOpens,
         clicks: message.trackClicks,
       });
-      const sent = this.handOff(message, { ...mail, html }, [r.email]).then(([result]) => {
-        out.set(r.idx, result);
-      });
+      const sent = this.handOff({ ...mail, html }, identity.envelopeFrom(r.idx), [r.email]).then(
+        ([result]) => {
+          out.set(r.idx, result);
+        },
+      );
       // Awaited below with the others; until then a failure must not count as unhandled.
       sent.catch(() => undefined);
       sends.push(sent);
@@ -215,11 +226,11 @@ export class DeliveryService {
    * the message's From address. Signing (DKIM) and the envelope sender (VERP) apply here.
    */
   private handOff(
-    message: ClaimedMessage,
     mail: SendMailOptions,
+    from: string,
     recipients: string[],
   ): Promise<SmtpRecipientResult[]> {
-    return this.outbound.send(mail, { from: message.content.from.email, to: recipients });
+    return this.outbound.send(mail, { from, to: recipients });
   }
 
   /**

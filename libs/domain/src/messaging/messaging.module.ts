@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsModule } from '../dns/dns.module';
 import { EventsModule } from '../events/events.module';
+import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { DeliveryService } from './delivery.service';
@@ -22,7 +23,7 @@ import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, EventsModule, DnsModule],
+  imports: [TenancyModule, EventsModule, DnsModule, SendingDomainsModule],
   providers: [
     SendService,
     MessageRepository,

@@ -11,6 +11,7 @@ import {
 } from '../errors/domain-errors';
 import { SendingLimiter } from '../limits/sending-limiter';
 import { resolveSendingLimits } from '../limits/sending-limits';
+import { SenderPolicy } from '../sending-domains/sender-policy';
 import type { Organization } from '../tenancy/organization.entity';
 import { OrganizationService } from '../tenancy/organization.service';
 import { domainOf, Mailbox } from './address';
@@ -40,6 +41,7 @@ export class SendService {
     private readonly references: MessageRepository,
     private readonly dispatcher: EmailDispatcher,
     private readonly clock: Clock,
+    private readonly senders: SenderPolicy,
   ) {}
 
   async send(
@@ -55,6 +57,7 @@ export class SendService {
       if (foreign === 'campaign') throw new NotFoundError('Campaign');
       if (foreign === 'contact') throw new NotFoundError('Contact');
     }
+    await this.senders.assertMaySend(organizationId, prepared.content.from.email);
     await this.admit(organizationId, { requests: 1, recipients: prepared.recipients.length });
     return this.commit(organizationId, source, prepared);
   }
@@ -84,6 +87,7 @@ export class SendService {
     },
   ): Promise<SendResult> {
     const from = input.from ?? { email: input.envelopeFrom };
+    await this.senders.assertMaySend(organizationId, from.email);
     const seen = new Set<string>();
     const recipients = input.recipients
       .map((email) => email.trim())

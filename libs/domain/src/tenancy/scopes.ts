@@ -12,6 +12,8 @@ export const SCOPES = [
   'webhooks:write',
   'campaigns:read',
   'campaigns:write',
+  'domains:read',
+  'domains:write',
   'keys:manage',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

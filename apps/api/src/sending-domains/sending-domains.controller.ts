@@ -1,0 +1,64 @@
+// The sending-domain routes of §13: create, list, read, check DNS now, delete.
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { SendingDomainService } from '@app/domain';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
+import { PageQueryDto } from '../http/page-query.dto';
+import { uuidParam } from '../http/params';
+import {
+  CreateSendingDomainDto,
+  SendingDomainDto,
+  toSendingDomainResponse,
+} from './sending-domains.dto';
+
+@ApiTags('sending-domains')
+@Controller('api/v1/user/sending-domains')
+export class SendingDomainsController {
+  constructor(private readonly domains: SendingDomainService) {}
+
+  /** Creates the domain with a new DKIM key; `dnsRecords` lists what to publish. */
+  @Post()
+  @RequireScopes('domains:write')
+  @ResponseMessage('Sending domain created successfully')
+  @ApiEnvelope(SendingDomainDto)
+  async create(@OrgId() orgId: string, @Body() dto: CreateSendingDomainDto) {
+    return toSendingDomainResponse(await this.domains.create(orgId, dto));
+  }
+
+  @Get()
+  @RequireScopes('domains:read')
+  @ResponseMessage('Sending domains fetched successfully')
+  @ApiEnvelope(SendingDomainDto, { isArray: true })
+  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+    const page = await this.domains.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
+    return page.map(toSendingDomainResponse);
+  }
+
+  @Get(':id')
+  @RequireScopes('domains:read')
+  @ResponseMessage('Sending domain fetched successfully')
+  @ApiEnvelope(SendingDomainDto)
+  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toSendingDomainResponse(await this.domains.get(orgId, id));
+  }
+
+  /** Looks the records up now and answers the domain with each record's status. */
+  @Post(':id/verify')
+  @HttpCode(200)
+  @RequireScopes('domains:write')
+  @ResponseMessage('Sending domain checked')
+  @ApiEnvelope(SendingDomainDto)
+  async verify(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    return toSendingDomainResponse(await this.domains.verify(orgId, id));
+  }
+
+  /** Removes the domain and its key: mail From it is no longer signed (nor allowed under `require`). */
+  @Delete(':id')
+  @RequireScopes('domains:write')
+  @ResponseMessage('Sending domain deleted successfully')
+  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+    await this.domains.remove(orgId, id);
+    return null;
+  }
+}

@@ -1,0 +1,78 @@
+// Sending baseline (§13): the sending domains of each organization (DKIM key, record checks, the
+// worker's check schedule) and the Idempotency-Key records of the send API.
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * A name is verified by at most one organization (the partial unique index); an organization
+ * holds a name once. The DKIM private key is stored encrypted (field encryption, `v1:`), the
+ * public key as the base64 SubjectPublicKeyInfo that the DKIM record publishes.
+ *
+ * Processes that cache an organization's verified domains (the send policy, the worker's signer)
+ * learn of every committed change through NOTIFY `sending_domain_changed` with the organization id.
+ */
+export class Sending1763600000700 implements MigrationInterface {
+  name = 'Sending1763600000700';
+
+  async up(q: QueryRunner): Promise<void> {
+    // --- sending domains -------------------------------------------------------------------------
+    await q.query(`
+      CREATE TABLE sending_domains (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        name text NOT NULL CHECK (name = lower(name) AND length(name) BETWEEN 3 AND 253),
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','verified','failed')),
+        dkim_selector text NOT NULL,
+        dkim_public_key text NOT NULL,
+        dkim_private_key text NOT NULL,
+        record_checks jsonb NOT NULL DEFAULT '{}',
+        verified_at timestamptz,
+        last_checked_at timestamptz,
+        next_check_at timestamptz,
+        check_until timestamptz,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (organization_id, name)
+      )`);
+    await q.query(
+      `CREATE UNIQUE INDEX sending_domains_verified_name_uq ON sending_domains (name) WHERE status = 'verified'`,
+    );
+    await q.query(
+      `CREATE INDEX sending_domains_org_created_idx ON sending_domains (organization_id, created_at DESC, id DESC)`,
+    );
+    await q.query(
+      `CREATE INDEX sending_domains_due_idx ON sending_domains (next_check_at) WHERE next_check_at IS NOT NULL`,
+    );
+    await q.query(`
+      CREATE FUNCTION sending_domain_changed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('sending_domain_changed', COALESCE(NEW.organization_id, OLD.organization_id)::text);
+        RETURN NULL;
+      END $$`);
+    await q.query(`
+      CREATE TRIGGER sending_domain_changed_notify AFTER INSERT OR UPDATE OR DELETE ON sending_domains
+        FOR EACH ROW EXECUTE FUNCTION sending_domain_changed_notify()`);
+
+    // --- idempotency keys ------------------------------------------------------------------------
+    // response_body is null while the first request is in flight; claim_id tells that request's
+    // own row from a later one that took over an abandoned key. json, not jsonb: a replay answers
+    // the very text of the first response, keys in their order.
+    await q.query(`
+      CREATE TABLE idempotency_keys (
+        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        key text NOT NULL,
+        request_hash text NOT NULL,
+        claim_id uuid NOT NULL,
+        response_body json,
+        locked_until timestamptz,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (organization_id, key)
+      )`);
+    await q.query(`CREATE INDEX idempotency_keys_created_idx ON idempotency_keys (created_at)`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE idempotency_keys`);
+    await q.query(`DROP TABLE sending_domains`);
+    await q.query(`DROP FUNCTION sending_domain_changed_notify()`);
+  }
+}

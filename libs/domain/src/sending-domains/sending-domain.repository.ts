@@ -1,0 +1,202 @@
+// All SQL on sending domains. Every statement of an organization's domains shows its id; the
+// worker's claim of due checks spans organizations and returns each row's organization id.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { fieldCipher } from '../crypto/field-encryption';
+import { query, sql } from '../database/sql';
+import type { RecordChecks, SendingDomain, SendingDomainStatus } from './sending-domain.entity';
+
+interface DomainRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  status: SendingDomainStatus;
+  dkim_selector: string;
+  dkim_public_key: string;
+  record_checks: RecordChecks;
+  verified_at: Date | null;
+  last_checked_at: Date | null;
+  next_check_at: Date | null;
+  check_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Every column but the private key. */
+const COLUMNS = sql`id, organization_id, name, status, dkim_selector, dkim_public_key,
+  record_checks, verified_at, last_checked_at, next_check_at, check_until, created_at, updated_at`;
+
+function toDomain(r: DomainRow): SendingDomain {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    name: r.name,
+    status: r.status,
+    dkimSelector: r.dkim_selector,
+    dkimPublicKey: r.dkim_public_key,
+    recordChecks: r.record_checks,
+    verifiedAt: r.verified_at,
+    lastCheckedAt: r.last_checked_at,
+    nextCheckAt: r.next_check_at,
+    checkUntil: r.check_until,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  } as SendingDomain;
+}
+
+export interface NewSendingDomain {
+  name: string;
+  dkimSelector: string;
+  dkimPublicKey: string;
+  /** PKCS#8 PEM; encrypted here, before it reaches the statement. */
+  dkimPrivateKey: string;
+  nextCheckAt: Date;
+  checkUntil: Date;
+}
+
+/** What a check decided, as stored. */
+export interface CheckRecord {
+  status: SendingDomainStatus;
+  recordChecks: RecordChecks;
+  verifiedAt: Date | null;
+  nextCheckAt: Date | null;
+  checkUntil: Date | null;
+}
+
+/** A verified domain as the signer uses it. */
+export interface VerifiedDomainRow {
+  id: string;
+  name: string;
+  selector: string;
+  /** Encrypted PKCS#8 PEM. */
+  privateKey: string;
+  returnPathVerified: boolean;
+}
+
+@Injectable()
+export class SendingDomainRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** The new domain, or null when the organization already has one of that name. */
+  async insert(
+    organizationId: string,
+    d: NewSendingDomain,
+    now: Date,
+  ): Promise<SendingDomain | null> {
+    const rows = await query<DomainRow>(
+      this.ds,
+      sql`INSERT INTO sending_domains (organization_id, name, dkim_selector, dkim_public_key,
+            dkim_private_key, next_check_at, check_until, created_at, updated_at)
+          VALUES (${organizationId}, ${d.name}, ${d.dkimSelector}, ${d.dkimPublicKey},
+            ${fieldCipher().encrypt(d.dkimPrivateKey)}, ${d.nextCheckAt}, ${d.checkUntil}, ${now}, ${now})
+          ON CONFLICT (organization_id, name) DO NOTHING
+          RETURNING ${COLUMNS}`,
+    );
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  async list(
+    organizationId: string,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: SendingDomain[]; total: number }> {
+    const [rows, [{ n }]] = await Promise.all([
+      query<DomainRow>(
+        this.ds,
+        sql`SELECT ${COLUMNS} FROM sending_domains WHERE organization_id = ${organizationId}
+            ORDER BY created_at DESC, id DESC OFFSET ${page.offset} LIMIT ${page.limit}`,
+      ),
+      query<{ n: number }>(
+        this.ds,
+        sql`SELECT count(*)::int AS n FROM sending_domains WHERE organization_id = ${organizationId}`,
+      ),
+    ]);
+    return { items: rows.map(toDomain), total: n };
+  }
+
+  async get(organizationId: string, id: string): Promise<SendingDomain | null> {
+    const rows = await query<DomainRow>(
+      this.ds,
+      sql`SELECT ${COLUMNS} FROM sending_domains
+          WHERE organization_id = ${organizationId} AND id = ${id}`,
+    );
+    return rows.length ? toDomain(rows[0]) : null;
+  }
+
+  async remove(organizationId: string, id: string): Promise<boolean> {
+    const rows = await query<{ id: string }>(
+      this.ds,
+      sql`DELETE FROM sending_domains WHERE organization_id = ${organizationId} AND id = ${id}
+          RETURNING id`,
+    );
+    return rows.length > 0;
+  }
+
+  /** Another organization holds `name` verified. */
+  async verifiedElsewhere(organizationId: string, name: string): Promise<boolean> {
+    const rows = await query<{ one: number }>(
+      this.ds,
+      sql`SELECT 1 AS one FROM sending_domains
+          WHERE organization_id <> ${organizationId} AND name = ${name} AND status = 'verified'`,
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Stores a check. `taken` when it would verify a name another organization verified meanwhile
+   * (the unique index decides between two concurrent verifications); null when the domain is gone.
+   */
+  async recordCheck(
+    organizationId: string,
+    id: string,
+    c: CheckRecord,
+    now: Date,
+  ): Promise<SendingDomain | null | 'taken'> {
+    try {
+      const rows = await query<DomainRow>(
+        this.ds,
+        sql`UPDATE sending_domains
+               SET status = ${c.status}, record_checks = ${JSON.stringify(c.recordChecks)}::jsonb,
+                   verified_at = ${c.verifiedAt}, next_check_at = ${c.nextCheckAt},
+                   check_until = ${c.checkUntil}, last_checked_at = ${now}, updated_at = ${now}
+             WHERE organization_id = ${organizationId} AND id = ${id}
+            RETURNING ${COLUMNS}`,
+      );
+      return rows.length ? toDomain(rows[0]) : null;
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') return 'taken';
+      throw err;
+    }
+  }
+
+  /**
+   * Claims up to `limit` domains due a check, across organizations: their next check moves
+   * `leaseMs` ahead, so that a worker that dies mid-check leaves them to be checked again then,
+   * and another worker meanwhile passes them by.
+   */
+  async claimDue(now: Date, limit: number, leaseMs: number): Promise<SendingDomain[]> {
+    const rows = await query<DomainRow>(
+      this.ds,
+      sql`UPDATE sending_domains d
+             SET next_check_at = ${new Date(now.getTime() + leaseMs)}
+           WHERE d.id IN (SELECT id FROM sending_domains
+                           WHERE next_check_at <= ${now}
+                           ORDER BY next_check_at LIMIT ${limit}
+                           FOR UPDATE SKIP LOCKED)
+          RETURNING ${COLUMNS}`,
+    );
+    return rows.map(toDomain);
+  }
+
+  /** The organization's verified domains, with what signing needs. */
+  async verifiedOf(organizationId: string): Promise<VerifiedDomainRow[]> {
+    return query<VerifiedDomainRow>(
+      this.ds,
+      sql`SELECT id, name, dkim_selector AS selector, dkim_private_key AS "privateKey",
+                 coalesce(record_checks #>> '{return-path,status}' = 'verified', false)
+                   AS "returnPathVerified"
+            FROM sending_domains
+           WHERE organization_id = ${organizationId} AND status = 'verified'`,
+    );
+  }
+}

@@ -1,0 +1,204 @@
+// Sending domains of an organization (§13): creation with a new DKIM key, the records to publish
+// with the status of each, checks of those records (on request and on the worker's schedule), and
+// the rule that a name is verified by one organization at most.
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { Page, PageRequest, pageOffset } from '../common/pagination';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { DnsResolver } from '../dns/resolver';
+import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import { generateDkimKey } from './dkim-key';
+import { checkRecord, DnsRecordSpec, recordsToPublish } from './dns-records';
+import { normaliseDomainName } from './domain-name';
+import { afterCheck, CHECK_WINDOW_MS, CheckOutcome, RECHECK_MS } from './domain-verification';
+import type { SendingDomain } from './sending-domain.entity';
+import { SendingDomainRepository } from './sending-domain.repository';
+
+export interface DnsRecordView extends DnsRecordSpec {
+  status: 'pending' | 'verified' | 'failed';
+  lastCheckedAt: Date | null;
+}
+
+export interface SendingDomainView {
+  domain: SendingDomain;
+  dnsRecords: DnsRecordView[];
+}
+
+/** Domains one worker run checks at most, and how many lookups run side by side. */
+const CHECK_BATCH = 50;
+const CHECK_PARALLEL = 10;
+/** A claimed check not recorded by then (the worker died) is due again. */
+const CLAIM_LEASE_MS = 5 * 60_000;
+
+const TAKEN = 'This domain is verified by another organization';
+
+@Injectable()
+export class SendingDomainService {
+  private readonly logger = new Logger(SendingDomainService.name);
+
+  constructor(
+    private readonly repository: SendingDomainRepository,
+    private readonly dns: DnsResolver,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(organizationId: string, input: { name: string }): Promise<SendingDomainView> {
+    const name = normaliseDomainName(input.name);
+    if (!name) {
+      throw ValidationFailedError.field(
+        'name',
+        'type',
+        'name must be a domain name such as example.com',
+      );
+    }
+    const key = await generateDkimKey();
+    const now = this.clock.now();
+    const domain = await this.repository.insert(
+      organizationId,
+      {
+        name,
+        dkimSelector: key.selector,
+        dkimPublicKey: key.publicKey,
+        dkimPrivateKey: key.privateKey,
+        nextCheckAt: new Date(now.getTime() + RECHECK_MS),
+        checkUntil: new Date(now.getTime() + CHECK_WINDOW_MS),
+      },
+      now,
+    );
+    if (!domain) throw new ConflictError('A sending domain with this name already exists');
+    this.logger.log({ msg: 'sending domain created', organizationId, domainId: domain.id });
+    return this.view(domain);
+  }
+
+  async list(organizationId: string, req: PageRequest): Promise<Page<SendingDomainView>> {
+    const { items, total } = await this.repository.list(organizationId, {
+      offset: pageOffset(req),
+      limit: req.limit,
+    });
+    return new Page(
+      items.map((d) => this.view(d)),
+      total,
+      req,
+    );
+  }
+
+  async get(organizationId: string, id: string): Promise<SendingDomainView> {
+    return this.view(await this.find(organizationId, id));
+  }
+
+  /** Checks the records now; 409 when another organization holds the name verified. */
+  async verify(organizationId: string, id: string): Promise<SendingDomainView> {
+    const domain = await this.find(organizationId, id);
+    if (await this.repository.verifiedElsewhere(organizationId, domain.name)) {
+      throw new ConflictError(TAKEN);
+    }
+    const checked = await this.check(domain, true);
+    if (checked === 'taken') throw new ConflictError(TAKEN);
+    if (!checked) throw new NotFoundError('Sending domain');
+    return this.view(checked);
+  }
+
+  /** Removes the domain: from the next message on, mail From it is neither signed nor allowed. */
+  async remove(organizationId: string, id: string): Promise<void> {
+    if (!(await this.repository.remove(organizationId, id))) {
+      throw new NotFoundError('Sending domain');
+    }
+    this.logger.log({ msg: 'sending domain deleted', organizationId, domainId: id });
+  }
+
+  /** The worker's run: checks every domain due (in batches); answers how many were checked. */
+  async checkDue(): Promise<number> {
+    let checked = 0;
+    for (;;) {
+      const due = await this.repository.claimDue(this.clock.now(), CHECK_BATCH, CLAIM_LEASE_MS);
+      for (let i = 0; i < due.length; i += CHECK_PARALLEL) {
+        await Promise.all(
+          due
+            .slice(i, i + CHECK_PARALLEL)
+            .map((d) =>
+              this.check(d, false).catch((err: Error) =>
+                this.logger.warn({ msg: 'domain check failed', domainId: d.id, err: err.message }),
+              ),
+            ),
+        );
+      }
+      checked += due.length;
+      if (due.length < CHECK_BATCH) return checked;
+    }
+  }
+
+  private async find(organizationId: string, id: string): Promise<SendingDomain> {
+    const domain = await this.repository.get(organizationId, id);
+    if (!domain) throw new NotFoundError('Sending domain');
+    return domain;
+  }
+
+  /** Looks every record up, applies the rule, stores the outcome. */
+  private async check(
+    domain: SendingDomain,
+    manual: boolean,
+  ): Promise<SendingDomain | null | 'taken'> {
+    const specs = this.records(domain);
+    const expected = {
+      publicKey: domain.dkimPublicKey,
+      spfInclude: this.config.sendingDomains.spfInclude,
+    };
+    const results = await Promise.all(specs.map((s) => checkRecord(this.dns, s, expected)));
+    const records = specs.map((s, i) => ({
+      purpose: s.purpose,
+      required: s.required,
+      result: results[i],
+    }));
+    const now = this.clock.now();
+    let outcome: CheckOutcome = afterCheck(domain, records, now, manual);
+    if (
+      outcome.matched &&
+      (await this.repository.verifiedElsewhere(domain.organizationId, domain.name))
+    ) {
+      // The records are right, but the name is another organization's: not verified here.
+      const held = afterCheck(
+        domain,
+        records.map((r) => (r.required ? { ...r, result: 'failed' as const } : r)),
+        now,
+        manual,
+      );
+      outcome = { ...held, recordChecks: outcome.recordChecks };
+    }
+    const stored = await this.repository.recordCheck(
+      domain.organizationId,
+      domain.id,
+      outcome,
+      now,
+    );
+    if (stored && stored !== 'taken' && stored.status !== domain.status) {
+      this.logger.log({
+        msg: 'sending domain status changed',
+        organizationId: domain.organizationId,
+        domainId: domain.id,
+        from: domain.status,
+        to: stored.status,
+      });
+    }
+    return stored;
+  }
+
+  private records(domain: SendingDomain): DnsRecordSpec[] {
+    return recordsToPublish(domain, this.config.sendingDomains);
+  }
+
+  private view(domain: SendingDomain): SendingDomainView {
+    return {
+      domain,
+      dnsRecords: this.records(domain).map((spec) => {
+        const last = domain.recordChecks[spec.purpose];
+        return {
+          ...spec,
+          status: last?.status ?? 'pending',
+          lastCheckedAt: last ? new Date(last.checkedAt) : null,
+        };
+      }),
+    };
+  }
+}

@@ -1,0 +1,31 @@
+// Sending domains (§13): the domains, their DNS checks, the cache of verified ones, the sender
+// policy, and what an outgoing message is signed and enveloped with. Used by the api, the
+// worker and the relay.
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { DnsModule } from '../dns/dns.module';
+import { SenderPolicy } from './sender-policy';
+import { SendingDomainRepository } from './sending-domain.repository';
+import { SendingDomainService } from './sending-domain.service';
+import { SendingIdentities } from './sending-identity';
+import { VerifiedDomains } from './verified-domains';
+import { VerpTokens } from './verp';
+
+@Module({
+  imports: [DnsModule],
+  providers: [
+    SendingDomainRepository,
+    SendingDomainService,
+    VerifiedDomains,
+    SenderPolicy,
+    SendingIdentities,
+    {
+      provide: VerpTokens,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new VerpTokens([c.encryptionKey, ...c.encryptionKeysOld]),
+    },
+  ],
+  exports: [SendingDomainService, SenderPolicy, SendingIdentities, VerpTokens],
+})
+export class SendingDomainsModule {}
