@@ -228,6 +228,7 @@ export class CampaignFanoutService {
           ...(campaign.text !== null ? { text: campaign.text } : {}),
           campaignId: campaign.id,
           contactId: row.contact_id,
+          listUnsubscribe: true,
         },
         'campaign',
       );

@@ -21,6 +21,15 @@ export interface AppConfig {
   apiProcesses: number;
   workerHealthPort: number;
   smtpPort: number;
+  /** Port of the relay's inbound listener for bounces, complaints and mailto unsubscribes (§14). */
+  inboundSmtpPort: number;
+  /**
+   * Host of the platform's bounce, unsubscribe and feedback-loop addresses (§14); the MX of this
+   * name points at INBOUND_SMTP_PORT.
+   */
+  bounceDomain: string;
+  /** How often the worker looks for inbound mail not processed yet (lost jobs, retries). */
+  inboundPollIntervalMs: number;
   /** Unset means: start (or reuse) the embedded PostgreSQL. */
   databaseUrl: string | undefined;
   engagementDatabaseUrl: string | undefined;
@@ -161,6 +170,27 @@ function serverList(env: Env, name: string): string[] {
   return items;
 }
 
+/** A DNS host name: letters, digits and hyphens in dot-separated labels, lower-cased. */
+function hostName(env: Env, name: string, fallback: string): string {
+  const raw = (env[name] || fallback).trim().toLowerCase().replace(/\.$/, '');
+  const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+  if (raw.length > 253 || !raw.split('.').every((l) => label.test(l))) {
+    throw new ConfigError(name, `must be a host name, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** `bounces.` + the host of PUBLIC_BASE_URL when that is a name, else `bounces.localhost`. */
+function defaultBounceDomain(env: Env): string {
+  let host = 'localhost';
+  try {
+    host = new URL(env.PUBLIC_BASE_URL || 'http://localhost:3000').hostname;
+  } catch {
+    // PUBLIC_BASE_URL itself is reported by its own check.
+  }
+  return isIP(host.replace(/^\[|\]$/g, '')) ? 'bounces.localhost' : `bounces.${host}`;
+}
+
 function singleIp(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
@@ -212,6 +242,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     apiProcesses: int(env, 'API_PROCESSES', 1, 1, 64),
     workerHealthPort: int(env, 'WORKER_HEALTH_PORT', 3001, 0),
     smtpPort: int(env, 'SMTP_PORT', 2525, 0),
+    inboundSmtpPort: int(env, 'INBOUND_SMTP_PORT', 2526, 0),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     engagementDatabaseUrl: url(env, 'ENGAGEMENT_DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
@@ -231,6 +262,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       'http://localhost:3000',
     )!.replace(/\/$/, ''),
     smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
+    bounceDomain: hostName(env, 'BOUNCE_DOMAIN', defaultBounceDomain(env)),
+    inboundPollIntervalMs: int(env, 'INBOUND_POLL_INTERVAL_MS', 10_000, 50, 86_400_000),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
     webhookScanIntervalMs: int(env, 'WEBHOOK_SCAN_INTERVAL_MS', 5000, 10, 3_600_000),

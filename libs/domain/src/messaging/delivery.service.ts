@@ -30,6 +30,7 @@ import {
 } from './message.repository';
 import { SmtpOutbound, SmtpRecipientResult } from './smtp-outbound';
 import { TrackingService } from './tracking/tracking.service';
+import { UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
 
 export interface DeliveryRun {
   messageId: string;
@@ -84,6 +85,7 @@ export class DeliveryService {
     private readonly outbound: SmtpOutbound,
     private readonly dispatcher: EmailDispatcher,
     private readonly tracking: TrackingService,
+    private readonly unsubscribeLinks: UnsubscribeLinks,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -169,6 +171,7 @@ export class DeliveryService {
   ): Promise<Map<number, SmtpRecipientResult>> {
     const out = new Map<number, SmtpRecipientResult>();
     if (!recipients.length) return out;
+    message = this.unsubscribeLinks.apply(message);
     const mail = this.baseMail(message);
     const from = message.content.from.email;
     const tracked =

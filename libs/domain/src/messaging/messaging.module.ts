@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsModule } from '../dns/dns.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
+import { UnsubscribeLinksModule } from '../unsubscribe/unsubscribe-links.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { DeliveryService } from './delivery.service';
@@ -21,7 +22,7 @@ import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, WebhooksModule, DnsModule],
+  imports: [TenancyModule, WebhooksModule, DnsModule, UnsubscribeLinksModule],
   providers: [
     SendService,
     EmailEvents,
