@@ -31,6 +31,7 @@ import { createValidationPipe } from './http/validation';
 import { SegmentsController } from './segments/segments.controller';
 import { RevenueReportController } from './reports/revenue-report.controller';
 import { MessagingHttpModule } from './messaging/messaging-http.module';
+import { UnsubscribeHttpModule } from './unsubscribe/unsubscribe-http.module';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
@@ -51,6 +52,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     ContactsModule,
     WebhooksModule,
     MessagingHttpModule,
+    UnsubscribeHttpModule,
     ImportsModule,
   ],
   controllers: [

@@ -11,6 +11,7 @@ import {
 } from '@app/domain';
 import { ContactEventsSweeper } from './contacts/contact-events.sweeper';
 import { CampaignsWorkerModule } from './campaigns/campaigns-worker.module';
+import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WorkerMessagingModule } from './messaging/worker-messaging.module';
@@ -28,6 +29,7 @@ import { ImportsSweeper } from './imports/imports.sweeper';
     WebhooksWorkerModule,
     WorkerMessagingModule,
     CampaignsWorkerModule,
+    InboundWorkerModule,
     ImportsModule,
     ContactsModule,
   ],

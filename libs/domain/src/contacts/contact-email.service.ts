@@ -2,7 +2,7 @@
 // the status of many recipients at once (suppression), and bounce / complaint feedback.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { normaliseEmail } from '../crypto/field-encryption';
 import { blindIndexCandidatesOf } from './blind-index';
 import { EmailStatus } from './contact-channels.entity';
@@ -73,13 +73,14 @@ export class ContactEmailService {
     return this.first(rows);
   }
 
-  /** complaintCount + 1, lastComplainedAt and status `complained`. */
+  /** complaintCount + 1, lastComplainedAt and status `complained` (in `em`'s transaction). */
   async recordComplaint(
     orgId: string,
     email: string,
     at: Date,
+    em: EntityManager = this.ds.manager,
   ): Promise<ContactEmailStatus | null> {
-    const rows: EmailRow[] = await this.ds.query(
+    const rows: EmailRow[] = await em.query(
       `WITH u AS (
        UPDATE contact_emails
           SET complaint_count = complaint_count + 1,

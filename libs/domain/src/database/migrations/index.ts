@@ -7,6 +7,7 @@ import { Messaging1763600000400 } from './1763600000400-messaging';
 import { Engagement1763600000410 } from './1763600000410-engagement';
 import { Webhooks1763600000500 } from './1763600000500-webhooks';
 import { Campaigns1763600000600 } from './1763600000600-campaigns';
+import { Inbound1763600000800 } from './1763600000800-inbound';
 
 /** TypeORM's record of applied migrations, in the main and in a separate engagement database. */
 export const MIGRATIONS_TABLE = 'schema_migrations';
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   Engagement1763600000410,
   Webhooks1763600000500,
   Campaigns1763600000600,
+  Inbound1763600000800,
 ];
 
 /**
