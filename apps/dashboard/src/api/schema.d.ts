@@ -1536,6 +1536,8 @@ export interface components {
       /** Format: uuid */
       contactId?: string;
       track?: components['schemas']['TrackDto'];
+      /** @description Adds List-Unsubscribe (one click) and an unsubscribe link for `contactId`, which it needs. */
+      listUnsubscribe?: boolean;
     };
   };
   responses: never;
@@ -3416,6 +3418,7 @@ export interface operations {
   WebhookDeliveriesController_list: {
     parameters: {
       query?: {
+        limit?: number;
         webhookEndpointId?: string;
         /** @description Repeatable: `status=failed&status=pending`. */
         status?: ('pending' | 'delivered' | 'failed')[];
@@ -3436,7 +3439,6 @@ export interface operations {
           | 'test.event';
         /** @description `true` adds each delivery's attempts. */
         includeAttempts?: boolean;
-        limit?: number;
         /** @description From `meta.nextCursor` of the previous page. */
         cursor?: string;
       };
