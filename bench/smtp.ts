@@ -113,7 +113,10 @@ async function main(): Promise<void> {
   // BENCH_SMTP_PORT pins the relay's port; by default the kernel picks a free one.
   const relayPort = Number(process.env.BENCH_SMTP_PORT) || (await freePort());
   const dbUrl = await benchDatabase('mp_bench_smtp');
-  const env = benchEnv(dbUrl, { SMTP_PORT: String(relayPort) });
+  const env = benchEnv(dbUrl, {
+    SMTP_PORT: String(relayPort),
+    INBOUND_SMTP_PORT: String(await freePort()),
+  });
   admin(env, ['migrate']);
   const org = admin(env, ['create-org', '--name', 'smtp bench', '--plan', 'enterprise']) as {
     organization: { id: string };

@@ -67,7 +67,7 @@ async function main() {
     });
     return child;
   });
-  log('platform started', { api: `http://localhost:${env.PORT || 3000}`, smtp: Number(env.SMTP_PORT || 2525) });
+  log('platform started', { api: `http://localhost:${env.PORT || 3000}`, smtp: Number(env.SMTP_PORT || 2525), inbound: Number(env.INBOUND_SMTP_PORT || 2526) });
 
   let stopping = false;
   async function shutdown(code) {

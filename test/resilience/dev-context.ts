@@ -74,6 +74,7 @@ export async function startDevContext(opts: DevOptions = {}): Promise<DevContext
 
   const apiPort = opts.apiPort ?? 3310;
   const relayPort = opts.relayPort ?? 2610;
+  const inboundPort = relayPort + 1;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'development',
@@ -83,6 +84,7 @@ export async function startDevContext(opts: DevOptions = {}): Promise<DevContext
     ENCRYPTION_KEY: 'dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy1vayE=',
     PORT: String(apiPort),
     SMTP_PORT: String(relayPort),
+    INBOUND_SMTP_PORT: String(inboundPort),
     WORKER_HEALTH_PORT: String(opts.workerHealthPort ?? 3311),
     SMTP_OUTBOUND_URL: `smtp://127.0.0.1:${sink.port}`,
     SEND_IP_ALLOWLIST: '127.0.0.1,::1',
@@ -117,12 +119,18 @@ export async function startDevContext(opts: DevOptions = {}): Promise<DevContext
     everyMs: 250,
   });
   await waitFor(() => portOpen(relayPort), { what: 'relay', timeoutMs: 60_000, everyMs: 250 });
+  await waitFor(() => portOpen(inboundPort), {
+    what: 'inbound port',
+    timeoutMs: 60_000,
+    everyMs: 250,
+  });
 
   const db = new Pool({ connectionString: dbUrl.toString(), max: 4 });
 
   const ctx: ResilienceContext = {
     apiUrl,
     relay: { host: '127.0.0.1', port: relayPort },
+    inbound: { host: '127.0.0.1', port: inboundPort },
     sink: {
       port: sink.port,
       received: () => sink.messages.length,

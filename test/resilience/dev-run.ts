@@ -1,15 +1,17 @@
-// `node -r ./test/imports/ts-register.js test/resilience/dev-run.ts [fuzz] [tenancy] [smtp-fuzz]`
+// `node -r ./test/imports/ts-register.js test/resilience/dev-run.ts [fuzz] [tenancy] [smtp-fuzz]
+// [inbound-smtp-fuzz]`
 // runs the hostile-input sections against the development context (build first: npm run build).
 import { writeFileSync } from 'node:fs';
 import { startDevContext } from './dev-context';
 import { runFuzz } from './fuzz';
+import { runInboundSmtpFuzz } from './inbound-smtp-fuzz';
 import { runSmtpFuzz } from './smtp-fuzz';
 import type { Reporter, SummaryRow } from './support/context';
 import { runTenancy } from './tenancy';
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
-  const sections = wanted.length ? wanted : ['fuzz', 'tenancy', 'smtp-fuzz'];
+  const sections = wanted.length ? wanted : ['fuzz', 'tenancy', 'smtp-fuzz', 'inbound-smtp-fuzz'];
   const rows: SummaryRow[] = [];
   const reporter: Reporter = {
     record(row) {
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
         if (section === 'fuzz') await runFuzz(dev.ctx, reporter);
         else if (section === 'tenancy') await runTenancy(dev.ctx, reporter);
         else if (section === 'smtp-fuzz') await runSmtpFuzz(dev.ctx, reporter);
+        else if (section === 'inbound-smtp-fuzz') await runInboundSmtpFuzz(dev.ctx, reporter);
         else throw new Error(`unknown section ${section}`);
       } catch (err) {
         failed = true;

@@ -29,6 +29,7 @@ const STEPS = [
   'fuzz',
   'tenancy',
   'smtp-fuzz',
+  'inbound-smtp-fuzz',
 ] as const;
 type Step = (typeof STEPS)[number];
 
@@ -162,6 +163,7 @@ async function main(): Promise<number> {
       ['fuzz', 'fuzz', 'fuzz', 'runFuzz'],
       ['tenancy', 'tenancy', 'tenancy', 'runTenancy'],
       ['smtp-fuzz', 'smtp-fuzz', 'smtp-fuzz', 'runSmtpFuzz'],
+      ['inbound-smtp-fuzz', 'smtp-fuzz', 'inbound-smtp-fuzz', 'runInboundSmtpFuzz'],
     ];
     for (const [id, section, file, exportName] of modules) {
       await step(id, section, `${file} module`, async () => {

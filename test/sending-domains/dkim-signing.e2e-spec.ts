@@ -85,10 +85,13 @@ describe('DKIM signing and the sender policy (require)', () => {
   });
 
   const arrived = (subject: string, count = 1): Promise<SinkMessage[]> =>
-    waitFor(async () => {
-      const got = sink.messages.filter((m) => m.parsed.subject === subject);
-      return got.length >= count ? got : null;
-    }, { what: `${count} message(s) "${subject}" at the sink` });
+    waitFor(
+      async () => {
+        const got = sink.messages.filter((m) => m.parsed.subject === subject);
+        return got.length >= count ? got : null;
+      },
+      { what: `${count} message(s) "${subject}" at the sink` },
+    );
 
   /** mailauth's verdict: one DKIM signature, pass, d= the domain, aligned; DMARC pass. */
   async function expectSignedBy(m: SinkMessage, d: DomainJson): Promise<void> {

@@ -54,10 +54,9 @@ describe('Sender policy allow', () => {
   });
 
   const arrived = (subject: string): Promise<SinkMessage> =>
-    waitFor(
-      async () => sink.messages.find((m) => m.parsed.subject === subject),
-      { what: `"${subject}" at the sink` },
-    );
+    waitFor(async () => sink.messages.find((m) => m.parsed.subject === subject), {
+      what: `"${subject}" at the sink`,
+    });
 
   const unsigned = (m: SinkMessage) => {
     expect(m.raw).not.toMatch(/^DKIM-Signature:/im);

@@ -42,6 +42,8 @@ export default class FileEnvironment extends TestEnvironment {
       // The template is migrated: apps start without checking.
       RUN_MIGRATIONS: 'false',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // A relay started by a test takes inbound mail on a free port, never on the default 2526.
+      INBOUND_SMTP_PORT: '0',
       DATA_DIR: process.env.DATA_DIR || join(tmpdir(), 'mp-test-data'),
     });
   }

@@ -32,6 +32,7 @@ import { SegmentsController } from './segments/segments.controller';
 import { SendingDomainsHttpModule } from './sending-domains/sending-domains-http.module';
 import { RevenueReportController } from './reports/revenue-report.controller';
 import { MessagingHttpModule } from './messaging/messaging-http.module';
+import { UnsubscribeHttpModule } from './unsubscribe/unsubscribe-http.module';
 import { ApiKeysController } from './tenancy/api-keys.controller';
 import { AuthController } from './tenancy/auth.controller';
 import { OrganizationController } from './tenancy/organization.controller';
@@ -52,6 +53,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     ContactsModule,
     WebhooksModule,
     MessagingHttpModule,
+    UnsubscribeHttpModule,
     ImportsModule,
     SendingDomainsHttpModule,
   ],

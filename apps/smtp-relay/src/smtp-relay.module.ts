@@ -1,8 +1,10 @@
-// The SMTP transport over libs/domain: credentials, limits and the send path are the API's own.
+// The SMTP transport over libs/domain: credentials, limits and the send path are the API's own;
+// the inbound port for bounces and complaints (inbound/) commits to the inbound work list.
 import { Module } from '@nestjs/common';
 import {
   AppConfigModule,
   DatabaseModule,
+  InboundModule,
   LimitsModule,
   MessagingModule,
   OrganizationCache,
@@ -10,6 +12,7 @@ import {
   RedisModule,
   TenancyModule,
 } from '@app/domain';
+import { InboundSmtpService } from './inbound/inbound-smtp.service';
 import { SmtpRelayService } from './smtp-relay.service';
 
 @Module({
@@ -21,7 +24,8 @@ import { SmtpRelayService } from './smtp-relay.service';
     LimitsModule,
     TenancyModule,
     MessagingModule,
+    InboundModule,
   ],
-  providers: [OrganizationCache, SmtpRelayService],
+  providers: [OrganizationCache, SmtpRelayService, InboundSmtpService],
 })
 export class SmtpRelayModule {}

@@ -10,6 +10,7 @@ import {
   RedisModule,
 } from '@app/domain';
 import { CampaignsWorkerModule } from './campaigns/campaigns-worker.module';
+import { InboundWorkerModule } from './inbound/inbound-worker.module';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WorkerMessagingModule } from './messaging/worker-messaging.module';
@@ -28,6 +29,7 @@ import { SendingDomainsWorkerModule } from './sending-domains/sending-domains-wo
     WebhooksWorkerModule,
     WorkerMessagingModule,
     CampaignsWorkerModule,
+    InboundWorkerModule,
     ImportsModule,
     ContactsModule,
     SendingDomainsWorkerModule,

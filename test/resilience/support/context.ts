@@ -28,6 +28,7 @@ export interface Reporter {
 export interface ResilienceContext {
   apiUrl: string; // http://127.0.0.1:<port> of the child api
   relay: { host: string; port: number }; // child smtp-relay (plain, AUTH allowed on loopback)
+  inbound: { host: string; port: number }; // the relay's inbound port (bounces, complaints; no AUTH)
   sink: {
     port: number;
     received(): number;

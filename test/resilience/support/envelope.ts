@@ -63,6 +63,9 @@ export function checkAnswer(a: HttpAnswer, success: SuccessShape): string | null
       return header(a, 'content-type').startsWith('image/gif') ? null : 'pixel without image/gif';
     }
     if (success === 'health') return null;
+    if (success === 'html') {
+      return header(a, 'content-type').startsWith('text/html') ? null : 'page without text/html';
+    }
     const body = a.json as Record<string, unknown> | undefined;
     if (!body || body.success !== true || typeof body.message !== 'string' || !('data' in body)) {
       return `2xx without the success envelope: ${text.slice(0, 200)}`;

@@ -67,6 +67,7 @@ export class Platform {
   relay!: ManagedProcess;
   apiUrl = '';
   relayPort = 0;
+  inboundPort = 0;
   workerHealthPort = 0;
   databaseUrl = '';
   redisUrl = '';
@@ -96,7 +97,13 @@ export class Platform {
     await Promise.all([this.sink.start(), this.receiver.start()]);
     await this.startDatabase();
     await this.startRedisServer();
-    const [apiPort, healthPort, smtpPort] = [await freePort(), await freePort(), await freePort()];
+    const [apiPort, healthPort, smtpPort, inboundPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    this.inboundPort = inboundPort;
     this.apiUrl = `http://127.0.0.1:${apiPort}`;
     this.relayPort = smtpPort;
     this.workerHealthPort = healthPort;
@@ -113,6 +120,7 @@ export class Platform {
       PORT: String(apiPort),
       WORKER_HEALTH_PORT: String(healthPort),
       SMTP_PORT: String(smtpPort),
+      INBOUND_SMTP_PORT: String(inboundPort),
       PUBLIC_BASE_URL: this.apiUrl,
       SMTP_OUTBOUND_URL: `smtp://127.0.0.1:${this.sink.port}`,
     };
@@ -261,7 +269,8 @@ export class Platform {
   }
 
   async relayReady(timeoutMs = 90_000): Promise<void> {
-    await waitFor(() => smtpBanner(this.relayPort), { what: 'the relay', timeoutMs: timeoutMs });
+    await waitFor(() => smtpBanner(this.relayPort), { what: 'the relay', timeoutMs });
+    await waitFor(() => smtpBanner(this.inboundPort), { what: 'the inbound port', timeoutMs });
   }
 
   /** Kills the worker with `signal` and starts a new one (the crash-and-replace of a deployment). */
@@ -354,6 +363,7 @@ export class Platform {
     return {
       apiUrl: this.apiUrl,
       relay: { host: '127.0.0.1', port: this.relayPort },
+      inbound: { host: '127.0.0.1', port: this.inboundPort },
       sink: {
         port: this.sink.port,
         received: () => this.sink.received(),

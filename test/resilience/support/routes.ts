@@ -32,7 +32,7 @@ export interface QueryParam {
 }
 
 /** What a 2xx answer of the route looks like. */
-export type SuccessShape = 'envelope' | 'csv' | 'gif' | 'redirect' | 'health';
+export type SuccessShape = 'envelope' | 'csv' | 'gif' | 'redirect' | 'health' | 'html';
 
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -71,6 +71,7 @@ export const ROUTE_GROUPS: Array<[prefix: string, group: string]> = [
   ['/api/v1/auth', 'keys-org'],
   ['/health', 'public'],
   ['/t/', 'public'],
+  ['/u/', 'public'],
 ];
 
 export function groupOf(path: string): string {
@@ -85,7 +86,7 @@ export function groupOf(path: string): string {
   return hit[1];
 }
 
-/** Routes the OpenAPI document excludes on purpose (tracking links are not an API). */
+/** Routes the OpenAPI document excludes on purpose (tracking and unsubscribe links are not an API). */
 export const UNDOCUMENTED_ROUTES: RouteSpec[] = [
   {
     method: 'GET',
@@ -109,6 +110,17 @@ export const UNDOCUMENTED_ROUTES: RouteSpec[] = [
     success: 'redirect',
     undocumented: true,
   },
+  ...(['GET', 'POST'] as const).map((method): RouteSpec => ({
+    method,
+    path: '/u/{token}',
+    group: 'public',
+    pathParams: ['token'],
+    query: [],
+    bodyKind: 'none',
+    public: true,
+    success: 'html',
+    undocumented: true,
+  })),
 ];
 
 function successShape(method: string, path: string): SuccessShape {
@@ -196,7 +208,7 @@ const COLLECTION_KINDS: Record<string, ResourceKind> = {
 };
 
 /** Path parameters that are tokens, not resource ids. */
-export const TOKEN_PARAMS = new Set(['/t/o/{file}:file', '/t/c/{token}:token']);
+export const TOKEN_PARAMS = new Set(['/t/o/{file}:file', '/t/c/{token}:token', '/u/{token}:token']);
 
 /**
  * The kind of resource a path parameter names: the collection segment right before it decides

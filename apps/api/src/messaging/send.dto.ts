@@ -134,4 +134,9 @@ export class SendEmailDto {
   @ValidateNested()
   @Type(() => TrackDto)
   track?: TrackDto;
+
+  /** Adds List-Unsubscribe (one click) and an unsubscribe link for `contactId`, which it needs. */
+  @IsOptional()
+  @IsBoolean()
+  listUnsubscribe?: boolean;
 }

@@ -1591,6 +1591,8 @@ export interface components {
       /** Format: uuid */
       contactId?: string;
       track?: components['schemas']['TrackDto'];
+      /** @description Adds List-Unsubscribe (one click) and an unsubscribe link for `contactId`, which it needs. */
+      listUnsubscribe?: boolean;
     };
     DnsRecordDto: {
       /** @enum {string} */

@@ -187,6 +187,7 @@ export class CampaignFanoutService {
           ...(campaign.text !== null ? { text: campaign.text } : {}),
           campaignId: campaign.id,
           contactId: row.contactId,
+          listUnsubscribe: true,
         },
         'campaign',
       );

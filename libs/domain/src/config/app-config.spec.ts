@@ -33,8 +33,8 @@ describe('loadConfig', () => {
     const dev = loadConfig({ ENCRYPTION_KEY: KEY, PUBLIC_BASE_URL: 'https://Mail.Example.com/' });
     expect(dev.sendingDomains).toEqual({
       policy: 'allow',
-      bounceDomain: 'mail.example.com',
-      spfInclude: 'mail.example.com',
+      bounceDomain: 'bounces.mail.example.com',
+      spfInclude: 'bounces.mail.example.com',
       checkIntervalMs: 60_000,
     });
     const prod = loadConfig({
@@ -49,7 +49,7 @@ describe('loadConfig', () => {
       spfInclude: '_spf.platform.example',
     });
     const ipHost = loadConfig({ ENCRYPTION_KEY: KEY, PUBLIC_BASE_URL: 'http://[::1]:3000' });
-    expect(ipHost.sendingDomains.bounceDomain).toBe('localhost');
+    expect(ipHost.sendingDomains.bounceDomain).toBe('bounces.localhost');
     expect(
       loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: KEY, SENDING_DOMAIN_POLICY: 'allow' })
         .sendingDomains.policy,

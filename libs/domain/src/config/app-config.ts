@@ -21,6 +21,10 @@ export interface AppConfig {
   apiProcesses: number;
   workerHealthPort: number;
   smtpPort: number;
+  /** Port of the relay's inbound listener for bounces, complaints and mailto unsubscribes (§14). */
+  inboundSmtpPort: number;
+  /** How often the worker looks for inbound mail not processed yet (lost jobs, retries). */
+  inboundPollIntervalMs: number;
   /** Unset means: start (or reuse) the embedded PostgreSQL. */
   databaseUrl: string | undefined;
   engagementDatabaseUrl: string | undefined;
@@ -79,7 +83,10 @@ export interface AppConfig {
   sendingDomains: {
     /** `require`: a From outside the organization's verified domains is refused; `allow`: sent unsigned. */
     policy: 'require' | 'allow';
-    /** Return host of envelope senders, and the CNAME target of each domain's `bounces.` name. */
+    /**
+     * Return host of envelope senders, the CNAME target of each domain's `bounces.` name, and the
+     * host of the bounce, unsubscribe and feedback-loop addresses (§14) that INBOUND_SMTP_PORT takes.
+     */
     bounceDomain: string;
     /** The name each domain's SPF record includes. */
     spfInclude: string;
@@ -222,12 +229,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('LOG_LEVEL', 'must be one of debug, info, warn, error');
   }
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'], 'http://localhost:3000')!;
-  // By default the public host (an IP literal such as `[::1]` is no mail domain: localhost then).
+  // By default `bounces.` + the public host (an IP literal such as `[::1]` is no mail domain:
+  // `bounces.localhost` then).
   const publicHost = new URL(publicBaseUrl).hostname;
   const bounceDomain = hostname(
     env,
     'BOUNCE_DOMAIN',
-    /^[a-z0-9.-]+$/i.test(publicHost) ? publicHost : 'localhost',
+    `bounces.${/^[a-z0-9.-]+$/i.test(publicHost) ? publicHost : 'localhost'}`,
   );
   const policy = env.SENDING_DOMAIN_POLICY || (isProduction ? 'require' : 'allow');
   if (policy !== 'require' && policy !== 'allow') {
@@ -248,6 +256,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     apiProcesses: int(env, 'API_PROCESSES', 1, 1, 64),
     workerHealthPort: int(env, 'WORKER_HEALTH_PORT', 3001, 0),
     smtpPort: int(env, 'SMTP_PORT', 2525, 0),
+    inboundSmtpPort: int(env, 'INBOUND_SMTP_PORT', 2526, 0),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     engagementDatabaseUrl: url(env, 'ENGAGEMENT_DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
@@ -262,6 +271,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       .map((k) => key('ENCRYPTION_KEYS_OLD', k)),
     publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
     smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
+    inboundPollIntervalMs: int(env, 'INBOUND_POLL_INTERVAL_MS', 10_000, 50, 86_400_000),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
     webhookScanIntervalMs: int(env, 'WEBHOOK_SCAN_INTERVAL_MS', 5000, 10, 3_600_000),

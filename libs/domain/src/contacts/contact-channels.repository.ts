@@ -200,15 +200,19 @@ export class ContactChannelsRepository {
     );
   }
 
-  /** A complaint: complaintCount + 1, lastComplainedAt, status `complained` unless in `keep`. */
+  /**
+   * A complaint: complaintCount + 1, lastComplainedAt, status `complained` unless in `keep`; in
+   * `em`'s transaction when given.
+   */
   recordComplaint(
     orgId: string,
     hashes: string[],
     at: Date,
     keep: string[],
+    em?: EntityManager,
   ): Promise<EmailRecordStatus[]> {
     return query(
-      this.ds,
+      em ?? this.ds,
       sql`UPDATE contact_emails
              SET complaint_count = complaint_count + 1,
                  last_complained_at = GREATEST(coalesce(last_complained_at, ${at}::timestamptz), ${at}::timestamptz),

@@ -1,5 +1,6 @@
 // Contact emails by address for the sending side: statuses of recipients, bounces and complaints.
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { normaliseEmail } from '../crypto/field-encryption';
 import { blindIndexCandidatesOf } from './blind-index';
 import { EmailStatus } from './contact-channels.entity';
@@ -55,17 +56,19 @@ export class ContactEmailService {
     return this.first(rows);
   }
 
-  /** complaintCount + 1, lastComplainedAt and status `complained`. */
+  /** complaintCount + 1, lastComplainedAt and status `complained` (in `em`'s transaction). */
   async recordComplaint(
     orgId: string,
     email: string,
     at: Date,
+    em?: EntityManager,
   ): Promise<ContactEmailStatus | null> {
     const rows = await this.channels.recordComplaint(
       orgId,
       blindIndexCandidatesOf('email', email),
       at,
       KEEP_ON_COMPLAINT,
+      em,
     );
     return this.first(rows);
   }

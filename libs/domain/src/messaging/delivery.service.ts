@@ -31,6 +31,7 @@ import type {
 } from './message.types';
 import { SmtpOutbound, SmtpRecipientResult } from './smtp-outbound';
 import { TrackingService } from './tracking/tracking.service';
+import { UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
 
 export interface DeliveryRun {
   messageId: string;
@@ -85,6 +86,7 @@ export class DeliveryService {
     private readonly outbound: SmtpOutbound,
     private readonly dispatcher: EmailDispatcher,
     private readonly tracking: TrackingService,
+    private readonly unsubscribeLinks: UnsubscribeLinks,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: SendingIdentities,
@@ -170,6 +172,7 @@ export class DeliveryService {
   ): Promise<Map<number, SmtpRecipientResult>> {
     const out = new Map<number, SmtpRecipientResult>();
     if (!recipients.length) return out;
+    message = this.unsubscribeLinks.apply(message);
     // DKIM (under a verified domain) and a VERP envelope sender per recipient (§13).
     const identity = await this.identities.forMessage(
       message.organizationId,

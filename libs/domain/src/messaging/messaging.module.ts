@@ -8,6 +8,7 @@ import { DnsModule } from '../dns/dns.module';
 import { EventsModule } from '../events/events.module';
 import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
+import { UnsubscribeLinksModule } from '../unsubscribe/unsubscribe-links.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { DeliveryService } from './delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
@@ -23,7 +24,7 @@ import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, EventsModule, DnsModule, SendingDomainsModule],
+  imports: [TenancyModule, EventsModule, DnsModule, SendingDomainsModule, UnsubscribeLinksModule],
   providers: [
     SendService,
     MessageRepository,

@@ -28,6 +28,8 @@ export interface SendEmailInput {
   campaignId?: string;
   contactId?: string;
   track?: { opens?: boolean; clicks?: boolean };
+  /** List-Unsubscribe headers and link for the contact (§14); needs contactId. */
+  listUnsubscribe?: boolean;
 }
 
 export const MAX_RECIPIENTS = 50;
@@ -72,6 +74,8 @@ export interface MessageContent {
   text?: string;
   headers: Record<string, string>;
   attachments: { filename: string; content: string; contentType?: string }[];
+  /** Sent with the unsubscribe headers and link of §14 (unsubscribe/unsubscribe-links.ts). */
+  listUnsubscribe?: true;
 }
 
 export interface OutgoingRecipient {
@@ -195,6 +199,16 @@ export function prepareOutgoingMessage(input: SendEmailInput): OutgoingMessage {
     fail('attachments', 'max', 'Attachments may total at most 10 MiB');
   }
 
+  const listUnsubscribe = input.listUnsubscribe === true;
+  if (listUnsubscribe && !input.contactId) {
+    fail('listUnsubscribe', 'required', 'listUnsubscribe needs the contactId it unsubscribes');
+  }
+  for (const name of listUnsubscribe ? Object.keys(headers) : []) {
+    if (/^list-unsubscribe(-post)?$/i.test(name)) {
+      fail(`headers.${name}`, 'unknown', `${name} is set by the service with listUnsubscribe`);
+    }
+  }
+
   if (errors.length) throw new ValidationFailedError(errors);
 
   const seen = new Set<string>();
@@ -225,6 +239,7 @@ export function prepareOutgoingMessage(input: SendEmailInput): OutgoingMessage {
       text,
       headers,
       attachments,
+      ...(listUnsubscribe ? { listUnsubscribe: true as const } : {}),
     },
     recipients,
     tags: input.tags ?? [],

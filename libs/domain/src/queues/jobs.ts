@@ -6,6 +6,7 @@ export const QUEUES = {
   imports: 'imports',
   email: 'email',
   campaigns: 'campaigns',
+  inbound: 'inbound',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -48,6 +49,10 @@ export interface KickCampaignJob {
   organizationId: string;
 }
 
+export interface ProcessInboundJob {
+  inboundId: string;
+}
+
 export const JOBS = {
   /** One delivery run of a committed message; job id `<message id>:<dispatch seq>`. */
   deliverEmail: {
@@ -67,4 +72,10 @@ export const JOBS = {
     name: 'campaign.kick',
     parse: uuids('campaignId', 'organizationId'),
   } satisfies JobKind<KickCampaignJob>,
+  /** Processes received inbound mail (§14) now instead of at the next poll. */
+  processInbound: {
+    queue: QUEUES.inbound,
+    name: 'inbound.process',
+    parse: uuids('inboundId'),
+  } satisfies JobKind<ProcessInboundJob>,
 } as const;

@@ -1,0 +1,338 @@
+// Issue 23, bounces and complaints that arrive as mail (§14), end to end: DSNs shaped like
+// Postfix's and Exchange's and an RFC 5965 feedback report, sent over SMTP to the relay's real
+// inbound port, are committed before 250 and processed by the real worker: attempts on the message,
+// ContactEmail status, list memberships and webhooks at a real receiver. The port takes only our
+// addresses, without AUTH; a report answered 250 survives a stopped worker and a flush of its jobs;
+// one organization's report never touches another's data.
+import { randomUUID } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import { UnsubscribeTokens, loadConfig } from '@app/domain';
+import { startWorker, waitForMessage } from '../sending/support/sending';
+import { waitFor } from '../support/wait-for';
+import { spawnWorker } from '../sending/support/worker-process';
+import { createSession, Session } from '../support/session';
+import { fixture } from './support/fixtures';
+import {
+  BOUNCE_DOMAIN,
+  createContact,
+  createList,
+  emailState,
+  flushOwnQueues,
+  inboundRows,
+  memberships,
+  sendInbound,
+  Stack,
+  startStack,
+  stopStack,
+  waitForEvent,
+} from './support/stack';
+
+type SmtpFailure = Error & { responseCode?: number };
+
+describe('Inbound bounces and complaints', () => {
+  let stack: Stack;
+  let listA: string;
+  let listB: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    listA = await createList(stack, stack.s.org.id, 'News');
+    listB = await createList(stack, stack.s.org.id, 'Offers');
+  });
+  afterAll(() => stopStack(stack));
+
+  /** A contact on both lists and a message delivered to it; its ids and Message-ID. */
+  async function delivered(s: Session = stack.s, lists = [listA, listB], email?: string) {
+    const address = email ?? `c-${randomUUID().slice(0, 8)}@example.org`;
+    const contactId = await createContact(stack, s.org.id, address, lists);
+    const res = await s.http
+      .post('/api/v1/send', {
+        from: 'Shop <news@shop.example>',
+        to: address,
+        subject: 'Twenty percent off',
+        text: 'Hello',
+        contactId,
+        listUnsubscribe: true,
+      })
+      .expect(202);
+    const { jobId, messageId } = res.body.data as { jobId: string; messageId: string };
+    await waitForMessage(s.http, jobId, (m) => m.status === 'delivered');
+    const sent = stack.sink.messages.find((m) => m.parsed.messageId === messageId)!;
+    const listUnsubscribe = sent.parsed.headerLines
+      .find((h) => h.key === 'list-unsubscribe')!
+      .line.replace(/^List-Unsubscribe:\s*/i, '');
+    return { address, contactId, jobId, messageId, listUnsubscribe };
+  }
+
+  const bounceTo = () => `bounces+${randomUUID().slice(0, 8)}@${BOUNCE_DOMAIN}`;
+
+  async function processed(recipient: string) {
+    return waitFor(
+      async () => {
+        const [row] = await inboundRows(stack, recipient);
+        return row?.status === 'processed' ? row : null;
+      },
+      { what: `inbound mail to ${recipient} processed`, timeoutMs: 20_000 },
+    );
+  }
+
+  it.each([
+    ['postfix-dsn', '5.1.1'],
+    ['exchange-dsn', '5.1.10'],
+  ] as const)(
+    'a DSN like %s sends bounces the message, sets the ContactEmail bounced, raises email.bounced',
+    async (name, status) => {
+      const m = await delivered();
+      const to = bounceTo();
+      const raw = fixture(name, {
+        MESSAGE_ID: m.messageId,
+        RECIPIENT: m.address,
+        BOUNCE_ADDRESS: to,
+      });
+      expect(await sendInbound(stack, to, raw)).toMatch(/^250 /);
+      expect(await processed(to)).toMatchObject({
+        outcome: 'bounced',
+        organization_id: stack.s.org.id,
+      });
+      const message = await waitForMessage(stack.s.http, m.jobId, (x) => x.status === 'bounced');
+      expect(message.deliveryAttempts.map((a) => a.status)).toEqual(['delivered', 'bounced']);
+      expect(message.deliveryAttempts[1]).toMatchObject({
+        recipient: m.address,
+        smtpCode: 550,
+        smtpMessage: expect.stringContaining(status),
+      });
+      expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({
+        status: 'bounced',
+        bounce_count: 1,
+      });
+      const event = await waitForEvent(stack, 'email.bounced', (d) => d.jobId === m.jobId);
+      expect(event).toMatchObject({
+        messageId: m.messageId,
+        recipient: m.address,
+        contactId: m.contactId,
+        status: 'bounced',
+        bounceType: 'hard',
+        smtpCode: 550,
+      });
+    },
+  );
+
+  it('a 4.x.x delay warning records a deferred attempt only', async () => {
+    const m = await delivered();
+    const to = bounceTo();
+    await sendInbound(
+      stack,
+      to,
+      fixture('postfix-delayed-dsn', {
+        MESSAGE_ID: m.messageId,
+        RECIPIENT: m.address,
+        BOUNCE_ADDRESS: to,
+      }),
+    );
+    expect(await processed(to)).toMatchObject({ outcome: 'deferred' });
+    const message = await waitForMessage(stack.s.http, m.jobId, (x) =>
+      x.deliveryAttempts.some((a) => a.status === 'deferred'),
+    );
+    expect(message.status).toBe('delivered');
+    expect(message.deliveryAttempts.map((a) => a.status)).toEqual(['delivered', 'deferred']);
+    expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({
+      status: 'verified',
+      bounce_count: 0,
+    });
+    expect(await memberships(stack, m.contactId)).toEqual([
+      expect.objectContaining({ status: 'subscribed' }),
+      expect.objectContaining({ status: 'subscribed' }),
+    ]);
+  });
+
+  it('an ARF complaint: complained, suppressed, unsubscribed everywhere, email.complained', async () => {
+    const m = await delivered();
+    const raw = fixture('arf-abuse', {
+      MESSAGE_ID: m.messageId,
+      RECIPIENT: m.address,
+      FEEDBACK_ADDRESS: `fbl@${BOUNCE_DOMAIN}`,
+      LIST_UNSUBSCRIBE: m.listUnsubscribe,
+    });
+    const to = `fbl@${BOUNCE_DOMAIN}`;
+    expect(await sendInbound(stack, to, raw)).toMatch(/^250 /);
+    await waitFor(
+      async () => (await emailState(stack, stack.s.org.id, m.address)).status === 'complained',
+      { what: 'complained', timeoutMs: 20_000 },
+    );
+    expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({
+      complaint_count: 1,
+    });
+    expect(
+      (await memberships(stack, m.contactId)).map((r) => [r.status, r.unsubscribe_reason]),
+    ).toEqual([
+      ['unsubscribed', 'complaint'],
+      ['unsubscribed', 'complaint'],
+    ]);
+    const event = await waitForEvent(stack, 'email.complained', (d) => d.jobId === m.jobId);
+    expect(event).toMatchObject({
+      messageId: m.messageId,
+      recipient: m.address,
+      contactId: m.contactId,
+      feedbackType: 'abuse',
+      reportedBy: 'SomeGenerator/1.0',
+    });
+    await waitForEvent(
+      stack,
+      'contact.unsubscribed',
+      (d) => d.contactId === m.contactId && d.reason === 'complaint',
+    );
+    await waitForMessage(stack.s.http, m.jobId, (x) =>
+      x.engagementEvents.some((e) => e.type === 'complained' && e.recipient === m.address),
+    );
+    // A later send to that address is suppressed.
+    const again = await stack.s.http
+      .post('/api/v1/send', {
+        from: 'Shop <news@shop.example>',
+        to: m.address,
+        subject: 'Again',
+        text: 'Hello again',
+      })
+      .expect(202);
+    const later = await waitForMessage(
+      stack.s.http,
+      again.body.data.jobId,
+      (x) => x.deliveryAttempts.length > 0,
+    );
+    expect(later.deliveryAttempts.map((a) => a.status)).toEqual(['suppressed']);
+  });
+
+  it('a redacted complaint is matched by the token of its List-Unsubscribe header', async () => {
+    const m = await delivered();
+    const raw = fixture('arf-abuse', {
+      MESSAGE_ID: '<redacted@feedback.example.com>',
+      RECIPIENT: 'redacted@example.com',
+      LIST_UNSUBSCRIBE: m.listUnsubscribe,
+    })
+      .toString()
+      .replace(/^Original-Rcpt-To:.*\r\n/m, '');
+    await sendInbound(stack, `fbl@${BOUNCE_DOMAIN}`, Buffer.from(raw));
+    await waitFor(
+      async () => (await emailState(stack, stack.s.org.id, m.address)).status === 'complained',
+      { what: 'complained', timeoutMs: 20_000 },
+    );
+  });
+
+  it('mail to unsubscribe+<token>@ acts as the one-click POST', async () => {
+    const m = await delivered();
+    const mailto = /<mailto:([^>]+)>/.exec(m.listUnsubscribe)![1];
+    expect(mailto).toMatch(new RegExp(`^unsubscribe\\+[0-9a-z]{46}@${BOUNCE_DOMAIN}$`));
+    await sendInbound(stack, mailto, Buffer.from('Subject: unsubscribe\r\n\r\n\r\n'));
+    expect(await processed(mailto)).toMatchObject({ outcome: 'unsubscribed' });
+    expect((await memberships(stack, m.contactId)).map((r) => r.unsubscribe_reason)).toEqual([
+      'one-click',
+      'one-click',
+    ]);
+    await waitForEvent(stack, 'contact.unsubscribed', (d) => d.contactId === m.contactId);
+  });
+
+  it('accepts and drops what names none of our messages', async () => {
+    const to = bounceTo();
+    await sendInbound(stack, to, fixture('postfix-dsn', { BOUNCE_ADDRESS: to }));
+    expect(await processed(to)).toEqual({
+      status: 'processed',
+      outcome: 'unmatched',
+      organization_id: null,
+    });
+    const forged = `unsubscribe+${'0'.repeat(46)}@${BOUNCE_DOMAIN}`;
+    await sendInbound(stack, forged, Buffer.from('Subject: x\r\n\r\nx\r\n'));
+    expect(await processed(forged)).toMatchObject({ outcome: 'unmatched' });
+  });
+
+  it('takes only our addresses, without AUTH, and relays nothing', async () => {
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: stack.inboundPort,
+      secure: false,
+      ignoreTLS: true,
+    });
+    try {
+      for (const to of [
+        'someone@example.com',
+        `postmaster@${BOUNCE_DOMAIN}`,
+        `bounces@${BOUNCE_DOMAIN}`,
+        'bounces+x@other.example',
+        `bounces+x@sub.${BOUNCE_DOMAIN}`,
+      ]) {
+        const err = await transport
+          .sendMail({ envelope: { from: 'a@example.net', to: [to] }, raw: 'Subject: x\r\n\r\nx' })
+          .then(
+            () => null,
+            (e: SmtpFailure) => e,
+          );
+        expect(err?.responseCode).toBe(550);
+      }
+    } finally {
+      transport.close();
+    }
+    expect(await inboundRows(stack, 'someone@example.com')).toEqual([]);
+  });
+
+  it('keeps a report answered 250 through a killed worker and a flush of its jobs', async () => {
+    const first = await delivered();
+    const second = await delivered();
+    const dsn = (m: typeof first, to: string) =>
+      fixture('postfix-dsn', { MESSAGE_ID: m.messageId, RECIPIENT: m.address, BOUNCE_ADDRESS: to });
+    // A real worker process takes over, and shows it works by processing one report.
+    await stack.worker!.close();
+    stack.worker = null;
+    const proc = await spawnWorker();
+    try {
+      const to = bounceTo();
+      await sendInbound(stack, to, dsn(first, to));
+      expect(await processed(to)).toMatchObject({ outcome: 'bounced' });
+      await proc.kill();
+      // No worker now: the next report is answered 250 from PostgreSQL alone, and its job lost.
+      const next = bounceTo();
+      expect(await sendInbound(stack, next, dsn(second, next))).toMatch(/^250 /);
+      expect(await flushOwnQueues()).toBeGreaterThan(0);
+      expect((await inboundRows(stack, next))[0].status).toBe('received');
+    } finally {
+      await proc.kill();
+      stack.worker = await startWorker();
+    }
+    await waitForMessage(stack.s.http, second.jobId, (x) => x.status === 'bounced', 20_000);
+    // A cold start of the worker process compiles its sources first.
+  }, 180_000);
+
+  it("one organization's report never changes another's data", async () => {
+    // B has a contact with the same address, on a list of its own.
+    const b = await createSession(stack.app, { plan: 'pro' });
+    const bList = await createList(stack, b.org.id, 'B news');
+    const m = await delivered();
+    const bContact = await createContact(stack, b.org.id, m.address, [bList]);
+    const to = bounceTo();
+    await sendInbound(
+      stack,
+      to,
+      fixture('postfix-dsn', { MESSAGE_ID: m.messageId, RECIPIENT: m.address, BOUNCE_ADDRESS: to }),
+    );
+    await sendInbound(
+      stack,
+      `fbl@${BOUNCE_DOMAIN}`,
+      fixture('arf-abuse', {
+        MESSAGE_ID: m.messageId,
+        RECIPIENT: m.address,
+        LIST_UNSUBSCRIBE: m.listUnsubscribe,
+      }),
+    );
+    await waitFor(
+      async () => (await emailState(stack, stack.s.org.id, m.address)).status === 'complained',
+      { what: 'complained', timeoutMs: 20_000 },
+    );
+    expect(await emailState(stack, b.org.id, m.address)).toMatchObject({
+      status: 'verified',
+      bounce_count: 0,
+      complaint_count: 0,
+    });
+    expect((await memberships(stack, bContact)).map((r) => r.status)).toEqual(['subscribed']);
+    // A token of A names A's message whoever uses it: B's key cannot see that message either.
+    const token = new UnsubscribeTokens([loadConfig().encryptionKey]).sign(m.jobId);
+    expect(m.listUnsubscribe).toContain(token!);
+    await b.http.get(`/api/v1/user/messages/${m.jobId}`).expect(404);
+  });
+});
