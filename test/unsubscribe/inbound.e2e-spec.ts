@@ -117,6 +117,29 @@ describe('Inbound bounces and complaints', () => {
     },
   );
 
+  it('a DSN to the envelope sender is matched by its VERP token; a forged token matches nothing', async () => {
+    const m = await delivered();
+    const sent = stack.sink.messages.find((x) => x.parsed.messageId === m.messageId)!;
+    expect(sent.from).toMatch(new RegExp(`^bounces\\+[0-9a-f]{52}@${BOUNCE_DOMAIN}$`));
+    // The report quotes no Message-ID of ours: only the token can name the message.
+    const report = (to: string) =>
+      fixture('postfix-dsn', {
+        MESSAGE_ID: `<${randomUUID()}@elsewhere.example>`,
+        RECIPIENT: m.address,
+        BOUNCE_ADDRESS: to,
+      });
+    const forged = `bounces+${'0'.repeat(52)}@${BOUNCE_DOMAIN}`;
+    expect(await sendInbound(stack, forged, report(forged))).toMatch(/^250 /);
+    expect(await processed(forged)).toMatchObject({ outcome: 'unmatched' });
+    expect(await sendInbound(stack, sent.from, report(sent.from))).toMatch(/^250 /);
+    expect(await processed(sent.from)).toMatchObject({
+      outcome: 'bounced',
+      organization_id: stack.s.org.id,
+    });
+    const message = await waitForMessage(stack.s.http, m.jobId, (x) => x.status === 'bounced');
+    expect(message.deliveryAttempts.map((a) => a.status)).toEqual(['delivered', 'bounced']);
+  });
+
   it('a 4.x.x delay warning records a deferred attempt only', async () => {
     const m = await delivered();
     const to = bounceTo();

@@ -3,8 +3,8 @@
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
 import { EventsModule } from '../events/events.module';
-import { ContactEmailStatusRepository } from '../messaging/contact-email-status.repository';
 import { MessagingModule } from '../messaging/messaging.module';
+import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { UnsubscribeModule } from '../unsubscribe/unsubscribe.module';
 import { BounceFeedback } from './bounce-feedback';
 import { ComplaintFeedback } from './complaint-feedback';
@@ -15,10 +15,8 @@ import { MessageFeedbackRepository } from './message-feedback.repository';
 import { ReturnPath } from './return-path';
 
 @Module({
-  imports: [UnsubscribeModule, MessagingModule, ContactsModule, EventsModule],
+  imports: [UnsubscribeModule, MessagingModule, SendingDomainsModule, ContactsModule, EventsModule],
   providers: [
-    // The messaging area's bounce bookkeeping, as delivery uses it (stateless: a second instance).
-    ContactEmailStatusRepository,
     InboundMessageRepository,
     MessageFeedbackRepository,
     ReturnPath,

@@ -169,7 +169,7 @@ export class InboundService {
   ): BounceReference | null {
     const token = listUnsubscribeToken(original?.listUnsubscribe ?? []);
     const jobId = token ? this.tokens.verify(token) : null;
-    if (jobId) return { jobId, messageId: null, recipientIdx: null };
+    if (jobId) return { id: null, jobId, messageId: null, recipientIdx: null };
     const sender = parseInboundAddress(originalMailFrom ?? original?.returnPath ?? '');
     return this.returnPath.matchBounce({
       verpToken: sender?.kind === 'bounce' ? sender.token : null,

@@ -76,7 +76,7 @@ export class MessageFeedbackRepository {
                     FROM message_recipients r
                    WHERE r.message_id = m.id AND r.organization_id = m.organization_id) AS recipients
             FROM messages m
-           WHERE m.job_id = ${ref.jobId}
+           WHERE ${ref.id ? sql`m.id = ${ref.id}::uuid` : sql`m.job_id = ${ref.jobId}`}
              AND (${ref.messageId}::text IS NULL OR m.message_id = ${ref.messageId}::text)`,
     );
     const r = rows[0];

@@ -5,10 +5,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { SendingDomainRepository } from '../sending-domains/sending-domain.repository';
+import { VerpTokens } from '../sending-domains/verp';
 
-/** The message (and, when known, the recipient) a bounce or complaint is about. */
+/**
+ * The message (and, when known, the recipient) a bounce or complaint is about: by its row id (a
+ * VERP token names it) or by its job id (a Message-ID of ours names it).
+ */
 export interface BounceReference {
-  jobId: string;
+  /** messages.id, from a VERP token. */
+  id: string | null;
+  jobId: string | null;
   /** The original Message-ID the match came from; the message must carry exactly this one. */
   messageId: string | null;
   recipientIdx: number | null;
@@ -20,19 +27,30 @@ const MESSAGE_ID = /^<([0-7][0-9A-HJKMNP-TV-Z]{25})@[^<>@\s]+>$/i;
 export function messageIdReference(messageId: string): BounceReference | null {
   const m = MESSAGE_ID.exec(messageId.trim());
   if (!m) return null;
-  return { jobId: `job_${m[1].toUpperCase()}`, messageId: messageId.trim(), recipientIdx: null };
+  return {
+    id: null,
+    jobId: `job_${m[1].toUpperCase()}`,
+    messageId: messageId.trim(),
+    recipientIdx: null,
+  };
 }
 
 @Injectable()
 export class ReturnPath {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly verp: VerpTokens,
+    private readonly domains: SendingDomainRepository,
+  ) {}
 
   /**
-   * Whether mail to this host is ours: BOUNCE_DOMAIN. The verified return hosts of sending
-   * domains (`bounces.<domain>`) are ours too once that area answers here.
+   * Whether mail to this host is ours: BOUNCE_DOMAIN, or `bounces.<domain>` of a verified sending
+   * domain whose return-path record is verified (§14).
    */
   async isReturnHost(host: string): Promise<boolean> {
-    return host === this.config.sendingDomains.bounceDomain;
+    if (host === this.config.sendingDomains.bounceDomain) return true;
+    const domain = /^bounces\.(.+)$/.exec(host)?.[1];
+    return !!domain && (await this.domains.isVerifiedReturnDomain(domain));
   }
 
   /** matchBounce: the message a VERP token names, else the one a Message-ID names. */
@@ -44,13 +62,11 @@ export class ReturnPath {
     return byToken ?? (ref.messageId ? messageIdReference(ref.messageId) : null);
   }
 
-  /**
-   * The message and recipient a VERP token names. The sending-domains area issues the tokens with
-   * the envelope sender and decodes them here; until then no token names a message, and bounces
-   * are matched by their Message-ID.
-   */
+  /** The message and recipient a genuine VERP token names (sending-domains/verp.ts). */
   private verpReference(token: string): BounceReference | null {
-    void token;
-    return null;
+    const claims = this.verp.verify(token);
+    return claims
+      ? { id: claims.messageId, jobId: null, messageId: null, recipientIdx: claims.recipientIndex }
+      : null;
   }
 }

@@ -46,6 +46,7 @@ import { TrackingService } from './tracking/tracking.service';
   ],
   exports: [
     SendService,
+    ContactEmailStatusRepository,
     DeliveryService,
     MessageLogService,
     MessageMaintenanceService,

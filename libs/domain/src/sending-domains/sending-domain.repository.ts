@@ -143,6 +143,21 @@ export class SendingDomainRepository {
   }
 
   /**
+   * Whether `name` (`example.com` for the return host `bounces.example.com`) is a verified domain
+   * of some organization whose return-path record is verified: a host the inbound port takes mail
+   * for. A name is verified by one organization at most.
+   */
+  async isVerifiedReturnDomain(name: string): Promise<boolean> {
+    const rows = await query<{ one: number }>(
+      this.ds,
+      sql`SELECT 1 AS one FROM sending_domains
+           WHERE name = ${name} AND status = 'verified'
+             AND record_checks #>> '{return-path,status}' = 'verified'`,
+    );
+    return rows.length > 0;
+  }
+
+  /**
    * Stores a check. `taken` when it would verify a name another organization verified meanwhile
    * (the unique index decides between two concurrent verifications); null when the domain is gone.
    */

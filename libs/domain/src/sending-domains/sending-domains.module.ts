@@ -26,6 +26,12 @@ import { VerpTokens } from './verp';
       useFactory: (c: AppConfig) => new VerpTokens([c.encryptionKey, ...c.encryptionKeysOld]),
     },
   ],
-  exports: [SendingDomainService, SenderPolicy, SendingIdentities, VerpTokens],
+  exports: [
+    SendingDomainService,
+    SendingDomainRepository,
+    SenderPolicy,
+    SendingIdentities,
+    VerpTokens,
+  ],
 })
 export class SendingDomainsModule {}
