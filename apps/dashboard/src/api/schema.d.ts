@@ -3416,6 +3416,7 @@ export interface operations {
   WebhookDeliveriesController_list: {
     parameters: {
       query?: {
+        limit?: number;
         webhookEndpointId?: string;
         /** @description Repeatable: `status=failed&status=pending`. */
         status?: ('pending' | 'delivered' | 'failed')[];
@@ -3436,7 +3437,6 @@ export interface operations {
           | 'test.event';
         /** @description `true` adds each delivery's attempts. */
         includeAttempts?: boolean;
-        limit?: number;
         /** @description From `meta.nextCursor` of the previous page. */
         cursor?: string;
       };
