@@ -23,7 +23,14 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['scripts/**/*.js', 'test/**/*.js', 'test/**/*.mjs', 'bench/**/*.js', 'jest.config.js'],
+    files: [
+      'scripts/**/*.js',
+      'test/**/*.js',
+      'test/**/*.mjs',
+      'bench/**/*.js',
+      'libs/**/*.js',
+      'jest.config.js',
+    ],
     languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },

@@ -1,5 +1,5 @@
 // Two tiers: unit specs beside the code (pure logic, fakes allowed) and e2e specs under test/
-// (real PostgreSQL and Redis; one shared database per run, a fresh organization per file).
+// (real PostgreSQL and Redis; each file has its own database cloned from a migrated template).
 const base = {
   preset: 'ts-jest',
   testEnvironment: 'node',
@@ -13,7 +13,9 @@ const base = {
 
 module.exports = {
   testTimeout: 60000,
-  testSequencer: '<rootDir>/test/support/sequencer.js',
+  // A worker exits once its last file's database is dropped; on a loaded machine that can take
+  // longer than jest's default half second.
+  workerGracefulExitTimeout: 10000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
@@ -27,9 +29,10 @@ module.exports = {
       displayName: 'e2e',
       rootDir: __dirname,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.mjs',
-      globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
-      setupFiles: ['<rootDir>/test/support/env.js'],
+      testEnvironment: '<rootDir>/test/support/environment.ts',
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/setup.ts'],
     },
   ],
 };

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { Client, Pool } from 'pg';
 import {
   blindIndexOf,
-  ContactsRepository,
+  ContactViewsRepository,
   fieldCipher,
   normaliseContactListQuery,
   OrganizationService,
@@ -59,7 +59,7 @@ const PROCESSES = Number(args.processes);
 const ROUNDS = Math.max(1, Math.trunc(Number(args.rounds)) || 1);
 const CLUSTER_PORT = 3391;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-// BENCH_CONTACTS_DB names another database (e.g. when several sessions bench on one server).
+// BENCH_CONTACTS_DB names another database (e.g. when several checkouts bench on one server).
 const DB_NAME = process.env.BENCH_CONTACTS_DB || 'mp_bench_contacts';
 // A fixed key so a seeded database can be reused between runs (bench data only).
 const BENCH_KEY = Buffer.from('contacts-bench-encryption-key-32').toString('base64');
@@ -333,7 +333,7 @@ function percentile(sorted: number[], p: number): number {
  */
 async function direct(
   pool: Pool,
-  repo: ContactsRepository,
+  repo: ContactViewsRepository,
   orgId: string,
   input: ContactListQueryInput,
   connections: number,
@@ -343,8 +343,8 @@ async function direct(
   const q = normaliseContactListQuery(input);
   const { count, page } = repo.listQueries(orgId, q);
   const once = async () => {
-    const rows = await pool.query(page.sql, page.params);
-    if (!rows.rows.length && q.page > 1) await pool.query(count.sql, count.params);
+    const rows = await pool.query(page.text, page.values);
+    if (!rows.rows.length && q.page > 1) await pool.query(count.text, count.values);
   };
   for (let i = 0; i < 50; i++) await once(); // warm up
   const latencies: number[] = [];
@@ -486,7 +486,7 @@ async function main() {
       () => httpReady(`http://127.0.0.1:${CLUSTER_PORT}/health`),
       { ownSession: true },
     );
-    const repo = app.get(ContactsRepository);
+    const repo = app.get(ContactViewsRepository);
     const email = emailOf(Math.floor(N / 2));
     const cases: [string, ContactListQueryInput, string][] = [
       ['first page, limit=100', { limit: 100 }, 'limit=100'],

@@ -180,7 +180,6 @@ async function main() {
     DATA_DIR: join(dir, 'data'),
     WORKER_HEALTH_PORT: String(HEALTH_PORT),
     RUN_MIGRATIONS: 'false',
-    // The worker logs where its time went when the import ends ("import run finished").
     LOG_LEVEL: 'info',
   });
   admin(env, ['migrate']);
@@ -202,8 +201,7 @@ async function main() {
   const [{ n: copied }] = (await pg.query(`SELECT count(*)::int AS n FROM bench_copy`)).rows;
   await pg.query(`DROP TABLE bench_copy`);
 
-  // The worker, compiled, in its own process; its JSON log goes to a file so the run's timing
-  // line ("import run finished": batches, prepare / commit / wait and SQL time per step) can be shown.
+  // The worker, compiled, in its own process; its JSON log goes to a file.
   const workerLog = join(dir, 'worker.log');
   const worker = spawn(
     process.execPath,
@@ -249,27 +247,6 @@ async function main() {
     await stop(worker);
   }
   const imp = result.import;
-  const finished = readFileSync(workerLog, 'utf8')
-    .split('\n')
-    .filter((l) => l.includes('import run finished'))
-    .pop();
-  const timing = finished
-    ? JSON.stringify(
-        Object.fromEntries(
-          Object.entries(JSON.parse(finished) as Record<string, unknown>).filter(([k]) =>
-            [
-              'batches',
-              'pipelined',
-              'prepareMs',
-              'commitMs',
-              'waitMs',
-              'filterMs',
-              'sqlMs',
-            ].includes(k),
-          ),
-        ),
-      )
-    : 'n/a';
   const seconds =
     (Date.parse(imp.completedAt as string) - Date.parse(imp.startedAt as string)) / 1000;
   const [{ n: contacts }] = (
@@ -288,7 +265,6 @@ async function main() {
       `ours              import (${imp.status}, partial uploads ${args.partial}): ${fmt(seconds, 1)} s, ${fmt(ROWS / seconds)} rows/s; ${fmt(contacts)} contacts, new ${fmt(imp.newCount as number)}, errors ${fmt(imp.errorCount as number)}`,
       `ratio             ${fmt(seconds / copySeconds, 1)}x the COPY's time`,
       `worker peak RSS   ${fmt(rss / 1024 / 1024)} MB (VmHWM); worker CPU ${fmt(workerCpuMs / 1000, 1)} s (start-up included)`,
-      `worker timing     ${timing}`,
       ...(server
         ? [`server CPU        ${fmt(serverCpu, 1)} s (all PostgreSQL processes, import only)`]
         : []),

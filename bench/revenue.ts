@@ -2,7 +2,7 @@
 // conversions, through the API, next to the same aggregate SQL run directly in the same run.
 //   npm run bench -- revenue [iterations=40] [conversions=1000000]
 import { Client } from 'pg';
-import { Clock, revenueReportQuery, RevenueReportService } from '@app/domain';
+import { Clock, revenueReportStatement, RevenueReportService } from '@app/domain';
 import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
 
 const iterations = Number(process.argv[2] || 40);
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       from,
       to: today,
     });
-    const { sql, params } = revenueReportQuery(window);
+    const statement = revenueReportStatement(window);
     const url = `http://127.0.0.1:${PORT}/api/v1/user/reports/revenue-attribution?from=${from}&to=${today}`;
     const headers = { 'X-API-Key': key.apiKey.key };
 
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       apiBody = (await res.json()) as typeof apiBody;
     };
     const direct = async () => {
-      sqlRow = (await db.query(sql, params)).rows[0] as typeof sqlRow;
+      sqlRow = (await db.query(statement.text, statement.values)).rows[0] as typeof sqlRow;
     };
     // Warm-up, then alternate so cache and drift affect both sides alike.
     for (let i = 0; i < 3; i++) {

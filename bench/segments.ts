@@ -4,13 +4,7 @@
 //   npm run bench -- segments [contacts=1000000] [days=30] [runs=30]
 // BENCH_REUSE=1 keeps the seeded database of a previous run (seeding takes minutes).
 import { Client, Pool } from 'pg';
-import {
-  compileRules,
-  FieldCipher,
-  configureFieldEncryption,
-  parseRules,
-  SqlParams,
-} from '@app/domain';
+import { compileRules, FieldCipher, configureFieldEncryption, parseRules, sql } from '@app/domain';
 import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
 
 const CONTACTS = Number(process.argv[2] || 1_000_000);
@@ -159,16 +153,12 @@ async function main(): Promise<void> {
 
     // The same SQL the API runs, compiled by the same code with the same bound values.
     configureFieldEncryption(new FieldCipher(Buffer.from(env.ENCRYPTION_KEY!, 'base64')));
-    const params = new SqlParams(1);
-    const predicate = compileRules(parseRules(RULES), {
-      params,
-      now: new Date(),
-      organizationId: orgId,
-    });
-    const pageSql = `SELECT c.id FROM contacts c WHERE c.organization_id = $1 AND ${predicate}
+    const predicate = compileRules(parseRules(RULES), { now: new Date(), organizationId: orgId });
+    const page = sql`SELECT c.id FROM contacts c WHERE c.organization_id = ${orgId} AND ${predicate}
       ORDER BY c.created_at DESC, c.id DESC LIMIT 20 OFFSET 0`;
-    const countSql = `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${predicate}`;
-    const args = [orgId, ...params.values];
+    const count = sql`SELECT count(*)::int AS n FROM contacts c
+      WHERE c.organization_id = ${orgId} AND ${predicate}`;
+    const [pageSql, countSql, args] = [page.text, count.text, page.values];
 
     // Warm-up: caches and plans on both sides.
     for (let i = 0; i < 3; i++) {
@@ -196,21 +186,18 @@ async function main(): Promise<void> {
     let agreed = false;
     let members = 0;
     for (let attempt = 0; attempt < 2 && !agreed; attempt++) {
-      const fresh = new SqlParams(1);
       const freshPredicate = compileRules(parseRules(RULES), {
-        params: fresh,
         now: new Date(),
         organizationId: orgId,
       });
-      const sql = await pg.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${freshPredicate}`,
-        [orgId, ...fresh.values],
-      );
+      const fresh = sql`SELECT count(*)::int AS n FROM contacts c
+        WHERE c.organization_id = ${orgId} AND ${freshPredicate}`;
+      const direct = await pg.query<{ n: number }>(fresh.text, fresh.values);
       const counted = (await get(`${base}/${segmentId}?withCounts=true`)) as {
         data: { contactCount: number };
       };
       const page = await get(`${base}/${segmentId}/contacts?page=1&limit=20`);
-      members = sql.rows[0].n;
+      members = direct.rows[0].n;
       agreed = counted.data.contactCount === members && page.meta?.total === members;
     }
     if (!agreed) throw new Error('API and SQL disagree on the member count');

@@ -1,4 +1,4 @@
-// Issue 7, acceptance 5: the SMTP relay driven by 20 concurrent connections of 10 KB messages,
+// The SMTP relay driven by 20 concurrent connections of 10 KB messages,
 // next to a bare smtp-server that discards messages, driven by the same client in the same run.
 //   npm run bench -- smtp [messages=3000] [connections=20] [rounds=4]
 // Each round drives the bare sink, then the relay; the ratio is of the means over all rounds, and

@@ -65,7 +65,8 @@ export async function startApp(
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: opts.ownSession ?? false,
   });
-  const deadline = Date.now() + 30_000;
+  // Generous: on a loaded machine a cold start of the compiled app takes tens of seconds.
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode}`);
     if (await ready().catch(() => false)) return child;

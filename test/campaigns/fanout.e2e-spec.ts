@@ -7,9 +7,10 @@ import { CampaignFanoutService, Clock, fieldCipher, SendingLimiter } from '@app/
 import { createTestApp } from '../support/app';
 import { ManualClock } from '../support/clock';
 import { createSession, Session } from '../support/session';
-import { sendingEnv, startWorker, waitFor } from '../sending/support/sending';
+import { sendingEnv, startWorker } from '../sending/support/sending';
 import { startSmtpSink, SmtpSink } from '../sending/support/smtp-sink';
 import { campaignBody, seedList } from './fixtures';
+import { waitFor } from '../support/wait-for';
 
 const BASE = '/api/v1/user/campaigns';
 const START = new Date('2030-01-07T09:00:00.000Z');
@@ -56,8 +57,7 @@ describe('Campaign fan-out (worker)', () => {
         );
         return r.due === 0;
       },
-      `campaign ${campaignId} settled`,
-      30_000,
+      { what: `campaign ${campaignId} settled`, timeoutMs: 30_000 },
     );
 
   const sentSoFar = async (campaignId: string) => {
@@ -114,10 +114,13 @@ describe('Campaign fan-out (worker)', () => {
       [0, 1, 2, 3, 4].map((m) => [new Date(START.getTime() + m * 60_000).toISOString(), 100]),
     );
 
-    const done = await waitFor(async () => {
-      const r = await s.http.get(`${BASE}/${id}`);
-      return r.body.data.status === 'sent' ? r.body.data : null;
-    }, 'campaign sent');
+    const done = await waitFor(
+      async () => {
+        const r = await s.http.get(`${BASE}/${id}`);
+        return r.body.data.status === 'sent' ? r.body.data : null;
+      },
+      { what: 'campaign sent' },
+    );
     expect(done).toMatchObject({ recipientCount: 500, sentCount: 500, failedCount: 0 });
     expect(done.completedAt).toBe(new Date(START.getTime() + 4 * 60_000).toISOString());
     const [recipients]: { sent: number; with_job: number }[] = await ds.query(
@@ -145,10 +148,13 @@ describe('Campaign fan-out (worker)', () => {
   }, 180_000);
 
   const waitSent = (s: Session, id: string) =>
-    waitFor(async () => {
-      const r = await s.http.get(`${BASE}/${id}`);
-      return r.body.data.status === 'sent' ? r.body.data : null;
-    }, `campaign ${id} sent`);
+    waitFor(
+      async () => {
+        const r = await s.http.get(`${BASE}/${id}`);
+        return r.body.data.status === 'sent' ? r.body.data : null;
+      },
+      { what: `campaign ${id} sent` },
+    );
 
   const campaignTo = async (s: Session, listId: string, segmentId: string) => {
     const created = await s.http
@@ -247,10 +253,13 @@ describe('Campaign fan-out (worker)', () => {
     );
     await s.http.post(`${BASE}/${id}/send`).expect(202);
     await fanout.runDue(id);
-    const done = await waitFor(async () => {
-      const r = await s.http.get(`${BASE}/${id}`);
-      return r.body.data.status === 'sent' ? r.body.data : null;
-    }, 'campaign sent');
+    const done = await waitFor(
+      async () => {
+        const r = await s.http.get(`${BASE}/${id}`);
+        return r.body.data.status === 'sent' ? r.body.data : null;
+      },
+      { what: 'campaign sent' },
+    );
     expect(done).toMatchObject({ recipientCount: 2, sentCount: 2, failedCount: 0 });
     const rows: { contact_id: string; job_id: string }[] = await ds.query(
       `SELECT contact_id, job_id FROM messages WHERE campaign_id = $1 ORDER BY job_id`,
@@ -298,10 +307,13 @@ describe('Campaign fan-out (worker)', () => {
       [id, clock.now()],
     );
     await worker.get(CampaignFanoutService).runDue(id);
-    const done = await waitFor(async () => {
-      const r = await s.http.get(`${BASE}/${id}`);
-      return r.body.data.status === 'sent' ? r.body.data : null;
-    }, 'campaign sent');
+    const done = await waitFor(
+      async () => {
+        const r = await s.http.get(`${BASE}/${id}`);
+        return r.body.data.status === 'sent' ? r.body.data : null;
+      },
+      { what: 'campaign sent' },
+    );
     expect(done).toMatchObject({ recipientCount: 2, sentCount: 1, failedCount: 1 });
     const [failed]: { status: string; error: string }[] = await ds.query(
       `SELECT status, error FROM campaign_recipients WHERE campaign_id = $1 AND status <> 'sent'`,

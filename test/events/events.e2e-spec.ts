@@ -1,15 +1,10 @@
+// The event path: Events.emit in the change's transaction, the wake-up after the commit, the sweep.
 import { INestApplication } from '@nestjs/common';
 import { Events, EventType } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
-import {
-  createApiApp,
-  createWorker,
-  Receiver,
-  sleep,
-  testConfig,
-  waitFor,
-} from '../webhooks/webhook-support';
+import { createApiApp, createWorker, Receiver, testConfig } from '../webhooks/webhook-support';
+import { holdsFor, waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 const SCAN_MS = 50;
@@ -122,8 +117,9 @@ describe(Events.name, () => {
     await ds.transaction((em) => events.emit(em, o.s.org.id, created('never woken')));
     const ids = (await deliveriesOf(o.s)).map((r) => r.id);
     expect(ids).toHaveLength(2);
-    await sleep(SCAN_MS * 4);
-    for (const id of ids) expect(receiver.forDelivery(id)).toEqual([]);
+    await holdsFor(() => ids.forEach((id) => expect(receiver.forDelivery(id)).toEqual([])), {
+      forMs: SCAN_MS * 4,
+    });
     // As old as a lost wake-up's deliveries once the sweep's grace period has passed.
     await ds.query(
       `UPDATE webhook_delivery_queue SET queued_at = now() - interval '1 minute'

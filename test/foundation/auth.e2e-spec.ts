@@ -4,6 +4,7 @@ import request from 'supertest';
 import { ApiKeyService, UserService } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { client, createKey, createSession, NIL_UUID, Session } from '../support/session';
+import { holdsFor, waitFor } from '../support/wait-for';
 
 const ME = '/api/v1/user/organization';
 const KEYS = '/api/v1/user/api-keys';
@@ -170,10 +171,11 @@ describe('Authentication and authorization (§3)', () => {
         // Requests keep arriving at the replica while the key is revoked, so some of its
         // database reads start before the revocation and finish after the invalidation.
         let busy = true;
+        let rounds = 0;
         const traffic = (async () => {
-          while (busy) await Promise.all(Array.from({ length: 5 }, () => viaReplica()));
+          for (; busy; rounds++) await Promise.all(Array.from({ length: 5 }, () => viaReplica()));
         })();
-        await new Promise((r) => setTimeout(r, 50));
+        await waitFor(() => rounds > 0, { what: 'traffic at the replica' });
         await s.http.delete(`${KEYS}/${key.id}`).expect(200);
         // At once, no polling: Redis hands the invalidation to the replica's subscriber before it
         // answers the PUBLISH, so before the DELETE answers.
@@ -181,8 +183,7 @@ describe('Authentication and authorization (§3)', () => {
         busy = false;
         await traffic;
         // And it stays refused: no in-flight read put the live row back into the cache.
-        await new Promise((r) => setTimeout(r, 300));
-        expect401(await viaReplica());
+        await holdsFor(async () => expect401(await viaReplica()));
       } finally {
         await replica.close();
       }

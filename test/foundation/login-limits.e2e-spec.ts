@@ -7,10 +7,16 @@ import { INestApplication } from '@nestjs/common';
 import nodeCrypto from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { UserService, ValidationFailedError } from '@app/domain';
+import {
+  PASSWORD_PARAMS,
+  setPasswordParamsForTests,
+  UserService,
+  ValidationFailedError,
+} from '@app/domain';
 import { runAdmin } from '../../apps/api/src/cli';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
+import { TEST_PASSWORD_PARAMS } from '../support/setup';
 
 const LOGIN = '/api/v1/auth/login';
 const PASSWORD = 'correct horse battery';
@@ -211,28 +217,34 @@ describe('Login limits and password storage (§16)', () => {
     await login(freshIp(), email, 'abcdefghijkl').expect(200);
   });
 
-  it('stores scrypt N=2^17, r=8, p=1 in the hash', async () => {
-    const email = await newUser('params');
-    expect(await storedHash(email)).toMatch(
-      /^scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/,
-    );
-  });
+  describe('at the production cost', () => {
+    // The e2e tier hashes at a test cost (test/support/setup.ts); these tests use the real one.
+    beforeAll(() => setPasswordParamsForTests(PASSWORD_PARAMS));
+    afterAll(() => setPasswordParamsForTests(TEST_PASSWORD_PARAMS));
 
-  it('verifies an older hash with its own parameters and replaces it at the next login', async () => {
-    const email = await newUser('legacy');
-    // The format written before parameters were stored: Node's default scrypt (N=2^14).
-    const salt = nodeCrypto.randomBytes(16);
-    const legacy = `scrypt$${salt.toString('base64')}$${nodeCrypto.scryptSync(PASSWORD, salt, 64).toString('base64')}`;
-    await ds.query(`UPDATE users SET password_hash = $2 WHERE email = $1`, [email, legacy]);
+    it('stores scrypt N=2^17, r=8, p=1 in the hash', async () => {
+      const email = await newUser('params');
+      expect(await storedHash(email)).toMatch(
+        /^scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/,
+      );
+    });
 
-    expect401(await login(freshIp(), email, 'wrong password here'));
-    expect(await storedHash(email)).toBe(legacy);
+    it('verifies an older hash with its own parameters and replaces it at the next login', async () => {
+      const email = await newUser('legacy');
+      // The format written before parameters were stored: Node's default scrypt (N=2^14).
+      const salt = nodeCrypto.randomBytes(16);
+      const legacy = `scrypt$${salt.toString('base64')}$${nodeCrypto.scryptSync(PASSWORD, salt, 64).toString('base64')}`;
+      await ds.query(`UPDATE users SET password_hash = $2 WHERE email = $1`, [email, legacy]);
 
-    await login(freshIp(), email, PASSWORD).expect(200);
-    const upgraded = await storedHash(email);
-    expect(upgraded).not.toBe(legacy);
-    expect(upgraded).toMatch(/^scrypt\$ln=17,r=8,p=1\$/);
-    await login(freshIp(), email, PASSWORD).expect(200);
-    expect(await storedHash(email)).toBe(upgraded);
+      expect401(await login(freshIp(), email, 'wrong password here'));
+      expect(await storedHash(email)).toBe(legacy);
+
+      await login(freshIp(), email, PASSWORD).expect(200);
+      const upgraded = await storedHash(email);
+      expect(upgraded).not.toBe(legacy);
+      expect(upgraded).toMatch(/^scrypt\$ln=17,r=8,p=1\$/);
+      await login(freshIp(), email, PASSWORD).expect(200);
+      expect(await storedHash(email)).toBe(upgraded);
+    });
   });
 });

@@ -8,7 +8,6 @@ import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import {
   downloadErrors,
-  dropOrganization,
   line,
   start,
   startInProcessWorker,
@@ -36,7 +35,6 @@ describe('Import rows with odd bytes past the first 64 KB', () => {
   let app: INestApplication;
   let worker: TestingModule;
   let ds: DataSource;
-  const orgs: string[] = [];
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -45,13 +43,11 @@ describe('Import rows with odd bytes past the first 64 KB', () => {
   });
   afterAll(async () => {
     await worker.close();
-    for (const id of orgs) await dropOrganization(ds, id);
     await app.close();
   });
 
   async function session(): Promise<Session> {
     const s = await createSession(app);
-    orgs.push(s.org.id);
     return s;
   }
   const contactsOf = async (s: Session) =>

@@ -10,7 +10,6 @@ import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import {
   downloadErrors,
-  dropOrganization,
   ImportBody,
   line,
   start,
@@ -150,7 +149,6 @@ describe('Contact import: counters, memberships, tags and the errors file', () =
 
   afterAll(async () => {
     await worker.close();
-    await dropOrganization(ds, s.org.id);
     await app.close();
   });
 

@@ -10,9 +10,9 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, ImportFiles, ImportUploads, loadConfig } from '@app/domain';
 import { ImportsHousekeeping } from '../../apps/worker/src/imports/imports-housekeeping';
 import { createTestApp } from '../support/app';
+import { holdsFor, waitFor } from '../support/wait-for';
 import { createSession, Session } from '../support/session';
 import {
-  dropOrganization,
   getImport,
   IMPORTS,
   line,
@@ -29,16 +29,11 @@ const modeOf = (path: string) => statSync(path).mode & 0o777;
 const orgDir = (s: Session) => join(DATA_DIR, 'imports', s.org.id);
 
 /**
- * Whether `path` is gone within a few seconds: the worker removes an import's source right after
- * it commits the final status, which a poll can see first.
+ * Until `path` is gone: the worker removes an import's source right after it commits the final
+ * status, which a poll can see first.
  */
-async function goneSoon(path: string): Promise<boolean> {
-  for (const deadline = Date.now() + 5000; Date.now() < deadline;) {
-    if (!existsSync(path)) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return !existsSync(path);
-}
+const gone = (path: string) =>
+  waitFor(() => !existsSync(path), { what: `${path} to be removed`, timeoutMs: 5000 });
 
 const MAP = [
   { csvHeader: 'email', serviceField: 'email' },
@@ -64,7 +59,6 @@ describe('Import files on disk', () => {
   let app: INestApplication;
   let worker: TestingModule;
   let ds: DataSource;
-  const orgs: string[] = [];
 
   beforeAll(async () => {
     app = await createTestApp();
@@ -73,13 +67,11 @@ describe('Import files on disk', () => {
   });
   afterAll(async () => {
     await worker.close();
-    for (const id of orgs) await dropOrganization(ds, id);
     await app.close();
   });
 
   async function session(): Promise<Session> {
     const s = await createSession(app);
-    orgs.push(s.org.id);
     return s;
   }
 
@@ -101,7 +93,7 @@ describe('Import files on disk', () => {
     await start(s, up.import.id, { fieldMappings: MAP, allowPartialUpload: true });
     const done = await waitForImport(s, up.import.id);
     expect(done).toMatchObject({ status: 'completed_with_errors', errorCount: 1 });
-    expect(await goneSoon(source)).toBe(true);
+    await gone(source);
     const errors = abs(done.errorsFilePath!);
     expect(modeOf(errors)).toBe(0o600);
     expect((await s.http.get(`${IMPORTS}/${up.import.id}/errors`)).status).toBe(200);
@@ -110,7 +102,7 @@ describe('Import files on disk', () => {
     await start(s, clean.import.id, { fieldMappings: MAP });
     expect(await waitForImport(s, clean.import.id)).toMatchObject({ status: 'completed' });
     // No errors file to keep: the import's folder goes with the source.
-    expect(await goneSoon(join(orgDir(s), clean.import.id))).toBe(true);
+    await gone(join(orgDir(s), clean.import.id));
   });
 
   it('removes the source of a failed import and keeps its errors file, 0600', async () => {
@@ -119,7 +111,7 @@ describe('Import files on disk', () => {
     await start(s, up.import.id, { fieldMappings: MAP, allowPartialUpload: false });
     const done = await waitForImport(s, up.import.id);
     expect(done.status).toBe('failed');
-    expect(await goneSoon(abs(up.import.filePath as string))).toBe(true);
+    await gone(abs(up.import.filePath as string));
     expect(modeOf(abs(done.errorsFilePath!))).toBe(0o600);
   });
 
@@ -131,8 +123,9 @@ describe('Import files on disk', () => {
     expect(res.status).toBe(200);
     expect(existsSync(abs(up.import.filePath as string))).toBe(false);
     // Whatever the worker was doing ends without bringing a file back.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(existsSync(abs(up.import.filePath as string))).toBe(false);
+    await holdsFor(() => expect(existsSync(abs(up.import.filePath as string))).toBe(false), {
+      forMs: 1500,
+    });
   });
 
   describe('housekeeping (the worker task, run on demand)', () => {
@@ -200,7 +193,6 @@ describe('Import storage quota', () => {
   const QUOTA = 200_000;
   let app: INestApplication;
   let ds: DataSource;
-  const orgs: string[] = [];
 
   beforeAll(async () => {
     const base = loadConfig();
@@ -209,13 +201,11 @@ describe('Import storage quota', () => {
     ds = app.get(DataSource);
   });
   afterAll(async () => {
-    for (const id of orgs) await dropOrganization(ds, id);
     await app.close();
   });
 
   async function session(): Promise<Session> {
     const s = await createSession(app);
-    orgs.push(s.org.id);
     return s;
   }
   const leftovers = async (s: Session) => ({
@@ -274,7 +264,9 @@ describe('Import storage quota', () => {
     const pending = streams.map((stream) => uploads.receive(s.org.id, stream));
     // Once every upload has its file open and waits for data, the four first chunks arrive in
     // the same tick: the four reservations start together.
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => readdirSync(join(orgDir(s), 'incoming')).length === 4, {
+      what: 'four open uploads',
+    });
     for (const stream of streams) stream.end(Buffer.alloc(120_000));
     const results = await Promise.allSettled(pending);
     const granted = results.filter((r) => r.status === 'fulfilled');

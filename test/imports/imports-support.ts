@@ -2,9 +2,9 @@
 import { INestApplication } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { parse } from 'csv-parse/sync';
-import { DataSource } from 'typeorm';
-import { JsonLogger } from '@app/domain';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
+import { testLogger } from '../support/app';
+import { waitFor } from '../support/wait-for';
 import { Session } from '../support/session';
 
 export const IMPORTS = '/api/v1/user/contact-imports';
@@ -91,36 +91,24 @@ export async function waitForImport(
   opts: { timeoutMs?: number; until?: (i: ImportBody) => boolean; everyMs?: number } = {},
 ): Promise<ImportBody> {
   const until = opts.until ?? ((i: ImportBody) => FINISHED.includes(i.status));
-  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
-  for (;;) {
-    const imp = await getImport(s, id);
-    if (until(imp)) return imp;
-    if (Date.now() > deadline)
-      throw new Error(`import ${id} still ${imp.status} (${imp.processedRows} rows)`);
-    await new Promise((r) => setTimeout(r, opts.everyMs ?? 100));
-  }
+  let last: ImportBody | undefined;
+  return waitFor(
+    async () => {
+      last = await getImport(s, id);
+      return until(last) && last;
+    },
+    { what: `import ${id}`, timeoutMs: opts.timeoutMs ?? 30_000, everyMs: opts.everyMs ?? 100 },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message} (still ${last?.status}, ${last?.processedRows} rows)`);
+  });
 }
 
 /** The worker's module running in this process (Bull processors and the sweeper). */
 export async function startInProcessWorker(): Promise<TestingModule> {
   const worker = await Test.createTestingModule({ imports: [WorkerModule] }).compile();
-  worker.useLogger(new JsonLogger('worker-test', 'warn'));
+  worker.useLogger(testLogger('worker-test'));
   await worker.init();
   return worker;
-}
-
-/**
- * Removes an organization and everything it owns. The e2e files share one database and some
- * checks elsewhere walk every row of a table (key rotation), so a file that imported many
- * contacts takes them away again.
- */
-export async function dropOrganization(ds: DataSource, organizationId: string): Promise<void> {
-  // Contacts first, while the organization exists: their triggers keep the organization's
-  // counter rows, which the organization's own cascade then removes.
-  await ds.transaction(async (em) => {
-    await em.query(`DELETE FROM contacts WHERE organization_id = $1`, [organizationId]);
-    await em.query(`DELETE FROM organizations WHERE id = $1`, [organizationId]);
-  });
 }
 
 /** Downloads the errors file and parses it (header row included). */

@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
-import { dropOrganization, getImport, start, upload, waitForImport } from './imports-support';
+import { getImport, start, upload, waitForImport } from './imports-support';
+import { holdsFor } from '../support/wait-for';
 
 const ROWS = 200_000;
 const ROOT = resolve(__dirname, '../..');
@@ -56,7 +57,6 @@ describe('Contact import: a worker killed mid-import', () => {
   afterAll(async () => {
     for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
     await Promise.all(workers.map(exited));
-    await dropOrganization(ds, s.org.id);
     await app.close();
   });
 
@@ -94,8 +94,11 @@ describe('Contact import: a worker killed mid-import', () => {
     expect(atKill.processedRows).toBeGreaterThanOrEqual(mid.processedRows);
     expect(atKill.processedRows).toBeLessThan(ROWS);
     // Nothing moves while no worker runs: the killed worker's uncommitted batch is gone.
-    await new Promise((r) => setTimeout(r, 500));
-    expect((await getImport(s, up.import.id)).processedRows).toBe(atKill.processedRows);
+    await holdsFor(
+      async () =>
+        expect((await getImport(s, up.import.id)).processedRows).toBe(atKill.processedRows),
+      { everyMs: 100 },
+    );
 
     const second = spawnWorker();
     workers.push(second);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client, Pool } from 'pg';
 import { startSmtpSink } from '../sending/support/smtp-sink';
+import { waitFor } from '../support/wait-for';
 import type { OrgFixture, ResilienceContext } from './support/context';
 
 const root = path.resolve(__dirname, '../..');
@@ -38,15 +39,6 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   } finally {
     await admin.end();
   }
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what} did not come up within ${timeoutMs} ms`);
 }
 
 function portOpen(port: number): Promise<boolean> {
@@ -119,8 +111,12 @@ export async function startDevContext(opts: DevOptions = {}): Promise<DevContext
     children.push(child);
   }
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  await waitFor(async () => (await fetch(`${apiUrl}/health/live`)).ok, 'api');
-  await waitFor(() => portOpen(relayPort), 'relay');
+  await waitFor(async () => (await fetch(`${apiUrl}/health/live`)).ok, {
+    what: 'api',
+    timeoutMs: 60_000,
+    everyMs: 250,
+  });
+  await waitFor(() => portOpen(relayPort), { what: 'relay', timeoutMs: 60_000, everyMs: 250 });
 
   const db = new Pool({ connectionString: dbUrl.toString(), max: 4 });
 

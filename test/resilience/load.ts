@@ -7,9 +7,10 @@ import type { Reporter } from './support/context';
 import type { Platform } from './support/harness';
 import { dataOf, ApiClient } from './support/api-client';
 import { openLoop, routeStats, Sample, statsTable } from './support/open-loop';
-import { log, percentile, waitFor } from './support/util';
+import { log, percentile } from './support/util';
 import { createEndpoint, deliveryTotals } from './faults/webhooks';
 import { sendOne, settleLedger } from './faults/sends';
+import { waitFor } from '../support/wait-for';
 
 export interface LoadOptions {
   seconds: number;
@@ -171,13 +172,11 @@ export async function mixedLoad(
   const emails = await settleLedger(p, ackedEmails, 5 * 60_000);
   const expectedEvents = seedEvents + contactWrites;
   const hooks = await waitFor(
-    'every load webhook delivery to end',
     async () => {
       const t = await deliveryTotals(p, endpoint);
       return t.pending === 0 && t.total >= expectedEvents ? t : undefined;
     },
-    5 * 60_000,
-    1000,
+    { what: 'every load webhook delivery to end', timeoutMs: 5 * 60_000, everyMs: 1000 },
   ).catch(() => deliveryTotals(p, endpoint));
   const receivedIds = p.receiver.delivered(hook);
   const deliveredRows = await p.db.query<{ id: string; lag: string }>(

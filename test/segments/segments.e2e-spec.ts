@@ -3,7 +3,7 @@
 // (another organization's segment is 404 on every route; its contacts never appear).
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { fieldCipher, SegmentsService } from '@app/domain';
+import { fieldCipher, query, SegmentsService, sql } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
 import { seedContacts, SeedContact, Seeded } from './seed';
@@ -499,11 +499,11 @@ describe('Contact segments (§6)', () => {
         [dyn, ['target']],
         [st, ['c4']],
       ] as const) {
-        const sel = await svc.contactSelection(s.org.id, id, 2);
-        const rows = await ds.query<{ id: string }[]>(
-          `SELECT c.id FROM contacts c WHERE c.first_name <> $1 AND c.organization_id = $2
-              AND ${sel.predicate}`,
-          ['nobody', s.org.id, ...sel.params],
+        const sel = await svc.contactSelection(s.org.id, id);
+        const rows = await query<{ id: string }>(
+          ds,
+          sql`SELECT c.id FROM contacts c WHERE c.first_name <> ${'nobody'}
+                AND c.organization_id = ${s.org.id} AND ${sel}`,
         );
         expect(rows.map((r) => seeded.keys[r.id])).toEqual(expected);
       }

@@ -1,29 +1,28 @@
 // The delivery bookkeeping of concurrent deliveries is group-committed (MicroBatcher): claims of
-// many messages share one UPDATE, their run records another. Each caller must get back its own
+// many messages share one UPDATE, their run records one transaction. Each caller must get back its own
 // message, and each record must land on its own message: attempts, recipient states, status,
 // next attempt (the deferral schedule) and dispatch sequence (the follow-up job's id).
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AttemptRecord, ClaimedMessage, MessageRepository, SendService } from '@app/domain';
+import { AttemptRecord, ClaimedMessage, MessageService, RunRecord, SendService } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
-import { basicEmail, dropMessagesOf, sendingEnv } from './support/sending';
+import { basicEmail, sendingEnv } from './support/sending';
 
-describe('MessageRepository: batched claims and run records', () => {
+describe('MessageService: batched claims and run records', () => {
   let app: INestApplication;
   let s: Session;
   let ds: DataSource;
-  let repo: MessageRepository;
+  let repo: MessageService;
 
   beforeAll(async () => {
     sendingEnv();
     app = await createTestApp();
     s = await createSession(app, { plan: 'pro' });
     ds = app.get(DataSource);
-    repo = app.get(MessageRepository);
+    repo = app.get(MessageService);
   });
   afterAll(async () => {
-    await dropMessagesOf(app, [s.org.id]);
     await app.close();
   });
 
@@ -38,9 +37,12 @@ describe('MessageRepository: batched claims and run records', () => {
     return ids;
   }
 
-  /** Counts the statements the repository sends while `fn` runs. */
+  /**
+   * Counts the units of work sent to PostgreSQL while `fn` runs: each statement outside a
+   * transaction and each transaction takes a query runner of its own.
+   */
   async function statements<T>(fn: () => Promise<T>): Promise<{ out: T; count: number }> {
-    const spy = jest.spyOn(ds, 'query');
+    const spy = jest.spyOn(ds, 'createQueryRunner');
     try {
       const out = await fn();
       return { out, count: spy.mock.calls.length };
@@ -80,7 +82,7 @@ describe('MessageRepository: batched claims and run records', () => {
     const now = new Date();
     const requested = [ids[0], ids[1], ids[2], ids[0], ids[3], ids[4]];
     const { out: claimed, count } = await statements(() =>
-      Promise.all(requested.map((id) => repo.claim(id, now))),
+      Promise.all(requested.map((id) => repo.claim(s.org.id, id, now))),
     );
     expect(count).toBeLessThan(requested.length);
     expect(claimed.map((c) => c?.id ?? null)).toEqual([ids[0], ids[1], ids[2], null, ids[3], null]);
@@ -98,7 +100,7 @@ describe('MessageRepository: batched claims and run records', () => {
     );
     expect(leases.every((l) => l.leased)).toBe(true);
     // Held: nobody else gets them until the runs are recorded.
-    expect(await repo.claim(ids[1], new Date())).toBeNull();
+    expect(await repo.claim(s.org.id, ids[1], new Date())).toBeNull();
   });
 
   it('a message that cannot be read fails alone: the others of its batch are still delivered', async () => {
@@ -107,7 +109,7 @@ describe('MessageRepository: batched claims and run records', () => {
     await ds.query(`UPDATE messages SET content = 'not-a-ciphertext' WHERE id = $1`, [ids[1]]);
     const now = new Date();
     const { out: settled, count } = await statements(() =>
-      Promise.allSettled(ids.map((id) => repo.claim(id, now))),
+      Promise.allSettled(ids.map((id) => repo.claim(s.org.id, id, now))),
     );
     expect(count).toBeLessThan(ids.length);
     expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -127,7 +129,9 @@ describe('MessageRepository: batched claims and run records', () => {
     // A message that has been dispatched before: its follow-up sequence is its own.
     await ds.query(`UPDATE messages SET dispatch_seq = 5 WHERE id = $1`, [ids[1]]);
     const now = new Date();
-    const claimed = (await Promise.all(ids.map((id) => repo.claim(id, now)))) as ClaimedMessage[];
+    const claimed = (await Promise.all(
+      ids.map((id) => repo.claim(s.org.id, id, now)),
+    )) as ClaimedMessage[];
     expect(claimed.map((c) => c.id)).toEqual(ids);
     const retryAt = new Date(now.getTime() + 120_000);
     const partialRetryAt = new Date(now.getTime() + 60_000);
@@ -138,34 +142,37 @@ describe('MessageRepository: batched claims and run records', () => {
       nextAttemptAt: next,
       firstAttemptAt: now,
     });
-    const runs: Parameters<MessageRepository['recordRun']>[] = [
-      [
-        claimed[0],
-        [attempt(0, 'delivered', 250, now)],
-        [state(claimed[0], 0, 'delivered', null)],
-        { status: 'delivered', nextAttemptAt: null, completedAt: now },
-      ],
-      [
-        claimed[1],
-        [attempt(0, 'deferred', null, now)],
-        [state(claimed[1], 0, 'deferred', retryAt)],
-        { status: 'deferred', nextAttemptAt: retryAt, completedAt: null },
-      ],
-      [
-        claimed[2],
-        [attempt(0, 'bounced', 550, now)],
-        [state(claimed[2], 0, 'bounced', null)],
-        { status: 'bounced', nextAttemptAt: null, completedAt: now },
-      ],
-      [
-        claimed[3],
-        [attempt(0, 'delivered', 250, now), attempt(1, 'deferred', 451, now)],
-        [state(claimed[3], 0, 'delivered', null), state(claimed[3], 1, 'deferred', partialRetryAt)],
-        { status: 'deferred', nextAttemptAt: partialRetryAt, completedAt: null },
-      ],
+    const runs: Omit<RunRecord, 'bounces' | 'at'>[] = [
+      {
+        message: claimed[0],
+        attempts: [attempt(0, 'delivered', 250, now)],
+        recipients: [state(claimed[0], 0, 'delivered', null)],
+        outcome: { status: 'delivered', nextAttemptAt: null, completedAt: now },
+      },
+      {
+        message: claimed[1],
+        attempts: [attempt(0, 'deferred', null, now)],
+        recipients: [state(claimed[1], 0, 'deferred', retryAt)],
+        outcome: { status: 'deferred', nextAttemptAt: retryAt, completedAt: null },
+      },
+      {
+        message: claimed[2],
+        attempts: [attempt(0, 'bounced', 550, now)],
+        recipients: [state(claimed[2], 0, 'bounced', null)],
+        outcome: { status: 'bounced', nextAttemptAt: null, completedAt: now },
+      },
+      {
+        message: claimed[3],
+        attempts: [attempt(0, 'delivered', 250, now), attempt(1, 'deferred', 451, now)],
+        recipients: [
+          state(claimed[3], 0, 'delivered', null),
+          state(claimed[3], 1, 'deferred', partialRetryAt),
+        ],
+        outcome: { status: 'deferred', nextAttemptAt: partialRetryAt, completedAt: null },
+      },
     ];
     const { out: seqs, count } = await statements(() =>
-      Promise.all(runs.map((r) => repo.recordRun(...r))),
+      Promise.all(runs.map((r) => repo.record({ ...r, bounces: [], at: now }))),
     );
     expect(count).toBeLessThan(runs.length);
     expect(seqs).toEqual([1, 6, 1, 1]);
@@ -238,9 +245,9 @@ describe('MessageRepository: batched claims and run records', () => {
     ]);
 
     // The deferred ones are due again at their own time, and only then.
-    expect(await repo.claim(ids[1], new Date(retryAt.getTime() - 1))).toBeNull();
-    expect((await repo.claim(ids[1], retryAt))?.id).toBe(ids[1]);
-    expect((await repo.claim(ids[3], partialRetryAt))?.id).toBe(ids[3]);
-    expect(await repo.claim(ids[0], retryAt)).toBeNull();
+    expect(await repo.claim(s.org.id, ids[1], new Date(retryAt.getTime() - 1))).toBeNull();
+    expect((await repo.claim(s.org.id, ids[1], retryAt))?.id).toBe(ids[1]);
+    expect((await repo.claim(s.org.id, ids[3], partialRetryAt))?.id).toBe(ids[3]);
+    expect(await repo.claim(s.org.id, ids[0], retryAt)).toBeNull();
   });
 });

@@ -7,7 +7,8 @@ import { OrganizationService } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import { startSmtpSink, SmtpSink } from './support/smtp-sink';
-import { basicEmail, sendingEnv, startWorker, waitFor, waitForMessage } from './support/sending';
+import { basicEmail, sendingEnv, startWorker, waitForMessage } from './support/sending';
+import { waitFor } from '../support/wait-for';
 
 describe('Message log', () => {
   let sink: SmtpSink;
@@ -175,7 +176,7 @@ describe('Message log', () => {
     // The worker's retention timer (every second in this file) removes the expired message.
     await waitFor(
       async () => (await s.http.get(`/api/v1/user/messages/${oldJob}`)).status === 404,
-      'retention purge',
+      { what: 'retention purge' },
     );
     const [left] = await ds.query(
       `SELECT (SELECT count(*)::int FROM message_attempts WHERE message_id = $1) AS attempts,

@@ -45,10 +45,6 @@ describe('Direct MX delivery and private addresses (e2e)', () => {
     await app?.close();
     sendingEnv({ SMTP_OUTBOUND_URL: undefined, DNS_SERVERS: dns.address, ...vars });
     app = await createTestApp();
-    // Other files' undelivered messages are not this file's to deliver.
-    await app
-      .get(DataSource)
-      .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
     worker = await startWorker();
     s = await createSession(app, { plan: 'pro' });
   }

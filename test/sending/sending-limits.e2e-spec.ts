@@ -237,47 +237,6 @@ describe(SendingLimiter.name, () => {
     }
   });
 
-  it('reads and carries on the state written by the previous key layout (21 numbers)', async () => {
-    const orgId = await org({ perSecond: 5, perMinute: 10, perHour: 20, perDay: 40, perMonth: 80 });
-    const now = Date.parse('2031-03-15T10:20:30.250Z');
-    clock.t = now;
-    const step = Math.floor(now / 100);
-    const old = Buffer.alloc(21 * 8);
-    const put = (i: number, v: number) => old.writeDoubleLE(v, (i - 1) * 8);
-    put(1, step);
-    put(2, 3); // perSecond: 2 in this step, 1 in the step before
-    put(3 + (step % 11), 2);
-    put(3 + ((step - 1) % 11), 1);
-    put(14, Math.floor(now / 60_000));
-    put(15, 4);
-    put(16, Math.floor(now / 3_600_000));
-    put(17, 6);
-    put(18, Math.floor(now / 86_400_000));
-    put(19, 9);
-    put(20, 2031 * 12 + 2);
-    put(21, 12);
-    await app.get<Redis>(REDIS).set(`sl:{org:${orgId}}`, old);
-    expect(await remainingOf(orgId)).toEqual({
-      perSecond: 2,
-      perMinute: 6,
-      perHour: 14,
-      perDay: 31,
-      perMonth: 68,
-    });
-    await limiter.consume(orgId, { requests: 1, recipients: 1 });
-    // Rewritten whole in the current layout, with its TTL.
-    expect(await app.get<Redis>(REDIS).strlen(`sl:{org:${orgId}}`)).toBe(144);
-    expect(await app.get<Redis>(REDIS).pttl(`sl:{org:${orgId}}`)).toBeGreaterThan(0);
-    clock.t = now + 1000; // the step before has left perSecond, this one still counts
-    expect(await remainingOf(orgId)).toEqual({
-      perSecond: 2,
-      perMinute: 5,
-      perHour: 13,
-      perDay: 30,
-      perMonth: 67,
-    });
-  });
-
   it('keeps the limit key alive for the month of its last write (TTL renewed once a day)', async () => {
     const orgId = await org({});
     const redis = app.get<Redis>(REDIS);

@@ -1,4 +1,4 @@
-// The SMTP side of delivery runs in a worker thread (docs/sending.md, worker round 3): a thread
+// The SMTP side of delivery runs in a worker thread (smtp-thread.js): a thread
 // that dies mid-transaction leaves its message deferred, not lost, and a new thread delivers it;
 // a worker shutting down lets the message on a connection finish and defers the rest.
 import { INestApplication } from '@nestjs/common';
@@ -12,9 +12,9 @@ import {
   startDeliveryStack,
   startWorker,
   stopDeliveryStack,
-  waitFor,
   waitForMessage,
 } from './support/sending';
+import { waitFor } from '../support/wait-for';
 
 /** A RCPT TO answer the test releases when it wants (the transaction stays open until then). */
 function gate(): { wait: Promise<null>; open(): void } {
@@ -48,7 +48,9 @@ describe('Delivery through the SMTP thread', () => {
     const res = await s.http
       .post('/api/v1/send', basicEmail({ to: 'crash@example.test' }))
       .expect(202);
-    await waitFor(async () => sink.rcptSeen.includes('crash@example.test'), 'the RCPT TO');
+    await waitFor(async () => sink.rcptSeen.includes('crash@example.test'), {
+      what: 'the RCPT TO',
+    });
     const crashed = outbound.smtpThread.threadId;
     expect(crashed).not.toBeNull();
     await outbound.smtpThread.terminate();
@@ -73,20 +75,26 @@ describe('Delivery through the SMTP thread', () => {
     const first = await s.http
       .post('/api/v1/send', basicEmail({ to: 'inflight@example.test' }))
       .expect(202);
-    await waitFor(async () => sink.rcptSeen.includes('inflight@example.test'), 'the RCPT TO');
+    await waitFor(async () => sink.rcptSeen.includes('inflight@example.test'), {
+      what: 'the RCPT TO',
+    });
     const second = await s.http
       .post('/api/v1/send', basicEmail({ to: 'queued@example.test' }))
       .expect(202);
     // The second message is claimed and waits for the pool's one connection.
-    await waitFor(async () => {
-      const [row] = await app
-        .get(DataSource)
-        .query(`SELECT lease_until FROM messages WHERE job_id = $1`, [second.body.data.jobId]);
-      return row?.lease_until;
-    }, 'the second claim');
+    await waitFor(
+      async () => {
+        const [row] = await app
+          .get(DataSource)
+          .query(`SELECT lease_until FROM messages WHERE job_id = $1`, [second.body.data.jobId]);
+        return row?.lease_until;
+      },
+      { what: 'the second claim' },
+    );
 
     const closing = worker.close();
-    await new Promise((r) => setTimeout(r, 200));
+    // Shutdown has reached the pool once the queued message is deferred; the other is still held.
+    await waitForMessage(s.http, second.body.data.jobId, (m) => m.status === 'deferred');
     held.open();
     await closing;
 

@@ -1,13 +1,13 @@
 // Acceptance 5: a 202 survives Redis losing the job. The worker's sweeper re-queues committed
-// messages whose job is gone. This file FLUSHDBs its own Redis database (never FLUSHALL).
+// messages whose job is gone. Redis loses the file's queues (every key of its Bull prefix).
 import { getQueueToken } from '@nestjs/bull';
 import { INestApplication } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import type { Queue } from 'bull';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { EmailDispatcher, MessageMaintenanceService, QUEUES } from '@app/domain';
 import { createTestApp } from '../support/app';
+import { flushQueues, queueKeyCount } from '../support/redis';
 import { createSession, Session } from '../support/session';
 import { startSmtpSink, SmtpSink } from './support/smtp-sink';
 import { basicEmail, sendingEnv, startWorker, waitForMessage } from './support/sending';
@@ -52,14 +52,8 @@ describe('Sweeper', () => {
       .query(`SELECT dispatch_seq FROM messages WHERE id = $1`, [id]);
     expect(dispatch_seq).toBe(0);
 
-    const redis = new Redis(process.env.REDIS_URL!);
-    try {
-      expect(await redis.dbsize()).toBeGreaterThan(0);
-      await redis.flushdb();
-      expect(await redis.dbsize()).toBe(0);
-    } finally {
-      redis.disconnect();
-    }
+    expect(await flushQueues()).toBeGreaterThan(0);
+    expect(await queueKeyCount()).toBe(0);
     expect(await queue.getJob(`${id}:0`)).toBeNull();
 
     worker = await startWorker();
@@ -109,12 +103,6 @@ describe('Sweeper', () => {
        WHERE id = $1 RETURNING id`,
       [firstId],
     );
-    // Due messages of other files have no job in this file's queue: not this test's to count.
-    await ds.query(
-      `UPDATE messages SET next_attempt_at = NULL
-       WHERE next_attempt_at IS NOT NULL AND NOT (id = ANY($1))`,
-      [clones.map((c) => c.id)],
-    );
     try {
       const ordered: { id: string }[] = await ds.query(
         `SELECT id FROM messages WHERE id = ANY($1) ORDER BY next_attempt_at`,
@@ -123,7 +111,8 @@ describe('Sweeper', () => {
       // Live jobs for all but ten, and those ten come after the first 500 due rows.
       const lost = new Set(ordered.slice(560, 570).map((r) => r.id));
       const dispatcher = app.get(EmailDispatcher);
-      for (const { id } of ordered) if (!lost.has(id)) await dispatcher.enqueue(id, 0, 3_600_000);
+      for (const { id } of ordered)
+        if (!lost.has(id)) await dispatcher.enqueue(s.org.id, id, 0, 3_600_000);
       expect(await app.get(MessageMaintenanceService).sweep(0)).toBe(10);
       const bumped: { id: string }[] = await ds.query(
         `SELECT id FROM messages WHERE id = ANY($1) AND dispatch_seq = 1`,

@@ -3,13 +3,13 @@
 // while the test polls that worker's /health: every answer must come within 200 ms, and the
 // message must reach the SMTP sink tracked, with everything but the links and the pixel intact.
 import { INestApplication } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { MAX_TRACKED_HTML_BYTES, MAX_TRACKED_LINKS } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import { startSmtpSink, SmtpSink } from './support/smtp-sink';
-import { basicEmail, sendingEnv, waitFor, waitForMessage } from './support/sending';
+import { basicEmail, sendingEnv, waitForMessage } from './support/sending';
 import { pollHealth, spawnWorker, WorkerProcess } from './support/worker-process';
+import { waitFor } from '../support/wait-for';
 
 const SLOW_MS = 200;
 const RECIPIENT = 'hostile@example.test';
@@ -40,10 +40,6 @@ describe('Tracked HTML of hostile shape (worker process)', () => {
     sink = await startSmtpSink();
     sendingEnv({ SMTP_OUTBOUND_URL: sink.url, PUBLIC_BASE_URL: 'https://track.example.test' });
     app = await createTestApp();
-    // Other files' undelivered messages (their sinks are gone) must not queue ahead of this one.
-    await app
-      .get(DataSource)
-      .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
     worker = await spawnWorker();
     s = await createSession(app, { plan: 'pro' });
     // A first delivery starts the worker's SMTP thread (from sources: transpiled then), which is
@@ -65,7 +61,7 @@ describe('Tracked HTML of hostile shape (worker process)', () => {
 
     // Timed from a process of its own, from before the send until the message is rendered.
     const poller = pollHealth(worker.healthUrl);
-    await waitFor(async () => poller.latencies.length > 0, 'a first /health answer');
+    await waitFor(async () => poller.latencies.length > 0, { what: 'a first /health answer' });
     const res = await s.http
       .post(
         '/api/v1/send',
@@ -77,19 +73,17 @@ describe('Tracked HTML of hostile shape (worker process)', () => {
     // The worker renders before it sends: once the sink sees the recipient, the rewrite is done.
     await waitFor(
       async () => sink.rcptSeen.includes(RECIPIENT) || poller.latencies.some((ms) => ms >= SLOW_MS),
-      'the hostile message at the sink',
-      60_000,
+      { what: 'the hostile message at the sink', timeoutMs: 60_000 },
     );
     const latencies = await poller.stop();
     expect(latencies.filter((ms) => ms >= SLOW_MS)).toEqual([]);
     expect(latencies.length).toBeGreaterThanOrEqual(5);
 
     await waitForMessage(s.http, jobId, (m) => m.status === 'delivered', 60_000);
-    const mail = await waitFor(
-      async () => sink.messages.find((m) => m.to.includes(RECIPIENT)),
-      'the hostile message in the sink',
-      60_000,
-    );
+    const mail = await waitFor(async () => sink.messages.find((m) => m.to.includes(RECIPIENT)), {
+      what: 'the hostile message in the sink',
+      timeoutMs: 60_000,
+    });
     const out = String(mail.parsed.html);
     expect(out.match(/href="https:\/\/track\.example\.test\/t\/c\//g)).toHaveLength(links);
     expect(out).not.toContain('shop.example.test');
@@ -107,10 +101,9 @@ describe('Tracked HTML of hostile shape (worker process)', () => {
       .post('/api/v1/send', basicEmail({ to, html, track: { clicks: true, opens: true } }))
       .expect(202);
     await waitForMessage(s.http, res.body.data.jobId, (m) => m.status === 'delivered', 30_000);
-    const mail = await waitFor(
-      async () => sink.messages.find((m) => m.to.includes(to)),
-      'the untracked message in the sink',
-    );
+    const mail = await waitFor(async () => sink.messages.find((m) => m.to.includes(to)), {
+      what: 'the untracked message in the sink',
+    });
     expect(String(mail.parsed.html)).toBe(html);
   });
 });

@@ -8,8 +8,18 @@ import { configureApp } from '../../apps/api/src/configure-app';
 export interface TestAppOptions {
   /** Adjust providers before compiling (e.g. override Clock). */
   override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
-  /** Log level of the app's JSON logger (default warn). */
-  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Log level of the app's JSON logger (default LOG_LEVEL, which the e2e environment sets to error). */
+  logLevel?: LogLevel;
+}
+
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** The JSON logger of an app under test: errors only, unless the test or LOG_LEVEL asks for more. */
+export function testLogger(service: string, level?: LogLevel): JsonLogger {
+  return new JsonLogger(
+    service,
+    level ?? (process.env.LOG_LEVEL as LogLevel | undefined) ?? 'error',
+  );
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<INestApplication> {
@@ -18,7 +28,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<INestApp
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({
     bodyParser: false,
-    logger: new JsonLogger('api-test', opts.logLevel ?? 'warn'),
+    logger: testLogger('api-test', opts.logLevel),
   });
   configureApp(app, loadConfig());
   await app.init();

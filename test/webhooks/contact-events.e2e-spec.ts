@@ -1,8 +1,9 @@
+// contact.* events reach webhook endpoints, directly and through the outbox and its sweeper.
 import { INestApplication } from '@nestjs/common';
-import { ContactEvents, WebhookEvents } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
-import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './webhook-support';
+import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
+import { waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 
@@ -18,8 +19,6 @@ describe('Contact events reach webhook endpoints', () => {
   let s: Session;
 
   beforeAll(async () => {
-    // The worker's own sweeps (every webhookScanIntervalMs) are kept out of the way: the outbox
-    // tests run `sweep()` themselves and count what each call raised.
     const config = testConfig('contact-events', {
       webhookAllowPrivateTargets: true,
       webhookScanIntervalMs: 3_600_000,
@@ -107,132 +106,51 @@ describe('Contact events reach webhook endpoints', () => {
     expect(deleted.data).toEqual({ contact: { id } });
   });
 
-  describe('through the outbox', () => {
-    const outbox = (): Promise<
-      { id: string; type: string; attempts: number; last_error: string | null }[]
-    > =>
-      api.get(DataSource).query(
-        `SELECT id::text AS id, type, attempts, last_error FROM contact_event_outbox
-            WHERE organization_id = $1 ORDER BY id`,
-        [s.org.id],
-      );
-    /** Makes the organization's outbox rows due now, as if their grace period had passed. */
-    const makeDue = () =>
-      api.get(DataSource).query(
-        `UPDATE contact_event_outbox SET next_attempt_at = now() - interval '1 second'
-            WHERE organization_id = $1`,
-        [s.org.id],
-      );
-    const newContact = async (firstName: string): Promise<string> => {
-      const r = await s.http.post('/api/v1/user/contacts', { firstName }).expect(201);
-      return r.body.data.id as string;
+  describe("in the change's own transaction", () => {
+    /** The organization's stored deliveries of `type` (their data is encrypted). */
+    const stored = async (type: string): Promise<number> => {
+      const [{ n }] = await api
+        .get(DataSource)
+        .query(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE organization_id = $1 AND type = $2`,
+          [s.org.id, type],
+        );
+      return n as number;
     };
-    /** The webhook bus the app's ContactEvents raises its events through. */
-    const busOf = (app: INestApplication) =>
-      (app.get(ContactEvents) as unknown as { webhooks: WebhookEvents }).webhooks;
     const received = (type: string, id: string) =>
       bodies().filter((b) => b.type === type && b.data.contact?.id === id);
 
-    it('leaves nothing in the outbox once the events are raised after the commit', async () => {
-      const id = await newContact('Grace');
-      await seen('contact.created', 1);
-      await waitFor(() => received('contact.created', id).length === 1, { what: 'the event' });
-      expect(await outbox()).toEqual([]);
-    });
-
-    it('keeps the event of a committed change the bus refused, and the sweeper raises it once', async () => {
-      const id = await newContact('Edsger');
-      await waitFor(() => received('contact.created', id).length === 1, { what: 'created' });
-      // The database restarts between the change's commit and the webhook deliveries' insert.
-      const refused = jest
-        .spyOn(busOf(api), 'emitManyWithin')
-        .mockRejectedValueOnce(new Error('the database system is shutting down'));
-      try {
-        await s.http.patch(`/api/v1/user/contacts/${id}`, { lastName: 'Dijkstra' }).expect(200);
-        expect(refused).toHaveBeenCalledTimes(1);
-      } finally {
-        refused.mockRestore();
-      }
-      const [row] = await outbox();
-      expect(row).toMatchObject({ type: 'contact.updated', attempts: 0 });
-
-      // The sweeper leaves a fresh row to its own process; once due, it raises it.
-      const sweeper = worker.get(ContactEvents);
-      expect(await sweeper.sweep()).toBe(0);
-      await makeDue();
-      expect(await sweeper.sweep()).toBe(1);
+    it('has the event stored when the change answers, and sends it once', async () => {
+      const before = await stored('contact.updated');
+      const r = await s.http.post('/api/v1/user/contacts', { firstName: 'Grace' }).expect(201);
+      const id = r.body.data.id as string;
+      await s.http.patch(`/api/v1/user/contacts/${id}`, { lastName: 'Hopper' }).expect(200);
+      // Committed with the change: no wait.
+      expect(await stored('contact.updated')).toBe(before + 1);
       const [update] = await waitFor(
         () => {
           const got = received('contact.updated', id);
           return got.length ? got : null;
         },
-        { what: 'the swept contact.updated' },
+        { what: 'the contact.updated' },
       );
-      expect(update.data.contact).toMatchObject({ id, lastName: 'Dijkstra' });
-      expect(await outbox()).toEqual([]);
-    });
-
-    it('retries a row whose raise fails in the sweeper, with the error recorded', async () => {
-      const id = await newContact('Barbara');
+      expect(update.data.contact).toMatchObject({ id, firstName: 'Grace', lastName: 'Hopper' });
       await waitFor(() => received('contact.created', id).length === 1, { what: 'created' });
-      const refused = jest
-        .spyOn(busOf(api), 'emitManyWithin')
-        .mockRejectedValueOnce(new Error('connection terminated'));
-      const refusedAgain = jest
-        .spyOn(busOf(worker), 'emitManyWithin')
-        .mockRejectedValueOnce(new Error('connection terminated again'));
-      try {
-        await s.http.patch(`/api/v1/user/contacts/${id}`, { lastName: 'Liskov' }).expect(200);
-        await makeDue();
-        expect(await worker.get(ContactEvents).sweep()).toBe(0);
-        expect(refused).toHaveBeenCalledTimes(1);
-        expect(refusedAgain).toHaveBeenCalledTimes(1);
-      } finally {
-        refused.mockRestore();
-        refusedAgain.mockRestore();
-      }
-      const [row] = await outbox();
-      expect(row).toMatchObject({
-        type: 'contact.updated',
-        attempts: 1,
-        last_error: 'connection terminated again',
-      });
-      await makeDue();
-      expect(await worker.get(ContactEvents).sweep()).toBe(1);
-      await waitFor(() => received('contact.updated', id).length === 1, { what: 'the retry' });
-      expect(await outbox()).toEqual([]);
+      expect(received('contact.updated', id)).toHaveLength(1);
     });
 
-    it('raises each row once when two sweepers take the same due rows', async () => {
-      const ids = await Promise.all(['A', 'B', 'C', 'D', 'E', 'F'].map((n) => newContact(n)));
-      await waitFor(() => ids.every((id) => received('contact.created', id).length === 1), {
-        what: 'created',
-      });
-      // As if the api process had died after committing these deletes.
-      const db = api.get(DataSource);
-      const [{ t0 }] = await db.query(`SELECT clock_timestamp() AS t0`);
-      await db.query(
-        `INSERT INTO contact_event_outbox
-                (organization_id, type, contact_id, occurred_at, next_attempt_at)
-         SELECT $1, 'contact.deleted', id, now(), now() - interval '1 second'
-           FROM unnest($2::uuid[]) AS id`,
-        [s.org.id, ids],
-      );
-      const swept = await Promise.all([
-        worker.get(ContactEvents).sweep(),
-        api.get(ContactEvents).sweep(),
-      ]);
-      expect(swept[0] + swept[1]).toBe(ids.length);
-      await waitFor(() => ids.every((id) => received('contact.deleted', id).length >= 1), {
-        what: 'the deletes',
-      });
-      const [{ n }] = await db.query(
-        `SELECT count(*)::int AS n FROM webhook_deliveries
-          WHERE organization_id = $1 AND type = 'contact.deleted' AND created_at >= $2`,
-        [s.org.id, t0],
-      );
-      expect(n).toBe(ids.length);
-      expect(await outbox()).toEqual([]);
+    it('stores no event for a change that fails', async () => {
+      await s.http
+        .post('/api/v1/user/contacts', { emails: [{ email: 'taken@example.com' }] })
+        .expect(201);
+      const before = await stored('contact.created');
+      await s.http
+        .post('/api/v1/user/contacts', {
+          firstName: 'Twice',
+          emails: [{ email: 'taken@example.com' }],
+        })
+        .expect(409);
+      expect(await stored('contact.created')).toBe(before);
     });
   });
 });

@@ -1,7 +1,6 @@
 // email.* webhook events end to end: the send API and the worker deliver into a real SMTP sink,
 // the dispatcher POSTs the events to real HTTP receivers on loopback, and the tracking endpoints
-// raise opens and clicks. Every assertion is scoped to this file's organizations and jobs: the
-// database is shared with other files, whose workers and leftovers may be around.
+// raise opens and clicks.
 import { INestApplication } from '@nestjs/common';
 import { SendService } from '@app/domain';
 import { createHmac } from 'node:crypto';
@@ -10,15 +9,8 @@ import { createSession, Session } from '../support/session';
 import { startSmtpSink, SmtpSink } from '../sending/support/smtp-sink';
 import { insertContactEmail } from '../sending/support/sending';
 import { startTcpProxy } from '../sending/support/tcp-proxy';
-import {
-  createApiApp,
-  createWorker,
-  Receiver,
-  Received,
-  sleep,
-  testConfig,
-  waitFor,
-} from './webhook-support';
+import { createApiApp, createWorker, Receiver, Received, testConfig } from './webhook-support';
+import { holdsFor, waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 const DELIVERIES = '/api/v1/user/webhook-deliveries';
@@ -163,7 +155,7 @@ describe('email.* webhook events (e2e)', () => {
     await messageStatus(jobId, 'delivered');
     await waitForEvents(subscribed, jobId, 'email.delivered');
     await settled(s);
-    await sleep(200);
+    await holdsFor(() => expect(requestsFor(subscribed, jobId)).toHaveLength(2));
 
     const sent = requestsFor(subscribed, jobId, 'email.sent');
     const delivered = requestsFor(subscribed, jobId, 'email.delivered');

@@ -10,7 +10,8 @@ import { DataSource } from 'typeorm';
 import { EngagementStore } from '@app/domain';
 import { createSession, Session } from '../support/session';
 import { startSmtpSink, SmtpSink } from '../sending/support/smtp-sink';
-import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './webhook-support';
+import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
+import { holdsFor, waitFor } from '../support/wait-for';
 
 const ENGAGEMENT_TYPES = ['email.opened', 'email.clicked'];
 
@@ -144,8 +145,7 @@ describe('email.opened / email.clicked are stored before the hit answers (e2e)',
       try {
         // The hit is under way (its engagement row is written); its delivery cannot be stored.
         await waitFor(async () => (await engagementRows()) > engaged, { what: 'the hit' });
-        await new Promise((r) => setTimeout(r, 300));
-        expect(answered).toBe(false);
+        await holdsFor(() => expect(answered).toBe(false));
       } finally {
         await release();
       }
@@ -194,7 +194,10 @@ describe('email.opened / email.clicked are stored before the hit answers (e2e)',
     expect(answers.filter((h) => h.status !== 200 && h.status !== 302)).toEqual([]);
 
     // Attempted while the receiver is down, then sent again once it is back.
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(
+      () => receiver.requests.some((r) => !ignore.has(String(r.headers['x-webhook-delivery-id']))),
+      { what: 'an attempt while the receiver is down' },
+    );
     up = true;
     await waitFor(async () => (await storedDeliveries()) - before >= N, {
       what: `${N} stored deliveries`,

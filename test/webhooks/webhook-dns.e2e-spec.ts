@@ -3,7 +3,8 @@
 import { INestApplication } from '@nestjs/common';
 import { startDnsServer, TestDnsServer } from '../support/dns-server';
 import { createSession } from '../support/session';
-import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './webhook-support';
+import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
+import { waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 

@@ -1,3 +1,4 @@
+// The webhook endpoint routes: validation, plan limits, secrets, statistics, isolation.
 import { INestApplication } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';

@@ -4,7 +4,8 @@ import { INestApplication } from '@nestjs/common';
 import { WebhookRetention } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
-import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './webhook-support';
+import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
+import { waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 

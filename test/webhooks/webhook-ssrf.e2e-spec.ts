@@ -1,14 +1,9 @@
+// Private and internal targets refused at creation and at every attempt.
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
-import {
-  createApiApp,
-  createWorker,
-  Receiver,
-  sleep,
-  testConfig,
-  waitFor,
-} from './webhook-support';
+import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
+import { holdsFor, waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 const DELIVERIES = '/api/v1/user/webhook-deliveries';
@@ -132,8 +127,7 @@ describe('Webhook private-target guard without WEBHOOK_ALLOW_PRIVATE_TARGETS (e2
           `Max retries exceeded. Last error: ${d.attempts[0].errorMessage}`,
         );
       }
-      await sleep(200);
-      expect(receiver.requests).toHaveLength(0);
+      await holdsFor(() => expect(receiver.requests).toEqual([]));
     });
   });
 });

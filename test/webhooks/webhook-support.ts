@@ -1,11 +1,12 @@
 // Helpers of the webhook e2e tests: a real node:http receiver on loopback and in-process workers.
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, AppConfig, JsonLogger, loadConfig } from '@app/domain';
+import { APP_CONFIG, AppConfig, Events, EventType, loadConfig } from '@app/domain';
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { DataSource } from 'typeorm';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
-import { createTestApp } from '../support/app';
+import { createTestApp, testLogger } from '../support/app';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -87,7 +88,7 @@ export class Receiver {
   }
 }
 
-/** The run's configuration with this file's own Bull prefix, so no other file's worker takes its jobs. */
+/** The file's configuration with `overrides`; `file` is appended to its Bull prefix, which names its queues in Redis. */
 export function testConfig(file: string, overrides: Partial<AppConfig> = {}): AppConfig {
   const base = loadConfig();
   return { ...base, bullPrefix: `${base.bullPrefix}-${file}`, ...overrides };
@@ -103,22 +104,42 @@ export async function createWorker(config: AppConfig): Promise<INestApplication>
     .overrideProvider(APP_CONFIG)
     .useValue(config)
     .compile();
-  const app = moduleRef.createNestApplication({ logger: new JsonLogger('worker-test', 'warn') });
+  const app = moduleRef.createNestApplication({ logger: testLogger('worker-test') });
   await app.init();
   return app;
 }
 
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  { timeoutMs = 15_000, everyMs = 25, what = 'condition' } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+/**
+ * Raises one event as a producer does (`Events.emit` in its transaction, `wake` after the commit)
+ * and answers the ids of the deliveries it stored: the rows that transaction wrote. With
+ * `wake: false` the dispatchers are not told, as if the wake-up were lost.
+ */
+export async function emitEvent(
+  app: INestApplication,
+  organizationId: string,
+  type: EventType,
+  data: unknown,
+  { wake = true } = {},
+): Promise<string[]> {
+  const events = app.get(Events);
+  const ids = await app.get(DataSource).transaction(async (em) => {
+    await events.emit(em, organizationId, [{ type, data }]);
+    return storedIn(em, organizationId);
+  });
+  if (wake) events.wake();
+  return ids;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The deliveries of the organization written by the transaction of `em`, in endpoint order. */
+export async function storedIn(
+  em: { query: (q: string, p: unknown[]) => Promise<{ id: string }[]> },
+  organizationId: string,
+): Promise<string[]> {
+  const rows = await em.query(
+    `SELECT id FROM webhook_deliveries
+      WHERE organization_id = $1 AND xmin = pg_current_xact_id()::xid
+      ORDER BY webhook_endpoint_id`,
+    [organizationId],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,9 +1,10 @@
+// Two workers on one database: every delivery attempted once, retries and sweeps included.
 import { INestApplication } from '@nestjs/common';
-import { WebhookDeliveryRepository, WebhookEvents } from '@app/domain';
+import { WebhookDispatcher } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { WebhookDispatcher } from '../../apps/worker/src/webhooks/webhook-dispatcher.service';
 import { createSession, Session } from '../support/session';
-import { createApiApp, createWorker, Receiver, testConfig, waitFor } from './webhook-support';
+import { createApiApp, createWorker, emitEvent, Receiver, testConfig } from './webhook-support';
+import { waitFor } from '../support/wait-for';
 
 const ENDPOINTS = '/api/v1/user/webhook-endpoints';
 
@@ -13,7 +14,6 @@ describe('Webhook dispatch with two workers (e2e)', () => {
   let workers: INestApplication[];
   let receiver: Receiver;
   let ds: DataSource;
-  let events: WebhookEvents;
 
   beforeAll(async () => {
     const config = testConfig('two-workers', {
@@ -22,16 +22,9 @@ describe('Webhook dispatch with two workers (e2e)', () => {
       webhookConcurrency: 20,
     });
     api = await createApiApp(config);
-    // Workers take whatever is due in the shared database: other files' leftovers would count as
-    // this file's attempts. Start from a quiet database (they are not this file's to deliver).
-    await api.get(DataSource).query(
-      `WITH unqueued AS (DELETE FROM webhook_delivery_queue)
-       UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL WHERE status = 'pending'`,
-    );
     workers = [await createWorker(config), await createWorker(config)];
     receiver = await new Receiver().start();
     ds = api.get(DataSource);
-    events = api.get(WebhookEvents);
   });
   afterAll(async () => {
     for (const w of workers) await w.close();
@@ -54,7 +47,7 @@ describe('Webhook dispatch with two workers (e2e)', () => {
     for (let i = 0; i < n; i += 50) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(50, n - i) }, (_, j) =>
-          events.emit(orgId, 'contact.created', { n: i + j }),
+          emitEvent(api, orgId, 'contact.created', { n: i + j }),
         ),
       );
       ids.push(...batch.flat());
@@ -168,19 +161,11 @@ describe('Webhook dispatch with two workers (e2e)', () => {
     receiver.behaviour = () => ({ status: 200 });
     const { s, endpointId } = await setup();
     const before = attemptsBy();
-    const repo = api.get(WebhookDeliveryRepository);
     const ids: string[] = [];
     for (let i = 0; i < 200; i++) {
-      // Announced on a channel no dispatcher listens to.
+      // Stored as a producer stores them, but the dispatchers are never woken.
       ids.push(
-        ...(await repo.insertForEvent(
-          ds,
-          s.org.id,
-          'contact.created',
-          { lost: i },
-          new Date(),
-          'webhooks_nobody_listens',
-        )),
+        ...(await emitEvent(api, s.org.id, 'contact.created', { lost: i }, { wake: false })),
       );
     }
     // Old enough for the scans to treat them as lost.

@@ -1,7 +1,4 @@
 // `npm run admin -- <command> [--json]`: operator commands that need no HTTP (§3).
-// Output is one JSON object on stdout; progress and errors go to stderr.
-// `create-user` needs a password of at least 12 characters; `unlock-login [--email E] [--ip A]`
-// ends a login lock early (the account's failure window, the IP's, or both).
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
@@ -117,6 +114,11 @@ const OPTIONS = {
   ...IMPORT_FILE_OPTIONS,
 } as const;
 
+/**
+ * Runs one operator command. Output is one JSON object; `create-user` needs a password of at least
+ * 12 characters; `unlock-login [--email E] [--ip A]` ends a login lock early (the account's
+ * failure window, the IP's, or both).
+ */
 export async function runAdmin(argv: string[]): Promise<Record<string, unknown>> {
   const { values, positionals } = parseArgs({
     args: argv,

@@ -1,3 +1,4 @@
+// Entry point of the api: one process, or a node:cluster primary over API_PROCESSES.
 import cluster from 'node:cluster';
 import { NestFactory } from '@nestjs/core';
 import { AppConfig, JsonLogger, loadConfigOrExit } from '@app/domain';

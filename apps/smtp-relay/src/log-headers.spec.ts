@@ -1,3 +1,4 @@
+// The log's From and Subject of a relayed message, decoded as mailparser decodes them.
 import { simpleParser } from 'mailparser';
 import { headerBlock, logHeaders } from './log-headers';
 

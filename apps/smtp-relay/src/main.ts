@@ -1,3 +1,4 @@
+// Starts the SMTP relay process.
 import { NestFactory } from '@nestjs/core';
 import { JsonLogger, loadConfigOrExit } from '@app/domain';
 import { SmtpRelayModule } from './smtp-relay.module';

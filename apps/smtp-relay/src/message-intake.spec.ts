@@ -1,3 +1,4 @@
+// The relay's DATA intake: header caps however the message is cut, nothing held past a limit.
 import { PassThrough } from 'node:stream';
 import { HeaderMeter, MAX_HEADER_BYTES, MAX_HEADER_LINES, readMessage } from './message-intake';
 

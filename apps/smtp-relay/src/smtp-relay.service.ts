@@ -154,11 +154,7 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
     auth: SMTPServerAuthentication,
     session: SMTPServerSession,
   ): Promise<RelayUser> {
-    if (
-      !session.secure &&
-      !isLoopback(session.remoteAddress) &&
-      !this.config.smtpAllowInsecureAuth
-    ) {
+    if (insecureAuthRefused(session, this.config.smtpAllowInsecureAuth)) {
       throw smtpError(538, 'Must issue a STARTTLS command first');
     }
     const value = auth.password ?? '';

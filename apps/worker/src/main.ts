@@ -1,3 +1,4 @@
+// Entry point of the worker: processors and periodic tasks, health on WORKER_HEALTH_PORT.
 import { NestFactory } from '@nestjs/core';
 import { JsonLogger, loadConfigOrExit } from '@app/domain';
 import { WorkerModule } from './worker.module';

@@ -9,7 +9,6 @@ import {
   QueuesModule,
   RedisModule,
 } from '@app/domain';
-import { ContactEventsSweeper } from './contacts/contact-events.sweeper';
 import { CampaignsWorkerModule } from './campaigns/campaigns-worker.module';
 import { WorkerHealthController } from './health.controller';
 import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
@@ -32,6 +31,6 @@ import { ImportsSweeper } from './imports/imports.sweeper';
     ContactsModule,
   ],
   controllers: [WorkerHealthController],
-  providers: [ImportsProcessor, ImportsSweeper, ImportsHousekeeping, ContactEventsSweeper],
+  providers: [ImportsProcessor, ImportsSweeper, ImportsHousekeeping],
 })
 export class WorkerModule {}

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Browser, chromium, Locator, Page } from 'playwright-core';
 import { Plan, UserService } from '@app/domain';
 import { createTestApp } from '../../support/app';
+import { waitFor } from '../../support/wait-for';
 import { createSession, Session } from '../../support/session';
 import { sendingEnv, startWorker } from '../../sending/support/sending';
 import { startSmtpSink, SmtpSink } from '../../sending/support/smtp-sink';
@@ -137,14 +138,16 @@ export async function textEventually(
   ok: (text: string) => boolean,
   timeoutMs = 15_000,
 ): Promise<string> {
-  const until = Date.now() + timeoutMs;
   let last = '';
-  for (;;) {
-    last = (await locator.textContent({ timeout: timeoutMs }).catch(() => null)) ?? '';
-    if (ok(last)) return last;
-    if (Date.now() > until) throw new Error(`text never matched; last was: ${last}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return waitFor(
+    async () => {
+      last = (await locator.textContent({ timeout: timeoutMs }).catch(() => null)) ?? '';
+      return ok(last) && last;
+    },
+    { what: 'the expected text', timeoutMs, everyMs: 100 },
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; last was: ${last}`);
+  });
 }
 
 /** Picks `option` in the Mantine Select (or MultiSelect) labelled `label`. */

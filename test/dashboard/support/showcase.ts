@@ -4,8 +4,8 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { waitFor } from '../../sending/support/sending';
 import type { DashboardStack } from './browser';
+import { waitFor } from '../../support/wait-for';
 
 const FIRST = [
   'Olivia',
@@ -149,8 +149,7 @@ export async function seedShowcase(stack: DashboardStack): Promise<Showcase> {
       const r = await http.get(`/api/v1/user/contact-imports/${importId}`);
       return r.body.data.import.status.startsWith('completed');
     },
-    'the import',
-    60_000,
+    { what: 'the import', timeoutMs: 60_000 },
   );
 
   const contacts = (await http.get('/api/v1/user/contacts?limit=100').expect(200)).body.data as {
@@ -254,8 +253,7 @@ export async function seedShowcase(stack: DashboardStack): Promise<Showcase> {
     async () =>
       (await http.get(`/api/v1/user/campaigns/${campaign.body.data.id}`)).body.data.status ===
       'sent',
-    'the campaign',
-    60_000,
+    { what: 'the campaign', timeoutMs: 60_000 },
   );
 
   // Conversions over the last 30 days, mostly email.
@@ -305,8 +303,7 @@ export async function seedShowcase(stack: DashboardStack): Promise<Showcase> {
     async () =>
       (await http.get(`/api/v1/user/webhook-endpoints/${crm.body.data.id}`)).body.data
         .totalDeliveries >= 10,
-    'webhook deliveries',
-    60_000,
+    { what: 'webhook deliveries', timeoutMs: 60_000 },
   );
   return {
     receiver,

@@ -3,8 +3,9 @@
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
 import { dataOf, ApiClient } from '../support/api-client';
-import { log, sleep, tally, waitFor } from '../support/util';
+import { log, sleep, tally } from '../support/util';
 import { contactsCsv, startImport, waitImportDone } from './imports';
+import { waitFor } from '../../support/wait-for';
 
 interface CampaignView {
   id: string;
@@ -84,17 +85,14 @@ export async function workerKillDuringCampaign(
   await p.restartWorker('SIGKILL');
 
   const final = await waitFor(
-    'the campaign to be sent',
     async () => {
       const v = await read();
       return v.status === 'sending' ? undefined : v;
     },
-    10 * 60_000,
-    1000,
+    { what: 'the campaign to be sent', timeoutMs: 10 * 60_000, everyMs: 1000 },
   );
   // Messages the killed worker had leased are re-queued once their lease (5 min) runs out.
   const settled = await waitFor(
-    'every campaign message to be delivered',
     async () => {
       const r = await p.db.query<{ open: string; total: string }>(
         `SELECT count(*) FILTER (WHERE status IN ('queued','deferred')) AS open, count(*) AS total
@@ -103,8 +101,7 @@ export async function workerKillDuringCampaign(
       );
       return Number(r.rows[0].open) === 0 ? Number(r.rows[0].total) : undefined;
     },
-    9 * 60_000,
-    2000,
+    { what: 'every campaign message to be delivered', timeoutMs: 9 * 60_000, everyMs: 2000 },
   ).catch(() => -1);
   await sleep(2000); // a delivery recorded a moment ago has reached the sink before; be generous
 

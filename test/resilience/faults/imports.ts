@@ -3,7 +3,8 @@
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
 import { dataOf, ApiClient } from '../support/api-client';
-import { log, sleep, waitFor } from '../support/util';
+import { log, sleep } from '../support/util';
+import { waitFor } from '../../support/wait-for';
 
 export interface ImportView {
   id: string;
@@ -87,13 +88,11 @@ export async function waitImportDone(
   timeoutMs: number,
 ): Promise<ImportView> {
   return waitFor(
-    `import ${id} to finish`,
     async () => {
       const v = await readImport(http, id);
       return TERMINAL.includes(v.status) ? v : undefined;
     },
-    timeoutMs,
-    500,
+    { what: `import ${id} to finish`, timeoutMs: timeoutMs, everyMs: 500 },
   );
 }
 

@@ -5,9 +5,10 @@ import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
 import { dataOf, ApiClient } from '../support/api-client';
 import { openLoop, routeStats, Sample, statsTable } from '../support/open-loop';
-import { log, sleep, waitFor } from '../support/util';
+import { log, sleep } from '../support/util';
 import { sendOne } from './sends';
 import { createEndpoint, deliveryTotals } from './webhooks';
+import { waitFor } from '../../support/wait-for';
 
 // No answer after this long is a hang: the pool gives up connecting after 5 s; the rest is headroom
 // for a machine shared with other work.
@@ -138,21 +139,18 @@ export async function postgresRestartUnderLoad(
   const probeId = probe.body?.data?.messageId;
   const workerBack =
     probe.status === 202 &&
-    (await waitFor(
-      'a send after the restart at the sink',
-      () => p.sink.messages().some((m) => m.messageId === probeId),
-      60_000,
-      500,
-    ).catch(() => false));
+    (await waitFor(() => p.sink.messages().some((m) => m.messageId === probeId), {
+      what: 'a send after the restart at the sink',
+      timeoutMs: 60_000,
+      everyMs: 500,
+    }).catch(() => false));
   // Events: once every delivery ended, each contact in the database was announced exactly once.
   const hooks = await waitFor(
-    'the contact.created deliveries to end',
     async () => {
       const t = await deliveryTotals(p, endpoint);
       return t.pending === 0 ? t : undefined;
     },
-    3 * 60_000,
-    1000,
+    { what: 'the contact.created deliveries to end', timeoutMs: 3 * 60_000, everyMs: 1000 },
   ).catch(() => deliveryTotals(p, endpoint));
   const inDb = await p.db.query<{ id: string }>(
     `SELECT id FROM contacts WHERE organization_id = $1`,

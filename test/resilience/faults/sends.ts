@@ -2,7 +2,8 @@
 // compares what the API acknowledged with what reached the SMTP sink.
 import type { Platform } from '../support/harness';
 import type { ApiClient, ApiResult } from '../support/api-client';
-import { tally, waitFor } from '../support/util';
+import { tally } from '../support/util';
+import { waitFor } from '../../support/wait-for';
 
 export interface Acknowledged {
   messageId: string;
@@ -61,12 +62,11 @@ export async function settleLedger(
   timeoutMs: number,
   quietMs = 12_000,
 ): Promise<Ledger> {
-  await waitFor(
-    'every acknowledged message at the sink',
-    () => ledger(p, acked).missing === 0,
-    timeoutMs,
-    1000,
-  ).catch(() => undefined);
+  await waitFor(() => ledger(p, acked).missing === 0, {
+    what: 'every acknowledged message at the sink',
+    timeoutMs: timeoutMs,
+    everyMs: 1000,
+  }).catch(() => undefined);
   await new Promise((r) => setTimeout(r, quietMs));
   return ledger(p, acked);
 }

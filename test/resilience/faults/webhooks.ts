@@ -4,7 +4,8 @@
 import type { Reporter } from '../support/context';
 import type { Platform } from '../support/harness';
 import { dataOf, ApiClient } from '../support/api-client';
-import { log, sleep, waitFor } from '../support/util';
+import { log, sleep } from '../support/util';
+import { waitFor } from '../../support/wait-for';
 
 export interface DeliveryTotals {
   total: number;
@@ -95,7 +96,6 @@ export async function workerKillDuringWebhookRetries(
 
   // Kill while both endpoints have deliveries in their retry schedule.
   await waitFor(
-    'first attempts on both endpoints',
     async () => {
       const r = await p.db.query<{ n: string }>(
         `SELECT count(DISTINCT webhook_endpoint_id) AS n FROM webhook_attempts a
@@ -105,7 +105,7 @@ export async function workerKillDuringWebhookRetries(
       );
       return Number(r.rows[0].n) === 2;
     },
-    120_000,
+    { what: 'first attempts on both endpoints', timeoutMs: 120_000 },
   );
   log('webhook retries under way: SIGKILL worker');
   await p.restartWorker('SIGKILL', 2000);
@@ -115,13 +115,11 @@ export async function workerKillDuringWebhookRetries(
 
   const settle = async (id: string) =>
     waitFor(
-      'every delivery to end',
       async () => {
         const t = await deliveryTotals(p, id);
         return t.pending === 0 ? t : undefined;
       },
-      6 * 60_000,
-      1000,
+      { what: 'every delivery to end', timeoutMs: 6 * 60_000, everyMs: 1000 },
     ).catch(() => deliveryTotals(p, id));
   const [f, h] = [await settle(flaky), await settle(hang)];
   const receivedFlaky = p.receiver.delivered(flakyHook);

@@ -14,7 +14,8 @@ import { ApiClient } from './api-client';
 import { LogBook, ManagedProcess } from './processes';
 import { WebhookReceiver } from './receiver';
 import { SmtpSink } from './sink';
-import { freePort, log, sleep, waitFor } from './util';
+import { waitFor } from '../../support/wait-for';
+import { freePort, log, sleep } from './util';
 
 const DATABASE = 'messaging';
 
@@ -234,23 +235,33 @@ export class Platform {
   async startRedis(): Promise<void> {
     if (!this.redis) throw new Error('Redis is not ours to start');
     this.redis.start();
-    await waitFor('redis-server', () => tcpOpen(this.redisPort), 15_000, 100);
+    await waitFor(() => tcpOpen(this.redisPort), {
+      what: 'redis-server',
+      timeoutMs: 15_000,
+      everyMs: 100,
+    });
   }
 
   // ---- platform processes ------------------------------------------------------------------
 
   async apiReady(timeoutMs = 90_000): Promise<void> {
     const http = new ApiClient(this.apiUrl, {}, 2000);
-    await waitFor('the api', async () => (await http.get('/health')).status === 200, timeoutMs);
+    await waitFor(async () => (await http.get('/health')).status === 200, {
+      what: 'the api',
+      timeoutMs: timeoutMs,
+    });
   }
 
   async workerReady(timeoutMs = 90_000): Promise<void> {
     const http = new ApiClient(`http://127.0.0.1:${this.workerHealthPort}`, {}, 2000);
-    await waitFor('the worker', async () => (await http.get('/health')).status === 200, timeoutMs);
+    await waitFor(async () => (await http.get('/health')).status === 200, {
+      what: 'the worker',
+      timeoutMs: timeoutMs,
+    });
   }
 
   async relayReady(timeoutMs = 90_000): Promise<void> {
-    await waitFor('the relay', () => smtpBanner(this.relayPort), timeoutMs);
+    await waitFor(() => smtpBanner(this.relayPort), { what: 'the relay', timeoutMs: timeoutMs });
   }
 
   /** Kills the worker with `signal` and starts a new one (the crash-and-replace of a deployment). */

@@ -17,32 +17,6 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Polls `probe` every `everyMs` until it returns a value other than undefined/false, or throws at the deadline. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs: number,
-  everyMs = 250,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > until) {
-      const why = last instanceof Error ? `: ${last.message}` : '';
-      throw new Error(
-        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${why}`,
-      );
-    }
-    await sleep(everyMs);
-  }
-}
-
 /** Nearest-rank percentile of unsorted samples (ms); 0 without samples. */
 export function percentile(samples: number[], p: number): number {
   if (!samples.length) return 0;

@@ -1,20 +1,18 @@
-// Shared set-up of the sending e2e tests: an isolated queue per file, the worker in-process,
+// Shared set-up of the sending e2e tests: the file's environment, the worker in-process,
 // contact rows written with SQL, and polling helpers.
 import { INestApplication } from '@nestjs/common';
 import { Test, TestingModule, TestingModuleBuilder } from '@nestjs/testing';
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { fieldCipher, JsonLogger, normaliseEmail } from '@app/domain';
+import { fieldCipher, normaliseEmail } from '@app/domain';
 import { WorkerModule } from '../../../apps/worker/src/worker.module';
-import { createTestApp } from '../../support/app';
+import { createTestApp, testLogger } from '../../support/app';
 import { createSession, Session } from '../../support/session';
 import type { Client } from '../../support/session';
+import { waitFor } from '../../support/wait-for';
 import { startSmtpSink, SmtpSink } from './smtp-sink';
 
 /** Environment of one test file; call before creating the apps (config is read at compile). */
 export function sendingEnv(vars: Record<string, string | undefined> = {}): void {
-  // Each file gets its own Bull prefix: a worker must never take another file's job.
-  process.env.BULL_PREFIX = `${process.env.BULL_PREFIX ?? 'mp-test'}-${randomBytes(3).toString('hex')}`;
   // Loopback is exempt from the per-IP send limits, so files sharing 127.0.0.1 never trip them;
   // the per-IP tests use other client addresses (X-Forwarded-For with TRUST_PROXY).
   process.env.SEND_IP_ALLOWLIST = '127.0.0.1,::1';
@@ -34,9 +32,7 @@ export interface DeliveryStack {
 
 /**
  * Starts a sink, the api and the worker delivering to the sink (`SMTP_OUTBOUND_URL`) with `vars`
- * as the rest of the file's environment. The worker claims whatever is due in the shared
- * database, and other files' undelivered messages (their sinks are gone) would queue ahead of
- * this file's: they are set aside first.
+ * as the rest of the file's environment.
  */
 export async function startDeliveryStack(
   vars: Record<string, string | undefined> = {},
@@ -44,9 +40,6 @@ export async function startDeliveryStack(
   const sink = await startSmtpSink();
   sendingEnv({ SMTP_OUTBOUND_URL: sink.url, ...vars });
   const app = await createTestApp();
-  await app
-    .get(DataSource)
-    .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
   const worker = await startWorker();
   const s = await createSession(app, { plan: 'pro' });
   return { sink, app, worker, s };
@@ -65,23 +58,9 @@ export async function startWorker(
   let builder = Test.createTestingModule({ imports: [WorkerModule] });
   if (override) builder = override(builder);
   const worker = await builder.compile();
-  worker.useLogger(new JsonLogger('worker-test', 'warn'));
+  worker.useLogger(testLogger('worker-test'));
   await worker.init();
   return worker;
-}
-
-export async function waitFor<T>(
-  probe: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export interface MessageBody {
@@ -120,8 +99,7 @@ export function waitForMessage(
       const res = await http.get(`/api/v1/user/messages/${jobId}`);
       return res.status === 200 && done(res.body.data) ? (res.body.data as MessageBody) : null;
     },
-    `message ${jobId}`,
-    timeoutMs,
+    { what: `message ${jobId}`, timeoutMs },
   );
 }
 
@@ -172,17 +150,4 @@ export function basicEmail(overrides: Record<string, unknown> = {}): Record<stri
     text: 'Hello there',
     ...overrides,
   };
-}
-
-/**
- * Files without a worker leave queued messages behind; the sweeper of a later file (same database,
- * another queue) would deliver them into its own sink. Drop them when the file ends.
- */
-export async function dropMessagesOf(
-  app: INestApplication,
-  organizationIds: string[],
-): Promise<void> {
-  await app
-    .get(DataSource)
-    .query(`DELETE FROM messages WHERE organization_id = ANY($1::uuid[])`, [organizationIds]);
 }

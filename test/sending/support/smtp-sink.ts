@@ -3,6 +3,7 @@
 import { simpleParser, ParsedMail } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { waitFor } from '../../support/wait-for';
 
 export interface SinkMessage {
   from: string;
@@ -42,16 +43,11 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
     url: '',
     messages: [],
     rcptSeen: [],
-    waitForMessages: async (count, timeoutMs = 15_000) => {
-      const until = Date.now() + timeoutMs;
-      while (sink.messages.length < count) {
-        if (Date.now() > until) {
-          throw new Error(`sink got ${sink.messages.length} messages, expected ${count}`);
-        }
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      return sink.messages;
-    },
+    waitForMessages: (count, timeoutMs = 15_000) =>
+      waitFor(() => sink.messages.length >= count && sink.messages, {
+        what: `${count} messages at the sink`,
+        timeoutMs,
+      }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server = new SMTPServer({

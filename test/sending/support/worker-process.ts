@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import request from 'supertest';
+import { waitFor } from '../../support/wait-for';
 
 const ROOT = resolve(__dirname, '../../..');
 
@@ -54,20 +55,20 @@ export async function spawnWorker(env: Record<string, string> = {}): Promise<Wor
       await exited;
     },
   };
-  const until = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`worker exited at start: ${stderr}`);
-    const res = await request(worker.healthUrl)
-      .get('/health')
-      .timeout(2000)
-      .catch(() => null);
-    if (res?.status === 200) return worker;
-    if (Date.now() > until) {
-      await worker.kill();
-      throw new Error(`worker did not answer /health: ${stderr}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`worker exited at start: ${stderr}`);
+        const res = await request(worker.healthUrl).get('/health').timeout(2000);
+        return res.status === 200;
+      },
+      { what: 'the worker to answer /health', timeoutMs: 60_000, everyMs: 100 },
+    );
+  } catch (err) {
+    await worker.kill();
+    throw new Error(`${(err as Error).message}\n${stderr}`);
   }
+  return worker;
 }
 
 /** Polls `url` one request at a time, 10 ms apart, and prints each answer's time in ms. */

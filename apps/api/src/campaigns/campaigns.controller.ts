@@ -1,3 +1,4 @@
+// HTTP routes of campaigns (§11): one service call each.
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CampaignService } from '@app/domain';

@@ -1,3 +1,4 @@
+// Request and response shapes of the campaign routes.
 import { PageQueryDto } from '../http/page-query.dto';
 import { Transform } from 'class-transformer';
 import {

@@ -1,3 +1,4 @@
+// HTTP route that records a conversion (§11).
 import { Body, Controller, Post, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ConversionService } from '@app/domain';

@@ -1,5 +1,4 @@
-// Channel records of a contact: POST to add, PATCH to change status / primary flag / non-secret
-// fields, DELETE to remove. The encrypted value itself is immutable (a PATCH carrying it is a 422).
+// HTTP routes of a contact's channel records; the encrypted value is immutable (PATCH refuses it).
 import { Body, Controller, Delete, Param, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {

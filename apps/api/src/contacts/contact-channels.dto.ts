@@ -1,12 +1,10 @@
-// Bodies of the channel-record routes. Create bodies carry the (encrypted) value; update bodies
-// deliberately do not, so a PATCH carrying it is refused by the whitelist with rule `unknown`.
+// Bodies of the channel-record routes; an update body never carries the encrypted value.
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import {
   IsDefined,
   IsBoolean,
   IsDate,
-  IsEmail,
   IsIn,
   IsObject,
   IsOptional,
@@ -17,7 +15,6 @@ import {
   ValidateIf,
 } from 'class-validator';
 import {
-  CONTACT_LIMITS,
   EMAIL_STATUSES,
   IMESSAGE_STATUSES,
   PUSH_PLATFORMS,
@@ -36,6 +33,7 @@ import type {
   WhatsappStatus,
 } from '@app/domain';
 import { ToDate } from '../http/validation';
+import { ContactRule } from './contact-rules.decorators';
 
 /** Surrounding whitespace is not part of the value. */
 export const Trim = () =>
@@ -64,8 +62,7 @@ const CountryCode = () =>
 export class CreateEmailDto extends PrimaryFlag {
   @IsDefined()
   @Trim()
-  @IsEmail()
-  @MaxLength(CONTACT_LIMITS.email)
+  @ContactRule('email')
   email: string;
 
   @OptionalValue()
@@ -87,8 +84,7 @@ export class UpdateEmailDto extends PrimaryFlag {
 export class CreateSmsDto extends PrimaryFlag {
   @IsDefined()
   @IsString(PHONE)
-  @MinLength(CONTACT_LIMITS.phoneMin)
-  @MaxLength(CONTACT_LIMITS.phoneMax)
+  @ContactRule('phoneNumber')
   phoneNumber: string;
 
   /** Two-letter country code; derived from the calling code when omitted. */
@@ -110,8 +106,7 @@ export class UpdateSmsDto extends PrimaryFlag {
 export class CreateWhatsappDto extends PrimaryFlag {
   @IsDefined()
   @IsString(PHONE)
-  @MinLength(CONTACT_LIMITS.phoneMin)
-  @MaxLength(CONTACT_LIMITS.phoneMax)
+  @ContactRule('phoneNumber')
   phoneNumber: string;
 
   @OptionalValue()
@@ -150,8 +145,7 @@ export class UpdateWhatsappDto extends PrimaryFlag {
 export class CreateTelegramDto extends PrimaryFlag {
   @IsDefined()
   @IsString(PHONE)
-  @MinLength(CONTACT_LIMITS.phoneMin)
-  @MaxLength(CONTACT_LIMITS.phoneMax)
+  @ContactRule('phoneNumber')
   phoneNumber: string;
 
   @OptionalValue()
@@ -161,8 +155,7 @@ export class CreateTelegramDto extends PrimaryFlag {
   /** The handle, without or with its leading @. */
   @IsOptional()
   @IsString()
-  @MinLength(1)
-  @MaxLength(CONTACT_LIMITS.telegramUsername)
+  @ContactRule('telegramUsername')
   username?: string | null;
 
   @OptionalValue()
@@ -189,14 +182,12 @@ export class UpdateTelegramDto extends PrimaryFlag {
 export class CreateImessageDto extends PrimaryFlag {
   @IsDefined()
   @Trim()
-  @IsEmail()
-  @MaxLength(CONTACT_LIMITS.email)
+  @ContactRule('email')
   appleId: string;
 
   @IsOptional()
   @IsString(PHONE)
-  @MinLength(CONTACT_LIMITS.phoneMin)
-  @MaxLength(CONTACT_LIMITS.phoneMax)
+  @ContactRule('phoneNumber')
   phoneNumber?: string | null;
 
   @OptionalValue()

@@ -1,3 +1,4 @@
+// HTTP routes of contact lists and memberships (§5).
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ContactListsService, toListResponse, toMembershipResponse } from '@app/domain';

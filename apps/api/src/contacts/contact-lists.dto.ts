@@ -1,3 +1,4 @@
+// Bodies and queries of the contact-list routes.
 import {
   IsDefined,
   ArrayMaxSize,
@@ -14,6 +15,7 @@ import { CHANNELS, LIST_STATUSES, MEMBERSHIP_STATUSES } from '@app/domain';
 import type { Channel, ListStatus, MembershipStatus } from '@app/domain';
 import { PageQueryDto } from '../http/page-query.dto';
 import { OptionalValue } from './contact-channels.dto';
+import { TagNames } from './contact-rules.decorators';
 
 class ListFieldsDto {
   @IsOptional()
@@ -35,10 +37,7 @@ class ListFieldsDto {
   /** Tag names; replaces the list's tags. */
   @OptionalValue()
   @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(100, { each: true })
+  @TagNames()
   tags?: string[];
 }
 

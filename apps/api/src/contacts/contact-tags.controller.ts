@@ -1,3 +1,4 @@
+// HTTP routes of tags (§5).
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ContactTagsService, toTagNameResponse, toTagResponse } from '@app/domain';

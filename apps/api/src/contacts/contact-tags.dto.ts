@@ -1,9 +1,10 @@
-import { IsDefined, IsString, MaxLength, MinLength } from 'class-validator';
+// Body of the tag routes: a tag's name.
+import { IsDefined, IsString } from 'class-validator';
+import { ContactRule } from './contact-rules.decorators';
 
 export class TagNameDto {
   @IsDefined()
   @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @ContactRule('tagName')
   name: string;
 }

@@ -1,3 +1,4 @@
+// HTTP routes of contacts (§5).
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ContactsService, toContactResponse } from '@app/domain';

@@ -1,3 +1,4 @@
+// Bodies and query of the contact routes.
 import { Type } from 'class-transformer';
 import {
   IsDefined,
@@ -5,23 +6,15 @@ import {
   IsArray,
   IsDate,
   IsIn,
-  IsLocale,
   IsObject,
   IsOptional,
   IsString,
-  IsTimeZone,
   IsUUID,
   MaxLength,
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import {
-  CONTACT_CHANNELS,
-  CONTACT_LIMITS,
-  CONTACT_SORT_FIELDS,
-  CONTACT_STATUSES,
-  SORT_ORDERS,
-} from '@app/domain';
+import { CONTACT_CHANNELS, CONTACT_SORT_FIELDS, CONTACT_STATUSES, SORT_ORDERS } from '@app/domain';
 import type { ContactChannel, ContactSortField, ContactStatus, SortOrder } from '@app/domain';
 import {
   CreateEmailDto,
@@ -35,6 +28,7 @@ import {
 } from './contact-channels.dto';
 import { PageQueryDto } from '../http/page-query.dto';
 import { ToDate } from '../http/validation';
+import { ContactRule, TagNames } from './contact-rules.decorators';
 
 /** GET /contacts query (§5), in the spec's order. */
 export class ListContactsQueryDto extends PageQueryDto {
@@ -66,32 +60,31 @@ export class ListContactsQueryDto extends PageQueryDto {
 export class UpdateContactDto {
   @IsOptional()
   @IsString()
-  @MaxLength(CONTACT_LIMITS.name)
+  @ContactRule('name')
   firstName?: string | null;
 
   @IsOptional()
   @IsString()
-  @MaxLength(CONTACT_LIMITS.name)
+  @ContactRule('name')
   lastName?: string | null;
 
   @IsOptional()
   @IsString()
-  @MaxLength(CONTACT_LIMITS.displayName)
+  @ContactRule('displayName')
   displayName?: string | null;
 
   /** IANA zone name, e.g. Europe/Paris. */
   @IsOptional()
-  @IsTimeZone()
+  @ContactRule('timezone')
   timezone?: string | null;
 
   /** Language code, e.g. en or pt-BR. */
   @IsOptional()
-  @IsLocale()
-  @MaxLength(CONTACT_LIMITS.language)
+  @ContactRule('language')
   language?: string | null;
 
   @IsOptional()
-  @IsIn(CONTACT_STATUSES)
+  @ContactRule('status')
   status?: ContactStatus | null;
 
   @IsOptional()
@@ -100,7 +93,7 @@ export class UpdateContactDto {
 
   @IsOptional()
   @IsString()
-  @MaxLength(CONTACT_LIMITS.notes)
+  @ContactRule('notes')
   notes?: string | null;
 
   @IsOptional()
@@ -113,10 +106,7 @@ export class CreateContactDto extends UpdateContactDto {
   /** Tag names; tags that do not exist yet are created. */
   @OptionalValue()
   @IsArray()
-  @ArrayMaxSize(CONTACT_LIMITS.tagsPerContact)
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(CONTACT_LIMITS.tagName, { each: true })
+  @TagNames()
   tags?: string[];
 
   @OptionalValue()
@@ -179,9 +169,6 @@ export class CreateContactDto extends UpdateContactDto {
 export class AddTagsDto {
   @IsDefined()
   @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(100, { each: true })
+  @TagNames()
   names: string[];
 }

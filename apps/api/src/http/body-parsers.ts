@@ -1,15 +1,18 @@
-// Request bodies (§4, §16): JSON up to 1 MiB in general and 15 MiB on the send API, URL-encoded
-// forms up to 1 MiB; parser failures become domain errors. A body of at most 64 KB is read before
-// routing; a larger or unsized (chunked) one only once the route's guards passed (credential,
-// per-key limit, scopes; the send API's per-IP limits run before them), so a refused client never
-// makes the server read it. A parsed body is then checked once for what no route can take:
-// nesting deeper than any DTO reads (the validation pipe walks bodies recursively and would
-// overflow the stack), NUL characters (PostgreSQL text and jsonb cannot hold U+0000) and unpaired
-// surrogates (not text; validator's isEmail throws on them), in the body and the query string.
+// Request bodies (§4, §16): read before routing up to 64 KB, after the guards beyond.
 import { CanActivate, ExecutionContext, INestApplication, Injectable } from '@nestjs/common';
 import { PayloadTooLargeError, ValidationFailedError } from '@app/domain';
 import express, { NextFunction, Request, Response } from 'express';
 
+/*
+ * JSON up to 1 MiB in general and 15 MiB on the send API, URL-encoded forms up to 1 MiB; parser
+ * failures become domain errors. A body of at most 64 KB is read before
+ * routing; a larger or unsized (chunked) one only once the route's guards passed (credential,
+ * per-key limit, scopes; the send API's per-IP limits run before them), so a refused client never
+ * makes the server read it. A parsed body is then checked once for what no route can take:
+ * nesting deeper than any DTO reads (the validation pipe walks bodies recursively and would
+ * overflow the stack), NUL characters (PostgreSQL text and jsonb cannot hold U+0000) and unpaired
+ * surrogates (not text; validator's isEmail throws on them), in the body and the query string.
+ */
 type Parser = (req: Request, res: Response, next: NextFunction) => void;
 
 /** Bodies up to this size are read before authentication; larger or chunked ones after it. */

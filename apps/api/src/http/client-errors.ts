@@ -1,6 +1,4 @@
-// Requests Node's HTTP server refuses before any route runs (bytes that are not HTTP, headers over
-// the size limit, a request that never finishes, an Expect it cannot meet, HTTP/1.1 without Host)
-// still get the error envelope of §4 with a code of the spec's list (§16), not a bare status line.
+// The error envelope for requests Node's HTTP server refuses before any route runs.
 import type { ErrorCode, FieldError } from '@app/domain';
 import { ValidationFailedError } from '@app/domain';
 import type { NextFunction, Request, Response } from 'express';
@@ -8,6 +6,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
+/**
+ * Bytes that are not HTTP, headers over the size limit, a request that never finishes, an Expect
+ * it cannot meet, HTTP/1.1 without Host: each still gets the error envelope of §4 with a code of
+ * the spec's list (§16), not a bare status line.
+ */
 interface Refusal {
   status: number;
   code: ErrorCode;

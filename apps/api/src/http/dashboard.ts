@@ -1,6 +1,4 @@
-// Serves the dashboard's static build at /dashboard (§15): hashed assets cached for a year,
-// index.html revalidated every time and returned for every client-side route. The files need no
-// credential; the app calls the public API with the user's token like any other client.
+// Serves the dashboard's static build at /dashboard (§15).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -35,6 +33,11 @@ function isRead(req: Request): boolean {
   return req.method === 'GET' || req.method === 'HEAD';
 }
 
+/**
+ * Hashed assets are cached for a year; index.html is revalidated every time and returned for every
+ * client-side route. The files need no credential: the app calls the public API with the user's
+ * token like any other client.
+ */
 export function installDashboard(app: NestExpressApplication, dir: string): void {
   const index = join(dir, 'index.html');
   if (!existsSync(index)) {

@@ -1,3 +1,4 @@
+// Route decorators: public routes, required scopes, the response message, the caller.
 import {
   applyDecorators,
   createParamDecorator,

@@ -1,3 +1,4 @@
+// The envelope put on in the HTTP adapter: routed results wrapped, other replies untouched.
 import type { ExecutionContext, INestApplication } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Page } from '@app/domain';

@@ -1,9 +1,4 @@
-// Wraps every success in the envelope of §4; a Page becomes data + meta. Applied where Nest hands
-// a handler's result to Express (the HTTP adapter's `reply`) rather than by a global interceptor:
-// with any interceptor on a route Nest runs each request through rxjs (defer, mergeAll, a
-// takeUntil on client disconnect, lastValueFrom) and binds two AsyncResources per interceptor,
-// about 0.2 ms of CPU on a trivial route and 0.4 ms on an email search (docs/contacts.md, round
-// issue-3-cpu2). Error bodies are written by the exception filter and never pass through here.
+// The success envelope of §4, put on in the HTTP adapter (kept for speed: docs/performance.md).
 import { CanActivate, ExecutionContext, INestApplication, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { buildPageMeta, Page } from '@app/domain';
@@ -48,7 +43,10 @@ export function envelope(message: string, req: Request, result: unknown): unknow
   return { success: true, message, data: result ?? null };
 }
 
-/** Puts the envelope around what a routed handler returns (see the top of this file). */
+/**
+ * Puts the envelope around what a routed handler returns, where Nest hands it to Express, instead
+ * of a global interceptor. Error bodies are written by the exception filter and never pass here.
+ */
 export function installEnvelope(app: INestApplication): void {
   const adapter = app.getHttpAdapter();
   const reply = adapter.reply.bind(adapter) as (

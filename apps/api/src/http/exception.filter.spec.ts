@@ -42,6 +42,25 @@ function named(name: string, message: string, code?: string): Error {
 }
 
 describe(GlobalExceptionFilter.name, () => {
+  // What the filter logs is collected here for the tests to read, never printed.
+  const logged: { level: string; message: unknown }[] = [];
+  const capture =
+    (level: string) =>
+    (message: unknown): void => {
+      logged.push({ level, message });
+    };
+  beforeAll(() =>
+    Logger.overrideLogger({
+      log: capture('log'),
+      error: capture('error'),
+      warn: capture('warn'),
+      debug: capture('debug'),
+      verbose: capture('verbose'),
+    }),
+  );
+  afterAll(() => Logger.overrideLogger(true));
+  beforeEach(() => (logged.length = 0));
+
   it.each([
     ['PostgreSQL refusing connections', named('Error', 'connect ECONNREFUSED', 'ECONNREFUSED')],
     ['PostgreSQL shutting down', named('QueryFailedError', 'terminating connection', '57P01')],
@@ -54,10 +73,10 @@ describe(GlobalExceptionFilter.name, () => {
       ),
     ],
   ])('answers %s with 503 and Retry-After', (_what, err) => {
-    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const out = answer(err);
-    expect(warned).toHaveBeenCalledWith(expect.objectContaining({ msg: 'store unavailable' }));
-    warned.mockRestore();
+    expect(logged).toEqual([
+      { level: 'warn', message: expect.objectContaining({ msg: 'store unavailable' }) },
+    ]);
     expect(out.status).toBe(503);
     expect(out.headers['retry-after']).toBe('5');
     expect(out.body).toEqual({
@@ -69,12 +88,10 @@ describe(GlobalExceptionFilter.name, () => {
   });
 
   it('answers any other error, a 5xx HttpException included, with 500 and no detail', () => {
-    const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const bug = new TypeError("Cannot read properties of undefined (reading 'id')");
     const out = answer(bug);
-    expect(logged).toHaveBeenCalledWith(bug);
+    expect(logged).toEqual([{ level: 'error', message: bug }]);
     expect(answer(new HttpException('Bad gateway', 502)).body).toEqual(out.body);
-    logged.mockRestore();
     expect(out.status).toBe(500);
     expect(out.body).toEqual({
       success: false,

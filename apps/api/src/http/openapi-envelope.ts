@@ -1,5 +1,4 @@
-// Documents a route's success body as the §4 envelope around a response model, so generated
-// clients (the dashboard's) get typed `data` instead of an empty 200.
+// Documents a success body in OpenAPI as the §4 envelope around a response model.
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 

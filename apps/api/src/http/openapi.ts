@@ -1,3 +1,4 @@
+// The OpenAPI document of the api, served at /docs.
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 

@@ -1,3 +1,4 @@
+// Path parameter pipes: a UUID or a 422 naming the parameter.
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { isUuid, ValidationFailedError } from '@app/domain';
 

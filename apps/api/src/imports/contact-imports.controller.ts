@@ -1,3 +1,4 @@
+// HTTP routes of contact imports (§7).
 import {
   Body,
   Controller,

@@ -1,3 +1,4 @@
+// Bodies and queries of the contact-import routes.
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,9 +14,10 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
-import { CONTACT_LIMITS, DUPLICATE_HANDLING, MAX_COLUMNS } from '@app/domain';
+import { DUPLICATE_HANDLING, MAX_COLUMNS } from '@app/domain';
 import type { DuplicateHandling } from '@app/domain';
 import { OptionalValue, Trim } from '../contacts/contact-channels.dto';
+import { TagNames } from '../contacts/contact-rules.decorators';
 
 export class FieldMappingDto {
   /** A column name of the file's header row, exactly as the preview returned it. */
@@ -67,10 +69,7 @@ export class StartImportDto {
   /** Tags every imported contact gets. */
   @OptionalValue()
   @IsArray()
-  @ArrayMaxSize(CONTACT_LIMITS.tagsPerContact)
-  @IsString({ each: true })
-  @MinLength(1, { each: true })
-  @MaxLength(CONTACT_LIMITS.tagName, { each: true })
+  @TagNames()
   tags?: string[];
 
   /** Must be true: the contacts in the file agreed to be contacted. */

@@ -1,6 +1,4 @@
-// Streams the multipart field `file` to disk through ImportUploads (a 0600 file in the
-// organization's incoming folder, within its import storage quota, 200 MB at most), never
-// buffering it; multer's errors become domain errors here.
+// Streams the multipart field `file` to disk within the import storage quota; maps multer errors.
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import {
   DomainError,

@@ -1,10 +1,4 @@
-// `npm run admin -- import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
-// [--tags a,b] [--duplicates skip|update] [--partial] [--via-worker]`: uploads the file through
-// ImportsService (the API's own path, not HTTP), starts the import and follows it with a progress
-// bar on stderr until it ends; the final import is the command's JSON on stdout.
-// By default the CLI also processes the import in-process (ImportRunner under the same lease as a
-// worker: if a worker takes the job first, the CLI only follows). --via-worker leaves the
-// processing to a running worker.
+// `npm run admin -- import-file`: a local CSV imported through ImportsService, followed on stderr.
 import { INestApplicationContext } from '@nestjs/common';
 import {
   ContactImport,
@@ -66,6 +60,15 @@ function bar(imp: ContactImport, startedAt: number): string {
   );
 }
 
+/**
+ * `npm run admin -- import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
+ * [--tags a,b] [--duplicates skip|update] [--partial] [--via-worker]`: uploads the file through
+ * ImportsService (the API's own path, not HTTP), starts the import and follows it with a progress
+ * bar on stderr until it ends; the final import is the command's JSON on stdout.
+ * By default the CLI also processes the import in-process (ImportRunner under the same lease as a
+ * worker: if a worker takes the job first, the CLI only follows). --via-worker leaves the
+ * processing to a running worker.
+ */
 export async function importFileCommand(
   app: INestApplicationContext,
   flags: Flags,

@@ -1,3 +1,4 @@
+// HTTP transport of the message log: GET /api/v1/user/messages and …/messages/{jobId}.
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { MessageLogService } from '@app/domain';

@@ -1,3 +1,4 @@
+// The message log's query and path parameters and its response mappers.
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { IsDate, IsEmail, IsIn, IsOptional, IsUUID } from 'class-validator';
 import { MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';

@@ -1,3 +1,4 @@
+// HTTP transport of the send API: POST /api/v1/send.
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { SendService } from '@app/domain';

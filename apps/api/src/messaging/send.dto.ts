@@ -1,3 +1,4 @@
+// The send API's request body (spec POST /api/v1/send), validated at the edge.
 import { Type } from 'class-transformer';
 import {
   Allow,

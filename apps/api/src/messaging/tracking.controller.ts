@@ -1,3 +1,4 @@
+// HTTP transport of tracking: the open pixel /t/o/{token}.gif and the click redirect /t/c/{token}.
 import { Controller, Get, Header, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { NotFoundError, TrackingService } from '@app/domain';

@@ -1,3 +1,4 @@
+// HTTP route of the revenue attribution report (§11).
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { RevenueReportService } from '@app/domain';

@@ -1,3 +1,4 @@
+// Query of the revenue attribution report.
 import { IsIn, IsISO8601, IsOptional, IsUUID } from 'class-validator';
 import { CHANNELS } from '@app/domain';
 

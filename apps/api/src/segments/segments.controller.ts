@@ -1,3 +1,4 @@
+// HTTP routes of segments (§6): one service call each.
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { SegmentsService, toContactResponse } from '@app/domain';

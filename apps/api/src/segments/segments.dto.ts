@@ -1,3 +1,4 @@
+// Request and response shapes of the segment routes.
 import { PageQueryDto } from '../http/page-query.dto';
 import {
   ArrayMaxSize,

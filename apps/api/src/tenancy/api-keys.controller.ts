@@ -1,3 +1,4 @@
+// HTTP routes of API key management (scope keys:manage).
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ApiKeyService } from '@app/domain';

@@ -1,3 +1,4 @@
+// Request and response shapes of the API key routes.
 import {
   ArrayMinSize,
   IsArray,

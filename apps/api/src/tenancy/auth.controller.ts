@@ -1,3 +1,4 @@
+// HTTP routes of login, logout and the user's organizations.
 import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { LoginService, UnauthorizedAccessError, UserService } from '@app/domain';

@@ -1,3 +1,4 @@
+// Request and response shapes of the auth routes.
 import { ApiProperty } from '@nestjs/swagger';
 import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
 import { PLANS, ROLES } from '@app/domain';

@@ -1,3 +1,4 @@
+// HTTP routes describing the caller: its credential and its organization.
 import { Controller, Get } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { OrganizationService } from '@app/domain';

@@ -1,3 +1,4 @@
+// GET /webhook-deliveries, one delivery, and its resend (§10).
 import { Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { WebhookDeliveryService } from '@app/domain';

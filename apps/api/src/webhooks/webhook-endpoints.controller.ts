@@ -1,3 +1,4 @@
+// The webhook endpoint routes (§10): CRUD, statistics, secret regeneration and the test event.
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { WebhookDeliveryService, WebhookEndpointService } from '@app/domain';

@@ -1,3 +1,4 @@
+// Request bodies and queries of the webhook routes, validated at the edge (§10).
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,

@@ -1204,9 +1204,9 @@ export interface components {
     };
     CreateTelegramDto: {
       phoneNumber: string;
-      countryCode?: string;
       /** @description The handle, without or with its leading @. */
       username?: string | null;
+      countryCode?: string;
       /** @enum {string} */
       status?: 'active' | 'inactive' | 'blocked';
       /** Format: date-time */
@@ -1238,6 +1238,16 @@ export interface components {
       isPrimary?: boolean;
     };
     CreateContactDto: {
+      firstName?: string | null;
+      lastName?: string | null;
+      displayName?: string | null;
+      /** @description IANA zone name, e.g. Europe/Paris. */
+      timezone?: string | null;
+      /** @description Language code, e.g. en or pt-BR. */
+      language?: string | null;
+      /** @enum {string|null} */
+      status?: 'active' | 'inactive' | 'archived' | null;
+      notes?: string | null;
       /** @description Tag names; tags that do not exist yet are created. */
       tags?: string[];
       emails?: components['schemas']['CreateEmailDto'][];
@@ -1248,19 +1258,9 @@ export interface components {
       pushNotifications?: components['schemas']['CreatePushDto'][];
       /** @description Lists the new contact is subscribed to. */
       listIds?: string[];
-      firstName?: string | null;
-      lastName?: string | null;
-      displayName?: string | null;
-      /** @description IANA zone name, e.g. Europe/Paris. */
-      timezone?: string | null;
-      /** @description Language code, e.g. en or pt-BR. */
-      language?: string | null;
-      /** @enum {string|null} */
-      status?: 'active' | 'inactive' | 'archived' | null;
       customFields?: {
         [key: string]: unknown;
       } | null;
-      notes?: string | null;
       /** Format: date-time */
       lastActivityAt?: string | null;
     };
@@ -1274,10 +1274,10 @@ export interface components {
       language?: string | null;
       /** @enum {string|null} */
       status?: 'active' | 'inactive' | 'archived' | null;
+      notes?: string | null;
       customFields?: {
         [key: string]: unknown;
       } | null;
-      notes?: string | null;
       /** Format: date-time */
       lastActivityAt?: string | null;
     };
@@ -1331,24 +1331,24 @@ export interface components {
       name: string;
     };
     CreateListDto: {
+      /** @description Tag names; replaces the list's tags. */
+      tags?: string[];
       name: string;
       description?: string | null;
       /** @enum {string} */
       status?: 'active' | 'inactive' | 'archived';
       /** @description Channels a campaign should prefer: email, sms, imessage, telegram, push, whatsapp. */
       preferredChannels?: ('email' | 'sms' | 'imessage' | 'telegram' | 'push' | 'whatsapp')[];
-      /** @description Tag names; replaces the list's tags. */
-      tags?: string[];
     };
     UpdateListDto: {
+      /** @description Tag names; replaces the list's tags. */
+      tags?: string[];
       name?: string;
       description?: string | null;
       /** @enum {string} */
       status?: 'active' | 'inactive' | 'archived';
       /** @description Channels a campaign should prefer: email, sms, imessage, telegram, push, whatsapp. */
       preferredChannels?: ('email' | 'sms' | 'imessage' | 'telegram' | 'push' | 'whatsapp')[];
-      /** @description Tag names; replaces the list's tags. */
-      tags?: string[];
     };
     SubscribeDto: {
       contactIds: string[];
@@ -1424,6 +1424,8 @@ export interface components {
       serviceField: string;
     };
     StartImportDto: {
+      /** @description Tags every imported contact gets. */
+      tags?: string[];
       fieldMappings: components['schemas']['FieldMappingDto'][];
       /**
        * @description skip (default): a duplicate keeps its fields; update: its non-empty cells overwrite them.
@@ -1434,8 +1436,6 @@ export interface components {
       allowPartialUpload?: boolean;
       /** @description An existing list of the organization (by name, any case) or a new one. */
       listName?: string | null;
-      /** @description Tags every imported contact gets. */
-      tags?: string[];
       /** @description Must be true: the contacts in the file agreed to be contacted. */
       consentConfirmed: boolean;
     };

@@ -1,7 +1,4 @@
-// Worker transport of the campaign fan-out: the `campaign.kick` job the send endpoint queues runs
-// that campaign now, and a timer runs every sending campaign's due recipients (held ones whose
-// window reopened, and campaigns whose kick was lost in Redis) every CAMPAIGN_POLL_INTERVAL_MS.
-// Runs of one process never overlap; across processes the rows are claimed with SKIP LOCKED.
+// Worker transport of the campaign fan-out: the `campaign.kick` job and the poll timer.
 import { InjectQueue } from '@nestjs/bull';
 import {
   Inject,
@@ -15,6 +12,11 @@ import { APP_CONFIG, CampaignFanoutService, JOBS, Periodic, QUEUES } from '@app/
 import type { AppConfig } from '@app/domain';
 import type { Job, Queue } from 'bull';
 
+/**
+ * The kick queued by the send endpoint and a timer every CAMPAIGN_POLL_INTERVAL_MS (held
+ * recipients whose window reopened, kicks lost in Redis) both run every due campaign. Runs of one
+ * process never overlap; across processes the rows are claimed with SKIP LOCKED.
+ */
 @Injectable()
 export class CampaignFanoutWorker
   implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown

@@ -1,6 +1,4 @@
-// Every 10 minutes: the import files housekeeping (§16): drafts not started within 24 hours
-// deleted, sources of ended imports and errors files 30 days old removed, dead uploads' leftovers
-// cleared (ImportFiles). Safe on N replicas (rows claimed with SKIP LOCKED).
+// Every 10 minutes: the import files housekeeping (§16), safe on N replicas.
 import { Injectable } from '@nestjs/common';
 import { ImportFiles, PeriodicTask } from '@app/domain';
 

@@ -1,6 +1,4 @@
-// Every IMPORT_SWEEP_SECONDS (and once at start): re-enqueues imports whose job was lost or whose
-// worker died (heartbeat older than IMPORT_LEASE_SECONDS), so a killed worker's import resumes
-// elsewhere.
+// Every IMPORT_SWEEP_SECONDS and at start: re-enqueues imports whose job was lost or worker died.
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, ImportsService, PeriodicTask } from '@app/domain';
 import type { AppConfig } from '@app/domain';

@@ -34,7 +34,7 @@ export class EmailProcessor implements OnModuleInit {
       return;
     }
     try {
-      await this.delivery.deliver(payload.messageId);
+      await this.delivery.deliver(payload.organizationId, payload.messageId);
     } catch (err) {
       // The job fails; the sweeper picks the message up again once its lease is free.
       this.logger.warn({

@@ -3,8 +3,7 @@
 // them, as many as it has free request slots. The dispatcher waits for the attempts at shutdown.
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '@app/domain';
-import { APP_CONFIG, PeriodicTask } from '@app/domain';
-import { WebhookDispatcher } from './webhook-dispatcher.service';
+import { APP_CONFIG, PeriodicTask, WebhookDispatcher } from '@app/domain';
 
 @Injectable()
 export class WebhookRetryScheduler extends PeriodicTask {

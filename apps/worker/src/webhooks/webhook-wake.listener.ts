@@ -10,9 +10,8 @@ import {
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { AppConfig } from '@app/domain';
-import { APP_CONFIG, isUuid, PgListener, webhookWakeChannel } from '@app/domain';
+import { APP_CONFIG, isUuid, PgListener, WebhookDispatcher, webhookWakeChannel } from '@app/domain';
 import { DataSource } from 'typeorm';
-import { WebhookDispatcher } from './webhook-dispatcher.service';
 
 /** The delivery ids of a notification payload (comma-separated); anything else is ignored. */
 export function wokenIds(payload: string | undefined): string[] {

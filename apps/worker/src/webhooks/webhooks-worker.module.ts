@@ -1,22 +1,13 @@
-// The webhook dispatcher of the worker: woken by PostgreSQL NOTIFY for first attempts and resends,
-// and the due-retry scan, over the domain's WebhooksModule.
+// Worker transport of webhook delivery: the wake-up listener and the retry and retention timers
+// over the domain's dispatcher (WebhooksModule).
 import { Module } from '@nestjs/common';
-import { DnsModule, WebhooksModule } from '@app/domain';
-import { WebhookDispatcher } from './webhook-dispatcher.service';
-import { WebhookHttpClient } from './webhook-http.client';
+import { WebhooksModule } from '@app/domain';
 import { WebhookRetentionScheduler } from './webhook-retention.scheduler';
 import { WebhookRetryScheduler } from './webhook-retry.scheduler';
 import { WebhookWakeListener } from './webhook-wake.listener';
 
 @Module({
-  imports: [WebhooksModule, DnsModule],
-  providers: [
-    WebhookHttpClient,
-    WebhookDispatcher,
-    WebhookWakeListener,
-    WebhookRetryScheduler,
-    WebhookRetentionScheduler,
-  ],
-  exports: [WebhookDispatcher],
+  imports: [WebhooksModule],
+  providers: [WebhookWakeListener, WebhookRetryScheduler, WebhookRetentionScheduler],
 })
 export class WebhooksWorkerModule {}

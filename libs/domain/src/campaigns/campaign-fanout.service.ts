@@ -1,27 +1,24 @@
-// The campaign fan-out (§11, Limits rule 4): sends one message per due recipient through the send
-// path of §8 (which consumes the organization's sending limits), holds recipients refused by a
-// limit until the window has room, fails them once that would be more than 24 h after the
-// campaign started, and completes the campaign (campaign.sent) when nobody is left to send.
-//
-// One batch is one transaction that locks the campaign row (SKIP LOCKED: another worker already
-// runs that campaign) and claims its due recipients with FOR UPDATE SKIP LOCKED, so no two
-// workers ever handle one recipient. Messages are committed by the send path in their own
-// transactions; a worker that dies after sending but before its batch commits leaves messages
-// whose recipients are still pending, so every claimed recipient is first checked against the
-// message log: a (campaign, contact) that has a message is recorded sent, never sent again.
+// The campaign fan-out (§11, Limits rule 4): one message per due recipient through the send path.
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { fieldCipher } from '../crypto/field-encryption';
+import { inTransaction } from '../database/transaction';
 import {
   DomainError,
   RateLimitedError,
   ServiceUnavailableError,
   SubscriptionRequiredError,
 } from '../errors/domain-errors';
-import { SendService } from '../messaging/send.service';
 import { Events } from '../events/events.service';
+import { SendService } from '../messaging/send.service';
+import {
+  CampaignRepository,
+  ClaimedRecipient,
+  RecipientOutcome,
+  SendingCampaign,
+} from './campaign.repository';
 
 /** Recipients of one campaign claimed per transaction. */
 export const FANOUT_BATCH_SIZE = 50;
@@ -32,28 +29,6 @@ const TRANSIENT_RETRY_MS = 30_000;
 /** Retry delay while the organization has no active subscription. */
 const SUBSCRIPTION_RETRY_MS = 15 * 60_000;
 
-interface CampaignRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  subject: string;
-  html: string | null;
-  text: string | null;
-  from_address: string;
-  started_at: Date;
-}
-
-interface ClaimedRow {
-  contact_id: string;
-  email: string | null;
-  attempts: number;
-}
-
-type Outcome =
-  | { kind: 'sent'; jobId: string | null }
-  | { kind: 'held'; until: Date; error: string }
-  | { kind: 'failed'; error: string };
-
 export interface FanoutRunResult {
   sent: number;
   held: number;
@@ -61,12 +36,26 @@ export interface FanoutRunResult {
   completed: number;
 }
 
+/**
+ * Sends through the send path of §8 (which consumes the organization's sending limits), holds
+ * recipients refused by a limit until the window has room, fails them once that would be more
+ * than 24 h after the campaign started, and completes the campaign (campaign.sent) when nobody is
+ * left to send.
+ *
+ * One batch is one transaction that locks the campaign row (SKIP LOCKED: another worker already
+ * runs that campaign) and claims its due recipients with FOR UPDATE SKIP LOCKED, so no two
+ * workers ever handle one recipient. Messages are committed by the send path in their own
+ * transactions; a worker that dies after sending but before its batch commits leaves messages
+ * whose recipients are still pending, so every claimed recipient is first checked against the
+ * message log: a (campaign, contact) that has a message is recorded sent, never sent again.
+ */
 @Injectable()
 export class CampaignFanoutService {
   private readonly logger = new Logger(CampaignFanoutService.name);
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly campaigns: CampaignRepository,
     private readonly sender: SendService,
     private readonly events: Events,
     private readonly clock: Clock,
@@ -80,13 +69,13 @@ export class CampaignFanoutService {
     const total: FanoutRunResult = { sent: 0, held: 0, failed: 0, completed: 0 };
     const done = new Set<string>();
     for (;;) {
-      const ids = campaignId ? [campaignId] : await this.dueCampaigns();
-      const todo = ids.filter((id) => !done.has(id));
+      const due = await this.campaigns.dueCampaigns(this.clock.now(), campaignId);
+      const todo = due.filter((c) => !done.has(c.id));
       if (!todo.length) return total;
-      for (const id of todo) {
-        const r = await this.runBatch(id);
+      for (const c of todo) {
+        const r = await this.runBatch(c.organizationId, c.id);
         if (!r) {
-          done.add(id);
+          done.add(c.id);
           continue;
         }
         total.sent += r.sent;
@@ -94,26 +83,9 @@ export class CampaignFanoutService {
         total.failed += r.failed;
         total.completed += r.completed;
         // A short batch means nothing more is due for this campaign right now.
-        if (r.claimed < FANOUT_BATCH_SIZE || r.stopped) done.add(id);
+        if (r.claimed < FANOUT_BATCH_SIZE || r.stopped) done.add(c.id);
       }
     }
-  }
-
-  /** Sending campaigns with a due recipient, oldest start first. */
-  private async dueCampaigns(): Promise<string[]> {
-    const rows: { id: string }[] = await this.ds.query(
-      `SELECT c.id FROM campaigns c
-        WHERE c.status = 'sending'
-          AND (EXISTS (SELECT 1 FROM campaign_recipients r
-                        WHERE r.campaign_id = c.id AND r.status IN ('pending','held')
-                          AND r.next_attempt_at <= $1)
-               OR NOT EXISTS (SELECT 1 FROM campaign_recipients r
-                               WHERE r.campaign_id = c.id AND r.status IN ('pending','held')))
-        ORDER BY c.started_at
-        LIMIT 100`,
-      [this.clock.now()],
-    );
-    return rows.map((r) => r.id);
   }
 
   /**
@@ -121,113 +93,100 @@ export class CampaignFanoutService {
    * holds it. `stopped` when a limit or an outage refused the batch part-way.
    */
   private async runBatch(
+    organizationId: string,
     campaignId: string,
   ): Promise<(FanoutRunResult & { claimed: number; stopped: boolean }) | null> {
-    const result = await this.ds.transaction(async (em) => {
-      const [campaign]: CampaignRow[] = await em.query(
-        `SELECT id, organization_id, name, subject, html, text, from_address, started_at
-           FROM campaigns WHERE id = $1 AND status = 'sending'
-           FOR NO KEY UPDATE SKIP LOCKED`,
-        [campaignId],
-      );
-      if (!campaign) return null;
-      const now = this.clock.now();
-      const claimed = await this.claim(em, campaign, now);
-      const already = await this.alreadySent(
-        em,
-        campaign.id,
-        claimed.map((r) => r.contact_id),
-      );
-
-      const r = { sent: 0, held: 0, failed: 0, completed: 0, claimed: claimed.length };
-      let stop: Outcome | null = null;
-      for (const row of claimed) {
-        let outcome: Outcome;
-        if (already.has(row.contact_id)) {
-          outcome = { kind: 'sent', jobId: already.get(row.contact_id) ?? null };
-        } else if (stop) {
-          // The window that refused the previous recipient refuses this one too: no need to ask.
-          outcome = stop;
-        } else {
-          outcome = await this.sendOne(campaign, row, now);
-          if (outcome.kind === 'held') stop = outcome;
-        }
-        await this.record(em, campaign.id, row.contact_id, outcome, now);
-        r[outcome.kind] += 1;
-      }
-      if (r.sent || r.failed) {
-        await em.query(
-          `UPDATE campaigns SET sent_count = sent_count + $2, failed_count = failed_count + $3,
-                  updated_at = now()
-            WHERE id = $1`,
-          [campaign.id, r.sent, r.failed],
+    const result = await inTransaction(
+      this.ds,
+      async (em) => {
+        const campaign = await this.campaigns.lockSending(organizationId, campaignId, em);
+        if (!campaign) return null;
+        const now = this.clock.now();
+        const claimed = await this.campaigns.claimDue(
+          organizationId,
+          campaignId,
+          now,
+          FANOUT_BATCH_SIZE,
+          em,
         );
-      }
-      const finished = await this.completeIfDone(em, campaign, now);
-      if (finished) r.completed = 1;
-      return { ...r, stopped: stop !== null };
-    });
+        const already = await this.campaigns.messagesSent(
+          organizationId,
+          campaignId,
+          claimed.map((r) => r.contactId),
+          em,
+        );
+
+        const r = { sent: 0, held: 0, failed: 0, completed: 0, claimed: claimed.length };
+        let stop: RecipientOutcome | null = null;
+        for (const row of claimed) {
+          let outcome: RecipientOutcome;
+          if (already.has(row.contactId)) {
+            outcome = { kind: 'sent', jobId: already.get(row.contactId) ?? null };
+          } else if (stop) {
+            // The window that refused the previous recipient refuses this one too: no need to ask.
+            outcome = stop;
+          } else {
+            outcome = await this.sendOne(campaign, row, now);
+            if (outcome.kind === 'held') stop = outcome;
+          }
+          await this.campaigns.recordOutcome(
+            organizationId,
+            campaignId,
+            row.contactId,
+            outcome,
+            now,
+            em,
+          );
+          r[outcome.kind] += 1;
+        }
+        if (r.sent || r.failed) {
+          await this.campaigns.addCounts(organizationId, campaignId, r.sent, r.failed, em);
+        }
+        const counts = await this.campaigns.completeIfDone(organizationId, campaignId, now, em);
+        if (counts) {
+          r.completed = 1;
+          this.logger.log({
+            msg: 'campaign sent',
+            campaignId,
+            organizationId,
+            sentCount: counts.sentCount,
+            failedCount: counts.failedCount,
+          });
+          await this.events.emit(em, organizationId, [
+            {
+              type: 'campaign.sent',
+              data: { campaign: { id: campaignId, name: campaign.name, ...counts } },
+            },
+          ]);
+        }
+        return { ...r, stopped: stop !== null };
+      },
+      // One run: the sends made in it are not part of the transaction, so it is never repeated.
+      1,
+    );
     // Committed: announce the campaign.sent deliveries (the webhook scan recovers a lost wake-up).
     if (result?.completed) this.events.wake();
     return result;
   }
 
-  /** The campaign's due recipients, locked, with their decrypted address (never logged). */
-  private async claim(em: EntityManager, campaign: CampaignRow, now: Date): Promise<ClaimedRow[]> {
-    const rows: { contact_id: string; email: string | null; attempts: number }[] = await em.query(
-      `WITH due AS (
-         SELECT contact_id FROM campaign_recipients
-          WHERE campaign_id = $1 AND status IN ('pending','held') AND next_attempt_at <= $2
-          ORDER BY next_attempt_at, contact_id
-          LIMIT $3
-          FOR UPDATE SKIP LOCKED),
-       claimed AS (
-       UPDATE campaign_recipients r
-          SET attempts = r.attempts + 1, updated_at = now()
-         FROM due
-        WHERE r.campaign_id = $1 AND r.contact_id = due.contact_id
-       RETURNING r.contact_id, r.attempts,
-                 (SELECT e.email FROM contact_emails e WHERE e.id = r.contact_email_id) AS email)
-       SELECT contact_id, attempts, email FROM claimed`,
-      [campaign.id, now, FANOUT_BATCH_SIZE],
-    );
-    const cipher = fieldCipher();
-    return rows.map((row) => ({
-      contact_id: row.contact_id,
-      email: row.email === null ? null : cipher.decrypt(row.email),
-      attempts: row.attempts,
-    }));
-  }
-
-  /** Contacts of this batch that already have a message of the campaign, with its job id. */
-  private async alreadySent(
-    em: EntityManager,
-    campaignId: string,
-    contactIds: string[],
-  ): Promise<Map<string, string>> {
-    if (!contactIds.length) return new Map();
-    const rows: { contact_id: string; job_id: string }[] = await em.query(
-      `SELECT DISTINCT ON (contact_id) contact_id, job_id FROM messages
-        WHERE campaign_id = $1 AND contact_id = ANY($2::uuid[])
-        ORDER BY contact_id, created_at`,
-      [campaignId, contactIds],
-    );
-    return new Map(rows.map((r) => [r.contact_id, r.job_id]));
-  }
-
-  private async sendOne(campaign: CampaignRow, row: ClaimedRow, now: Date): Promise<Outcome> {
-    if (!row.email) return { kind: 'failed', error: 'Contact has no email address' };
+  /** Sends to one recipient (its address is decrypted here and never logged). */
+  private async sendOne(
+    campaign: SendingCampaign,
+    row: ClaimedRecipient,
+    now: Date,
+  ): Promise<RecipientOutcome> {
+    if (!row.encryptedEmail) return { kind: 'failed', error: 'Contact has no email address' };
     try {
       const res = await this.sender.send(
-        campaign.organization_id,
+        campaign.organizationId,
         {
-          from: campaign.from_address,
-          to: row.email,
+          from: campaign.from,
+          to: fieldCipher().decrypt(row.encryptedEmail),
           subject: campaign.subject,
           ...(campaign.html !== null ? { html: campaign.html } : {}),
           ...(campaign.text !== null ? { text: campaign.text } : {}),
           campaignId: campaign.id,
-          contactId: row.contact_id,
+          contactId: row.contactId,
         },
         'campaign',
       );
@@ -235,13 +194,12 @@ export class CampaignFanoutService {
     } catch (err) {
       if (err instanceof RateLimitedError || err instanceof ServiceUnavailableError) {
         const retryMs = err.retryAfter ? err.retryAfter * 1000 : TRANSIENT_RETRY_MS;
-        return this.holdOrFail(campaign, now, new Date(now.getTime() + retryMs), err.message);
+        return this.holdOrFail(campaign, new Date(now.getTime() + retryMs), err.message);
       }
       if (err instanceof SubscriptionRequiredError) {
         // The organization may renew: keep trying within the 24 h, like a limit.
         return this.holdOrFail(
           campaign,
-          now,
           new Date(now.getTime() + SUBSCRIPTION_RETRY_MS),
           err.message,
         );
@@ -253,90 +211,11 @@ export class CampaignFanoutService {
   }
 
   /** Held until `until`, or failed when the next try would fall more than 24 h after the start. */
-  private holdOrFail(campaign: CampaignRow, now: Date, until: Date, error: string): Outcome {
-    const deadline = new Date(campaign.started_at).getTime() + HOLD_MAX_MS;
+  private holdOrFail(campaign: SendingCampaign, until: Date, error: string): RecipientOutcome {
+    const deadline = new Date(campaign.startedAt).getTime() + HOLD_MAX_MS;
     if (until.getTime() > deadline) {
       return { kind: 'failed', error: `${error}; not sent within 24 hours` };
     }
     return { kind: 'held', until, error };
-  }
-
-  private async record(
-    em: EntityManager,
-    campaignId: string,
-    contactId: string,
-    o: Outcome,
-    now: Date,
-  ): Promise<void> {
-    if (o.kind === 'sent') {
-      await em.query(
-        `UPDATE campaign_recipients SET status = 'sent', job_id = $3, sent_at = $4, error = NULL,
-                updated_at = now()
-          WHERE campaign_id = $1 AND contact_id = $2`,
-        [campaignId, contactId, o.jobId, now],
-      );
-    } else if (o.kind === 'held') {
-      await em.query(
-        `UPDATE campaign_recipients SET status = 'held', next_attempt_at = $3, error = $4,
-                updated_at = now()
-          WHERE campaign_id = $1 AND contact_id = $2`,
-        [campaignId, contactId, o.until, o.error],
-      );
-    } else {
-      await em.query(
-        `UPDATE campaign_recipients SET status = 'failed', error = $3, updated_at = now()
-          WHERE campaign_id = $1 AND contact_id = $2`,
-        [campaignId, contactId, o.error],
-      );
-    }
-  }
-
-  /**
-   * Marks the campaign sent when no recipient is pending or held, and stores its campaign.sent
-   * event in the same transaction. True when it did.
-   */
-  private async completeIfDone(
-    em: EntityManager,
-    campaign: CampaignRow,
-    now: Date,
-  ): Promise<boolean> {
-    const rows: {
-      recipient_count: number;
-      sent_count: number;
-      failed_count: number;
-    }[] = await em.query(
-      `WITH done AS (
-       UPDATE campaigns SET status = 'sent', completed_at = $2, updated_at = now()
-        WHERE id = $1 AND status = 'sending'
-          AND NOT EXISTS (SELECT 1 FROM campaign_recipients
-                           WHERE campaign_id = $1 AND status IN ('pending','held'))
-       RETURNING recipient_count, sent_count, failed_count)
-       SELECT * FROM done`,
-      [campaign.id, now],
-    );
-    if (!rows.length) return false;
-    const c = rows[0];
-    this.logger.log({
-      msg: 'campaign sent',
-      campaignId: campaign.id,
-      organizationId: campaign.organization_id,
-      sentCount: c.sent_count,
-      failedCount: c.failed_count,
-    });
-    await this.events.emit(em, campaign.organization_id, [
-      {
-        type: 'campaign.sent',
-        data: {
-          campaign: {
-            id: campaign.id,
-            name: campaign.name,
-            recipientCount: c.recipient_count,
-            sentCount: c.sent_count,
-            failedCount: c.failed_count,
-          },
-        },
-      },
-    ]);
-    return true;
   }
 }

@@ -1,3 +1,4 @@
+// Entities of campaigns and their recipients.
 import {
   Column,
   CreateDateColumn,

@@ -1,12 +1,12 @@
-// Campaign drafts and their lifecycle (§11): draft → sending → sent, or cancelled. Sending commits
-// the recipients and the status change in one transaction, then kicks the worker's fan-out.
+// Campaign drafts and their lifecycle (§11): draft → sending → sent, or cancelled.
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
-import { Page, PageRequest, pageOffset } from '../common/pagination';
+import { Page, PageRequest } from '../common/pagination';
+import { inTransaction } from '../database/transaction';
 import {
   CampaignNotSendableError,
   ConflictError,
@@ -16,6 +16,7 @@ import {
 import { JOBS, KickCampaignJob, QUEUES } from '../queues/jobs';
 import { CampaignAudience } from './campaign-audience';
 import { Campaign, CampaignChannel, CampaignStatus } from './campaign.entity';
+import { CampaignRepository } from './campaign.repository';
 
 export interface CampaignContentInput {
   name?: string;
@@ -45,26 +46,18 @@ export class CampaignService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     @InjectQueue(QUEUES.campaigns) private readonly queue: Queue,
+    private readonly campaigns: CampaignRepository,
     private readonly audience: CampaignAudience,
     private readonly clock: Clock,
   ) {}
 
-  private repo(em: EntityManager = this.ds.manager) {
-    return em.getRepository(Campaign);
-  }
-
   async list(organizationId: string, q: CampaignListQuery): Promise<Page<Campaign>> {
-    const [items, total] = await this.repo().findAndCount({
-      where: { organizationId, ...(q.status ? { status: q.status } : {}) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: pageOffset(q),
-      take: q.limit,
-    });
+    const [items, total] = await this.campaigns.list(organizationId, q);
     return new Page(items, total, { page: q.page, limit: q.limit });
   }
 
   async get(organizationId: string, id: string, em?: EntityManager): Promise<Campaign> {
-    const campaign = await this.repo(em).findOneBy({ id, organizationId });
+    const campaign = await this.campaigns.find(organizationId, id, { em });
     if (!campaign) throw new NotFoundError('Campaign');
     return campaign;
   }
@@ -73,30 +66,27 @@ export class CampaignService {
     const target = this.target(input, true)!;
     assertHasBody(input.html ?? null, input.text ?? null);
     await this.audience.assertTargetExists(organizationId, target);
-    const saved = await this.repo().save(
-      this.repo().create({
-        organizationId,
-        name: input.name,
-        channel: input.channel ?? 'email',
-        subject: input.subject,
-        html: input.html ?? null,
-        text: input.text ?? null,
-        from: input.from,
-        ...target,
-        status: 'draft',
-        recipientCount: 0,
-        sentCount: 0,
-        failedCount: 0,
-        startedAt: null,
-        completedAt: null,
-      }),
-    );
-    return this.get(organizationId, saved.id);
+    const id = await this.campaigns.insert(organizationId, {
+      name: input.name,
+      channel: input.channel ?? 'email',
+      subject: input.subject,
+      html: input.html ?? null,
+      text: input.text ?? null,
+      from: input.from,
+      ...target,
+      status: 'draft',
+      recipientCount: 0,
+      sentCount: 0,
+      failedCount: 0,
+      startedAt: null,
+      completedAt: null,
+    });
+    return this.get(organizationId, id);
   }
 
   /** Only a draft can be edited; anything else is history (409 E_BUSINESS_RULE_VIOLATION). */
   async update(organizationId: string, id: string, input: CampaignContentInput): Promise<Campaign> {
-    return this.ds.transaction(async (em) => {
+    return inTransaction(this.ds, async (em) => {
       const campaign = await this.lockedDraft(em, organizationId, id, 'edited');
       const target = this.target(input, false);
       if (target) await this.audience.assertTargetExists(organizationId, target, em);
@@ -108,16 +98,16 @@ export class CampaignService {
         patch.html !== undefined ? patch.html : campaign.html,
         patch.text !== undefined ? patch.text : campaign.text,
       );
-      if (Object.keys(patch).length) await this.repo(em).update({ id, organizationId }, patch);
+      if (Object.keys(patch).length) await this.campaigns.update(organizationId, id, patch, em);
       return this.get(organizationId, id, em);
     });
   }
 
   /** Only a draft can be deleted: a campaign that sent is the history its conversions refer to. */
   async remove(organizationId: string, id: string): Promise<Campaign> {
-    return this.ds.transaction(async (em) => {
+    return inTransaction(this.ds, async (em) => {
       const campaign = await this.lockedDraft(em, organizationId, id, 'deleted');
-      await this.repo(em).delete({ id, organizationId });
+      await this.campaigns.delete(organizationId, id, em);
       return campaign;
     });
   }
@@ -129,7 +119,7 @@ export class CampaignService {
    */
   async send(organizationId: string, id: string): Promise<Campaign> {
     const now = this.clock.now();
-    const campaign = await this.ds.transaction(async (em) => {
+    const campaign = await inTransaction(this.ds, async (em) => {
       const c = await this.lock(em, organizationId, id);
       if (c.status !== 'draft') {
         throw new CampaignNotSendableError(`Campaign is ${c.status}; only a draft can be sent`);
@@ -141,13 +131,15 @@ export class CampaignService {
         }
         throw e;
       });
-      const recipients = await this.audience.materialise(em, organizationId, c.id, target, now);
+      const recipients = await this.audience.materialise(organizationId, c.id, target, now, em);
       if (recipients === 0) {
         throw new CampaignNotSendableError('Campaign has no recipients');
       }
-      await this.repo(em).update(
-        { id, organizationId },
+      await this.campaigns.update(
+        organizationId,
+        id,
         { status: 'sending', recipientCount: recipients, startedAt: now },
+        em,
       );
       return this.get(organizationId, id, em);
     });
@@ -161,26 +153,14 @@ export class CampaignService {
    */
   async cancel(organizationId: string, id: string): Promise<Campaign> {
     const now = this.clock.now();
-    return this.ds.transaction(async (em) => {
+    return inTransaction(this.ds, async (em) => {
       const c = await this.lock(em, organizationId, id);
       if (c.status !== 'draft' && c.status !== 'sending') {
         throw new ConflictError(
           `Campaign is ${c.status}; only a draft or a sending campaign can be cancelled`,
         );
       }
-      const dropped: { n: number }[] = await em.query(
-        `WITH d AS (
-           UPDATE campaign_recipients SET status = 'failed', error = 'Campaign cancelled', updated_at = now()
-            WHERE campaign_id = $1 AND status IN ('pending','held') RETURNING 1)
-         SELECT count(*)::int AS n FROM d`,
-        [id],
-      );
-      await em.query(
-        `UPDATE campaigns SET status = 'cancelled', failed_count = failed_count + $3,
-                completed_at = $4, updated_at = now()
-          WHERE id = $1 AND organization_id = $2`,
-        [id, organizationId, dropped[0].n, now],
-      );
+      await this.campaigns.cancel(organizationId, id, now, em);
       return this.get(organizationId, id, em);
     });
   }
@@ -202,11 +182,7 @@ export class CampaignService {
   }
 
   private async lock(em: EntityManager, organizationId: string, id: string): Promise<Campaign> {
-    const c = await this.repo(em)
-      .createQueryBuilder('c')
-      .setLock('pessimistic_write')
-      .where('c.id = :id AND c.organizationId = :organizationId', { id, organizationId })
-      .getOne();
+    const c = await this.campaigns.find(organizationId, id, { em, lock: true });
     if (!c) throw new NotFoundError('Campaign');
     return c;
   }

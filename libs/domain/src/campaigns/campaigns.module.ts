@@ -1,17 +1,25 @@
-// Campaigns (drafts, sending, their recipients), the fan-out the worker runs, and the conversions
-// attributed to them (§11).
+// Campaigns, their fan-out and the conversions attributed to them (§11).
 import { Module } from '@nestjs/common';
 import { MessagingModule } from '../messaging/messaging.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { EventsModule } from '../events/events.module';
 import { CampaignAudience } from './campaign-audience';
 import { CampaignFanoutService } from './campaign-fanout.service';
+import { CampaignRepository } from './campaign.repository';
 import { CampaignService } from './campaign.service';
+import { ConversionRepository } from './conversion.repository';
 import { ConversionService } from './conversion.service';
 
 @Module({
   imports: [SegmentsModule, MessagingModule, EventsModule],
-  providers: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
+  providers: [
+    CampaignRepository,
+    ConversionRepository,
+    CampaignService,
+    CampaignAudience,
+    ConversionService,
+    CampaignFanoutService,
+  ],
   exports: [CampaignService, CampaignAudience, ConversionService, CampaignFanoutService],
 })
 export class CampaignsModule {}

@@ -1,3 +1,4 @@
+// Entity of a conversion attributed to a campaign.
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /** numeric comes back from pg as a string; money is exact in the database and a number in JSON. */

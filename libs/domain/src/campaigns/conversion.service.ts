@@ -1,10 +1,9 @@
 // Conversions attributed to campaigns (§11): idempotent on (organization, orderId).
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { NotFoundError } from '../errors/domain-errors';
 import { Conversion } from './conversion.entity';
+import { ConversionRepository } from './conversion.repository';
 
 export interface RecordConversionInput {
   campaignId: string;
@@ -25,7 +24,7 @@ export interface RecordedConversion {
 @Injectable()
 export class ConversionService {
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly conversions: ConversionRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -35,38 +34,20 @@ export class ConversionService {
    * whatever the repeat carried.
    */
   async record(organizationId: string, input: RecordConversionInput): Promise<RecordedConversion> {
-    const campaigns: { channel: string }[] = await this.ds.query(
-      `SELECT channel FROM campaigns WHERE id = $1 AND organization_id = $2`,
-      [input.campaignId, organizationId],
-    );
-    if (!campaigns.length) throw new NotFoundError('Campaign');
-    if (input.contactId) {
-      const contacts: unknown[] = await this.ds.query(
-        `SELECT 1 FROM contacts WHERE id = $1 AND organization_id = $2`,
-        [input.contactId, organizationId],
-      );
-      if (!contacts.length) throw new NotFoundError('Contact');
-    }
-    const inserted: { id: string }[] = await this.ds.query(
-      `INSERT INTO conversions
-              (organization_id, campaign_id, contact_id, order_id, revenue, currency, channel, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (organization_id, order_id) DO NOTHING
-       RETURNING id`,
-      [
-        organizationId,
-        input.campaignId,
-        input.contactId ?? null,
-        input.orderId,
-        input.revenue,
-        (input.currency ?? 'USD').toUpperCase(),
-        input.channel ?? campaigns[0].channel,
-        input.occurredAt ?? this.clock.now(),
-      ],
-    );
-    const conversion = await this.ds
-      .getRepository(Conversion)
-      .findOneByOrFail({ organizationId, orderId: input.orderId });
-    return { conversion, created: inserted.length === 1 };
+    const channel = await this.conversions.campaignChannel(organizationId, input.campaignId);
+    if (channel === null) throw new NotFoundError('Campaign');
+    if (input.contactId && !(await this.conversions.contactExists(organizationId, input.contactId)))
+      throw new NotFoundError('Contact');
+    const created = await this.conversions.insertOnce(organizationId, {
+      campaignId: input.campaignId,
+      contactId: input.contactId ?? null,
+      orderId: input.orderId,
+      revenue: input.revenue,
+      currency: (input.currency ?? 'USD').toUpperCase(),
+      channel: input.channel ?? channel,
+      occurredAt: input.occurredAt ?? this.clock.now(),
+    });
+    const conversion = await this.conversions.findByOrder(organizationId, input.orderId);
+    return { conversion, created };
   }
 }

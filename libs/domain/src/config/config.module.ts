@@ -1,3 +1,4 @@
+// Provides the validated AppConfig to every module.
 import { Global, Module } from '@nestjs/common';
 import { AppConfig, loadConfig } from './app-config';
 

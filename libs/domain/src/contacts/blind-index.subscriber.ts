@@ -1,5 +1,4 @@
-// Fills the blind index of every encrypted, indexed value on insert and update, whoever writes the
-// row through TypeORM (save, insert, update builders). Registered on the DataSource by ContactsModule.
+// Fills the blind index of encrypted contact values written through TypeORM's entity manager.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {

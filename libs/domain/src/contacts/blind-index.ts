@@ -1,6 +1,4 @@
-// The one place that decides which encrypted columns carry a blind index and how their values are
-// normalised before hashing (§5: email lower-cased and trimmed, phone in E.164). Writes go through
-// BlindIndexSubscriber; lookups and key rotation read the same table.
+// Blind indexes of the contacts area: which encrypted columns carry one, how values are normalised.
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import {
   ContactEmail,

@@ -1,6 +1,4 @@
-// The six channel records of a contact. Values that identify a person (addresses, numbers,
-// handles, device tokens) are encrypted by the `encryptedColumn` transformer; the `*Hash` columns
-// hold their blind index and are filled by BlindIndexSubscriber, never by hand.
+// The six channel records of a contact (identifying values encrypted, with their blind index).
 import {
   Column,
   CreateDateColumn,

@@ -1,15 +1,16 @@
 // Channel records of a contact (§5): add, change status / primary flag / non-secret fields, delete.
-// Encrypted values are immutable once written; isPrimary never demotes the other records.
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
 import { Clock, SystemClock } from '../common/clock';
-import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import { inTransaction } from '../database/transaction';
+import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { blindIndexCandidatesOf } from './blind-index';
 import {
   CHANNEL_INFO,
   ChannelRecordOf,
   ContactChannel,
+  ContactPush,
   EmailStatus,
   ImessageStatus,
   PushPlatform,
@@ -18,9 +19,15 @@ import {
   TelegramStatus,
   WhatsappStatus,
 } from './contact-channels.entity';
-import { ContactEvents } from './contact-events';
+import { ContactChannelsRepository } from './contact-channels.repository';
+import { ContactEvents } from './contact.events';
+import { notAPhoneNumber } from './contact.rules';
+import {
+  ContactsRepository,
+  duplicateEmailConflict,
+  isDuplicateEmail,
+} from './contacts.repository';
 import { countryOfPhone, normalisePhone } from './phone-number';
-import { asDuplicateEmail } from './transaction';
 
 type Maybe<T> = T | null | undefined;
 
@@ -105,13 +112,7 @@ const STAMPS: Partial<Record<ContactChannel, Record<string, string>>> = {
 
 function phoneOrFail(value: string, field: string): string {
   const phone = normalisePhone(value);
-  if (!phone) {
-    throw ValidationFailedError.field(
-      field,
-      'type',
-      `${field} must be an international phone number (E.164, e.g. +14155550100)`,
-    );
-  }
+  if (!phone) throw ValidationFailedError.field(field, 'type', notAPhoneNumber(field));
   return phone;
 }
 
@@ -133,6 +134,8 @@ export class ContactChannelsService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: ContactChannelsRepository,
+    private readonly contacts: ContactsRepository,
     private readonly events: ContactEvents,
     @Optional() clock?: Clock,
   ) {
@@ -145,17 +148,14 @@ export class ContactChannelsService {
     channel: C,
     input: ChannelInputOf[C],
   ): Promise<ChannelRecordOf[C]> {
-    return this.events.change(async (em, raise) => {
+    const record = await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, contactId);
-      const record = await this.insertRecord(em, orgId, contactId, channel, input);
-      raise({
-        type: 'contact.updated',
-        organizationId: orgId,
-        contactId,
-        refs: { [channel]: record.id },
-      });
-      return record;
+      const inserted = await this.insertRecord(em, orgId, contactId, channel, input);
+      await this.events.changed(em, orgId, contactId, 'contact.updated');
+      return inserted;
     });
+    this.events.wake();
+    return record;
   }
 
   /**
@@ -172,21 +172,16 @@ export class ContactChannelsService {
   ): Promise<ChannelRecordOf[C]> {
     const now = this.clock.now();
     const f = (name: string) => fieldPrefix + name;
-    const repo = em.getRepository<ObjectLiteral>(CHANNEL_INFO[channel].entity);
     const isPrimary =
-      input.isPrimary ?? (await repo.countBy({ contactId, organizationId: orgId })) === 0;
-    const base = { organizationId: orgId, contactId, isPrimary };
+      input.isPrimary ?? (await this.repo.count(orgId, contactId, channel, em)) === 0;
+    const base = { contactId, isPrimary };
     let values: ObjectLiteral;
     switch (channel) {
       case 'email': {
         const i = input as EmailInput;
         const email = i.email.trim();
-        const taken: unknown[] = await em.query(
-          `SELECT 1 FROM contact_emails WHERE organization_id = $1 AND email_hash = ANY($2) LIMIT 1`,
-          [orgId, blindIndexCandidatesOf('email', email)],
-        );
-        if (taken.length)
-          throw new ConflictError('A contact with this email address already exists');
+        if (await this.contacts.emailTaken(orgId, blindIndexCandidatesOf('email', email), em))
+          throw duplicateEmailConflict();
         const status = i.status ?? 'unverified';
         values = {
           ...base,
@@ -271,16 +266,10 @@ export class ContactChannelsService {
       default:
         throw new Error(`unknown channel ${String(channel)}`);
     }
-    // clock_timestamp(), not the transaction's now(): records added in one transaction keep
-    // their order (they are listed by createdAt).
-    values.createdAt = values.updatedAt = () => 'clock_timestamp()';
     try {
-      const { identifiers } = await repo.insert(values);
-      return (await repo.findOneByOrFail({
-        id: identifiers[0].id as string,
-      })) as ChannelRecordOf[C];
+      return await this.repo.insert(orgId, channel, values, em);
     } catch (err) {
-      throw asDuplicateEmail(err);
+      throw isDuplicateEmail(err) ? duplicateEmailConflict() : err;
     }
   }
 
@@ -292,13 +281,15 @@ export class ContactChannelsService {
     patch: ChannelPatchOf[C],
   ): Promise<ChannelRecordOf[C]> {
     const info = CHANNEL_INFO[channel];
-    return this.events.change(async (em, raise) => {
+    const updated = await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, contactId);
-      const repo = em.getRepository<ObjectLiteral>(info.entity);
-      const record = await repo.findOne({
-        where: { id: recordId, contactId, organizationId: orgId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const record = (await this.repo.findForUpdate(
+        orgId,
+        contactId,
+        channel,
+        recordId,
+        em,
+      )) as ObjectLiteral | null;
       if (!record) throw new NotFoundError(info.label);
       const changes: ObjectLiteral = {};
       for (const [k, v] of Object.entries(patch)) if (v !== undefined) changes[k] = v;
@@ -306,28 +297,19 @@ export class ContactChannelsService {
       if (stamp && record[stamp] === null && changes.status !== record.status) {
         changes[stamp] = this.clock.now();
       }
-      if (Object.keys(changes).length) await repo.update({ id: recordId }, changes);
-      const after = (await repo.findOneByOrFail({ id: recordId })) as ChannelRecordOf[C];
-      raise({
-        type: 'contact.updated',
-        organizationId: orgId,
-        contactId,
-        refs: { [channel]: recordId },
-      });
+      const after = await this.repo.update(orgId, channel, recordId, changes, em);
+      await this.events.changed(em, orgId, contactId, 'contact.updated');
       if (
         channel === 'push' &&
         record.status === 'active' &&
         (after.status === 'expired' || after.status === 'inactive')
       ) {
-        raise({
-          type: 'push.token_invalidated',
-          organizationId: orgId,
-          contactId,
-          refs: { push: recordId },
-        });
+        await this.events.pushTokenInvalidated(em, orgId, after as ContactPush);
       }
       return after;
     });
+    this.events.wake();
+    return updated;
   }
 
   async delete(
@@ -337,27 +319,18 @@ export class ContactChannelsService {
     recordId: string,
   ): Promise<void> {
     const info = CHANNEL_INFO[channel];
-    await this.events.change(async (em, raise) => {
+    await inTransaction(this.ds, async (em) => {
       await this.lockContact(em, orgId, contactId);
-      const res = await em
-        .getRepository<ObjectLiteral>(info.entity)
-        .delete({ id: recordId, contactId, organizationId: orgId });
-      if (!res.affected) throw new NotFoundError(info.label);
-      raise({
-        type: 'contact.updated',
-        organizationId: orgId,
-        contactId,
-        refs: { [channel]: recordId },
-      });
+      if (!(await this.repo.delete(orgId, contactId, channel, recordId, em)))
+        throw new NotFoundError(info.label);
+      await this.events.changed(em, orgId, contactId, 'contact.updated');
     });
+    this.events.wake();
   }
 
   /** 404 unless the contact is the organization's; keeps it from being deleted meanwhile. */
   private async lockContact(em: EntityManager, orgId: string, contactId: string): Promise<void> {
-    const rows: unknown[] = await em.query(
-      `SELECT 1 FROM contacts WHERE id = $1 AND organization_id = $2 FOR KEY SHARE`,
-      [contactId, orgId],
-    );
-    if (!rows.length) throw new NotFoundError('Contact');
+    const found = await this.contacts.lock(orgId, [contactId], 'FOR KEY SHARE', em);
+    if (!found.length) throw new NotFoundError('Contact');
   }
 }

@@ -1,11 +1,9 @@
-// What the sending side needs from contact emails, by address (found through the blind index):
-// the status of many recipients at once (suppression), and bounce / complaint feedback.
+// Contact emails by address for the sending side: statuses of recipients, bounces and complaints.
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { normaliseEmail } from '../crypto/field-encryption';
 import { blindIndexCandidatesOf } from './blind-index';
 import { EmailStatus } from './contact-channels.entity';
+import { ContactChannelsRepository, EmailRecordStatus } from './contact-channels.repository';
 
 export interface ContactEmailStatus {
   contactId: string;
@@ -17,15 +15,9 @@ export interface ContactEmailStatus {
 const KEEP_ON_BOUNCE = ['complained', 'suppressed'];
 const KEEP_ON_COMPLAINT = ['suppressed'];
 
-interface EmailRow {
-  id: string;
-  contact_id: string;
-  status: EmailStatus;
-}
-
 @Injectable()
 export class ContactEmailService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly channels: ContactChannelsRepository) {}
 
   /** Normalised email → its record, for the addresses that belong to a contact of the organization. */
   async findStatusesByEmails(
@@ -39,12 +31,7 @@ export class ContactEmailService {
       for (const h of blindIndexCandidatesOf('email', email)) byHash.set(h, email);
     }
     if (!byHash.size) return out;
-    const rows: { id: string; contact_id: string; status: EmailStatus; email_hash: string }[] =
-      await this.ds.query(
-        `SELECT id, contact_id, status, email_hash FROM contact_emails
-          WHERE organization_id = $1 AND email_hash = ANY($2::text[])`,
-        [orgId, [...byHash.keys()]],
-      );
+    const rows = await this.channels.emailsByHash(orgId, [...byHash.keys()]);
     for (const r of rows) {
       const email = byHash.get(r.email_hash)!;
       out.set(email, { contactId: r.contact_id, contactEmailId: r.id, status: r.status });
@@ -58,17 +45,12 @@ export class ContactEmailService {
     email: string,
     bounce: { hard: boolean; at: Date },
   ): Promise<ContactEmailStatus | null> {
-    const rows: EmailRow[] = await this.ds.query(
-      `WITH u AS (
-       UPDATE contact_emails
-          SET bounce_count = bounce_count + 1,
-              last_bounced_at = GREATEST(coalesce(last_bounced_at, $3), $3),
-              status = CASE WHEN $4 AND NOT (status = ANY($5::text[])) THEN 'bounced' ELSE status END,
-              updated_at = now()
-        WHERE organization_id = $1 AND email_hash = ANY($2::text[])
-        RETURNING id, contact_id, status
-       ) SELECT * FROM u`,
-      [orgId, blindIndexCandidatesOf('email', email), bounce.at, bounce.hard, KEEP_ON_BOUNCE],
+    const rows = await this.channels.recordBounce(
+      orgId,
+      blindIndexCandidatesOf('email', email),
+      bounce.at,
+      bounce.hard,
+      KEEP_ON_BOUNCE,
     );
     return this.first(rows);
   }
@@ -79,22 +61,16 @@ export class ContactEmailService {
     email: string,
     at: Date,
   ): Promise<ContactEmailStatus | null> {
-    const rows: EmailRow[] = await this.ds.query(
-      `WITH u AS (
-       UPDATE contact_emails
-          SET complaint_count = complaint_count + 1,
-              last_complained_at = GREATEST(coalesce(last_complained_at, $3), $3),
-              status = CASE WHEN status = ANY($4::text[]) THEN status ELSE 'complained' END,
-              updated_at = now()
-        WHERE organization_id = $1 AND email_hash = ANY($2::text[])
-        RETURNING id, contact_id, status
-       ) SELECT * FROM u`,
-      [orgId, blindIndexCandidatesOf('email', email), at, KEEP_ON_COMPLAINT],
+    const rows = await this.channels.recordComplaint(
+      orgId,
+      blindIndexCandidatesOf('email', email),
+      at,
+      KEEP_ON_COMPLAINT,
     );
     return this.first(rows);
   }
 
-  private first(rows: EmailRow[]): ContactEmailStatus | null {
+  private first(rows: EmailRecordStatus[]): ContactEmailStatus | null {
     const r = rows[0];
     return r ? { contactId: r.contact_id, contactEmailId: r.id, status: r.status } : null;
   }

@@ -1,3 +1,4 @@
+// A contact's membership of a list.
 import {
   Column,
   CreateDateColumn,

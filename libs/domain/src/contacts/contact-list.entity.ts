@@ -1,3 +1,4 @@
+// A contact list of an organization.
 import {
   Column,
   CreateDateColumn,

@@ -1,20 +1,20 @@
-// Contact lists and memberships (§5). subscriberCount moves in the same transaction as the
-// membership, by the number of real status transitions, with the list row locked: it stays equal
-// to count(*) of subscribed memberships under any concurrency.
+// Contact lists and memberships (§5): subscriberCount stays exact under any concurrency.
 import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock, SystemClock } from '../common/clock';
-import { Page, PageRequest, pageOffset } from '../common/pagination';
+import { Page, PageRequest } from '../common/pagination';
 import { generateCuid } from '../crypto/tokens';
+import { inTransaction } from '../database/transaction';
 import { ConflictError, NotFoundError } from '../errors/domain-errors';
 import { Channel, ContactList, ListStatus } from './contact-list.entity';
 import { ContactListMembership, MembershipStatus } from './contact-list-membership.entity';
-import { ContactEvents } from './contact-events';
+import { ContactListsRepository, ListChanges } from './contact-lists.repository';
 import { ContactTagsService } from './contact-tags.service';
 import { ListView, MembershipView } from './contact-views';
+import { ContactViewsRepository } from './contact-views.repository';
 import { ContactsRepository } from './contacts.repository';
-import { inTransaction } from '../database/transaction';
+import { ContactEvents } from './contact.events';
 
 export interface CreateListInput {
   name: string;
@@ -31,15 +31,17 @@ export class ContactListsService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: ContactListsRepository,
     private readonly tags: ContactTagsService,
     private readonly contacts: ContactsRepository,
+    private readonly views: ContactViewsRepository,
     private readonly events: ContactEvents,
     @Optional() clock?: Clock,
   ) {
     this.clock = clock ?? new SystemClock();
   }
 
-  private async views(orgId: string, lists: ContactList[]): Promise<ListView[]> {
+  private async listViews(orgId: string, lists: ContactList[]): Promise<ListView[]> {
     const names = await this.tags.namesOfLists(
       orgId,
       lists.map((l) => l.id),
@@ -48,34 +50,29 @@ export class ContactListsService {
   }
 
   async list(orgId: string, page: PageRequest): Promise<Page<ListView>> {
-    const [items, total] = await this.ds.getRepository(ContactList).findAndCount({
-      where: { organizationId: orgId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: pageOffset(page),
-      take: page.limit,
-    });
-    return new Page(await this.views(orgId, items), total, page);
+    const [items, total] = await this.repo.page(orgId, page);
+    return new Page(await this.listViews(orgId, items), total, page);
   }
 
   async get(orgId: string, id: string): Promise<ListView> {
-    const list = await this.ds.getRepository(ContactList).findOneBy({ id, organizationId: orgId });
+    const list = await this.repo.get(orgId, id);
     if (!list) throw new NotFoundError('Contact list');
-    return (await this.views(orgId, [list]))[0];
+    return (await this.listViews(orgId, [list]))[0];
   }
 
   async create(orgId: string, input: CreateListInput): Promise<ListView> {
     const id = await inTransaction(this.ds, async (em) => {
-      const { identifiers } = await em.getRepository(ContactList).insert({
-        organizationId: orgId,
-        cuid: generateCuid(),
-        name: input.name.trim(),
-        description: input.description ?? null,
-        status: input.status ?? 'active',
-        preferredChannels: [...new Set<Channel>(input.preferredChannels ?? ['email'])],
-        isDefault: false,
-        subscriberCount: 0,
-      });
-      const listId = identifiers[0].id as string;
+      const listId = await this.repo.insert(
+        orgId,
+        {
+          cuid: generateCuid(),
+          name: input.name.trim(),
+          description: input.description ?? null,
+          status: input.status ?? 'active',
+          preferredChannels: [...new Set<Channel>(input.preferredChannels ?? ['email'])],
+        },
+        em,
+      );
       if (input.tags?.length) await this.tags.setListTags(em, orgId, listId, input.tags);
       return listId;
     });
@@ -85,13 +82,13 @@ export class ContactListsService {
   async update(orgId: string, id: string, input: UpdateListInput): Promise<ListView> {
     await inTransaction(this.ds, async (em) => {
       await this.lockLists(em, orgId, [id]);
-      const patch: Partial<ContactList> = {};
-      if (input.name !== undefined) patch.name = input.name.trim();
-      if (input.description !== undefined) patch.description = input.description;
-      if (input.status !== undefined) patch.status = input.status;
+      const changes: ListChanges = {};
+      if (input.name !== undefined) changes.name = input.name.trim();
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.status !== undefined) changes.status = input.status;
       if (input.preferredChannels !== undefined)
-        patch.preferredChannels = [...new Set<Channel>(input.preferredChannels)];
-      if (Object.keys(patch).length) await em.getRepository(ContactList).update({ id }, patch);
+        changes.preferredChannels = [...new Set<Channel>(input.preferredChannels)];
+      await this.repo.update(orgId, id, changes, em);
       if (input.tags !== undefined) await this.tags.setListTags(em, orgId, id, input.tags);
     });
     return this.get(orgId, id);
@@ -102,7 +99,7 @@ export class ContactListsService {
     await inTransaction(this.ds, async (em) => {
       const [list] = await this.lockLists(em, orgId, [id]);
       if (list.is_default) throw new ConflictError('The default list cannot be deleted');
-      await em.query(`DELETE FROM contact_lists WHERE id = $1`, [id]);
+      await this.repo.delete(orgId, id, em);
     });
   }
 
@@ -112,23 +109,16 @@ export class ContactListsService {
     page: PageRequest,
     status?: MembershipStatus,
   ): Promise<Page<MembershipView>> {
-    const list = await this.ds
-      .getRepository(ContactList)
-      .findOneBy({ id: listId, organizationId: orgId });
+    const list = await this.repo.get(orgId, listId);
     if (!list) throw new NotFoundError('Contact list');
-    const where = { contactListId: listId, organizationId: orgId, ...(status ? { status } : {}) };
-    const repo = this.ds.getRepository(ContactListMembership);
     const [items, total] = await Promise.all([
-      repo.find({
-        where,
-        order: { createdAt: 'DESC', id: 'DESC' },
-        skip: pageOffset(page),
-        take: page.limit,
-      }),
+      this.repo.membersPage(orgId, listId, page, status),
       // The subscribed total is the maintained counter; others are counted on the list's index.
-      status === 'subscribed' ? Promise.resolve(list.subscriberCount) : repo.countBy(where),
+      status === 'subscribed'
+        ? list.subscriberCount
+        : this.repo.countMembers(orgId, listId, status),
     ]);
-    const contacts = await this.contacts.load(
+    const contacts = await this.views.load(
       orgId,
       items.map((m) => m.contactId),
       { channels: ['email'], tags: true },
@@ -149,18 +139,11 @@ export class ContactListsService {
   ): Promise<ContactListMembership[]> {
     const ids = [...new Set(contactIds)];
     await inTransaction(this.ds, (em) => this.subscribeIn(em, orgId, [listId], ids));
-    return this.ds
-      .getRepository(ContactListMembership)
-      .createQueryBuilder('m')
-      .where('m.contactListId = :listId', { listId })
-      .andWhere('m.contactId = ANY(:ids)', { ids })
-      .orderBy('m.createdAt', 'ASC')
-      .addOrderBy('m.id', 'ASC')
-      .getMany();
+    return this.repo.membershipsOf(orgId, listId, ids);
   }
 
   /**
-   * Subscribes contacts to lists inside the caller's transaction (contact creation, imports).
+   * Subscribes contacts to lists inside the caller's transaction (contact creation, subscribe).
    * Lock order: the contacts (key share, so none is deleted meanwhile), then the lists by id.
    */
   async subscribeIn(
@@ -168,41 +151,15 @@ export class ContactListsService {
     orgId: string,
     listIds: string[],
     contactIds: string[],
-    /** The caller already holds the contacts (created or locked in this transaction): an import. */
-    opts: { contactsLocked?: boolean } = {},
   ): Promise<number> {
     contactIds = [...new Set(contactIds)];
     if (!contactIds.length || !listIds.length) return 0;
-    if (!opts.contactsLocked) {
-      const found: { id: string }[] = await em.query(
-        `SELECT id FROM contacts WHERE organization_id = $1 AND id = ANY($2::uuid[])
-          ORDER BY id FOR KEY SHARE`,
-        [orgId, contactIds],
-      );
-      if (found.length !== contactIds.length) throw new NotFoundError('Contact');
-    }
+    const found = await this.contacts.lock(orgId, contactIds, 'FOR KEY SHARE', em);
+    if (found.length !== contactIds.length) throw new NotFoundError('Contact');
     await this.lockLists(em, orgId, listIds);
     let changed = 0;
     for (const listId of [...listIds].sort()) {
-      const rows: { changed: string }[] = await em.query(
-        `WITH changed AS (
-           INSERT INTO contact_list_memberships AS m
-                  (organization_id, contact_id, contact_list_id, status, subscribed_at)
-           SELECT $1, c, $2, 'subscribed', $4 FROM unnest($3::uuid[]) AS c ORDER BY c
-           ON CONFLICT (contact_list_id, contact_id) DO UPDATE
-              SET status = 'subscribed', subscribed_at = EXCLUDED.subscribed_at,
-                  unsubscribed_at = NULL, unsubscribe_reason = NULL, updated_at = now()
-            WHERE m.status = 'unsubscribed'
-           RETURNING m.id
-         ), counted AS (
-           UPDATE contact_lists
-              SET subscriber_count = subscriber_count + (SELECT count(*) FROM changed)
-            WHERE id = $2
-         )
-         SELECT count(*) AS changed FROM changed`,
-        [orgId, listId, contactIds, this.clock.now()],
-      );
-      changed += Number(rows[0]?.changed ?? 0);
+      changed += await this.repo.subscribe(orgId, listId, contactIds, this.clock.now(), em);
     }
     return changed;
   }
@@ -213,34 +170,14 @@ export class ContactListsService {
     contactId: string,
     reason: string | null,
   ): Promise<ContactListMembership> {
-    await this.events.change(async (em, raise) => {
+    await inTransaction(this.ds, async (em) => {
       await this.lockLists(em, orgId, [listId]);
-      const rows: { id: string }[] = await em.query(
-        `WITH changed AS (
-           UPDATE contact_list_memberships
-              SET status = 'unsubscribed', unsubscribed_at = $3, unsubscribe_reason = $4,
-                  updated_at = now()
-            WHERE contact_list_id = $1 AND contact_id = $2 AND status = 'subscribed'
-           RETURNING id
-         ), counted AS (
-           UPDATE contact_lists SET subscriber_count = subscriber_count - (SELECT count(*) FROM changed)
-            WHERE id = $1
-         )
-         SELECT id FROM changed`,
-        [listId, contactId, this.clock.now(), reason],
-      );
-      if (rows.length) {
-        raise({
-          type: 'contact.unsubscribed',
-          organizationId: orgId,
-          contactId,
-          refs: { contactList: listId },
-        });
-      }
+      const at = this.clock.now();
+      if (await this.repo.unsubscribe(orgId, listId, contactId, at, reason, em))
+        await this.events.unsubscribed(em, orgId, contactId, listId);
     });
-    const membership = await this.ds
-      .getRepository(ContactListMembership)
-      .findOneBy({ contactListId: listId, contactId, organizationId: orgId });
+    this.events.wake();
+    const membership = await this.repo.membership(orgId, listId, contactId);
     if (!membership) throw new NotFoundError('Membership');
     return membership;
   }
@@ -248,19 +185,8 @@ export class ContactListsService {
   async removeMember(orgId: string, listId: string, contactId: string): Promise<void> {
     await inTransaction(this.ds, async (em) => {
       await this.lockLists(em, orgId, [listId]);
-      const rows: { status: MembershipStatus }[] = await em.query(
-        `WITH gone AS (
-           DELETE FROM contact_list_memberships WHERE contact_list_id = $1 AND contact_id = $2
-           RETURNING status
-         ), counted AS (
-           UPDATE contact_lists
-              SET subscriber_count = subscriber_count - (SELECT count(*) FROM gone WHERE status = 'subscribed')
-            WHERE id = $1
-         )
-         SELECT status FROM gone`,
-        [listId, contactId],
-      );
-      if (!rows.length) throw new NotFoundError('Membership');
+      if (!(await this.repo.removeMember(orgId, listId, contactId, em)))
+        throw new NotFoundError('Membership');
     });
   }
 
@@ -269,43 +195,16 @@ export class ContactListsService {
    * which already holds the contact row FOR UPDATE (so nothing subscribes it meanwhile).
    */
   async removeContactIn(em: EntityManager, orgId: string, contactId: string): Promise<void> {
-    const lists: { contact_list_id: string }[] = await em.query(
-      `SELECT DISTINCT contact_list_id FROM contact_list_memberships WHERE contact_id = $1`,
-      [contactId],
-    );
+    const lists = await this.repo.listIdsOf(orgId, contactId, em);
     if (!lists.length) return;
-    await this.lockLists(
-      em,
-      orgId,
-      lists.map((l) => l.contact_list_id),
-    );
-    await em.query(
-      `WITH gone AS (
-         DELETE FROM contact_list_memberships WHERE contact_id = $1
-         RETURNING contact_list_id, status
-       ), counted AS (
-         UPDATE contact_lists l SET subscriber_count = l.subscriber_count - d.n
-           FROM (SELECT contact_list_id, count(*) AS n FROM gone WHERE status = 'subscribed'
-                  GROUP BY 1) d
-          WHERE l.id = d.contact_list_id
-       )
-       SELECT count(*) AS removed FROM gone`,
-      [contactId],
-    );
+    await this.lockLists(em, orgId, lists);
+    await this.repo.removeContact(orgId, contactId, em);
   }
 
   /** Locks the lists (by id order) and 404s unless every one is the organization's. */
-  private async lockLists(
-    em: EntityManager,
-    orgId: string,
-    listIds: string[],
-  ): Promise<{ id: string; is_default: boolean }[]> {
+  private async lockLists(em: EntityManager, orgId: string, listIds: string[]) {
     const unique = [...new Set(listIds)];
-    const rows: { id: string; is_default: boolean }[] = await em.query(
-      `SELECT id, is_default FROM contact_lists WHERE organization_id = $1 AND id = ANY($2::uuid[])
-        ORDER BY id FOR UPDATE`,
-      [orgId, unique],
-    );
+    const rows = await this.repo.lock(orgId, unique, em);
     if (rows.length !== unique.length) throw new NotFoundError('Contact list');
     return rows;
   }

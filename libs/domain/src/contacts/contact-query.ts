@@ -1,5 +1,4 @@
-// GET /contacts query (§5): names, defaults, allowed values, and the meta descriptors built from
-// the same constants the DTO validates against.
+// The GET /contacts query (§5): names, defaults, allowed values and the meta descriptors.
 import { CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
 import { CONTACT_STATUSES, ContactStatus } from './contact.entity';
 

@@ -1,3 +1,4 @@
+// Tags, their assignments to contacts and to lists.
 import {
   Column,
   CreateDateColumn,

@@ -1,10 +1,10 @@
-// Tags of an organization: names unique case-insensitively, contactCount kept exact by a trigger.
+// Tags of an organization (§5): names unique case-insensitively, created on first use.
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import { Page, PageRequest, pageOffset } from '../common/pagination';
+import type { EntityManager } from 'typeorm';
+import { Page, PageRequest } from '../common/pagination';
 import { ConflictError, NotFoundError } from '../errors/domain-errors';
 import { ContactTag } from './contact-tag.entity';
+import { ContactTagsRepository, isDuplicateTagName } from './contact-tags.repository';
 
 /** Trimmed names, first spelling wins among case variants. */
 export function uniqueTagNames(names: string[]): string[] {
@@ -16,144 +16,95 @@ export function uniqueTagNames(names: string[]): string[] {
   return [...seen.values()];
 }
 
-function isDuplicateName(err: unknown): boolean {
-  return (
-    err instanceof QueryFailedError &&
-    (err as { code?: string }).code === '23505' &&
-    /contact_tags_org_name_uq/.test(String((err as { constraint?: string }).constraint))
-  );
+function duplicateName(err: unknown): unknown {
+  return isDuplicateTagName(err) ? new ConflictError('A tag with this name already exists') : err;
 }
 
 @Injectable()
 export class ContactTagsService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
-
-  private repo(em?: EntityManager) {
-    return (em ?? this.ds.manager).getRepository(ContactTag);
-  }
+  constructor(private readonly repo: ContactTagsRepository) {}
 
   async list(orgId: string, page: PageRequest): Promise<Page<ContactTag>> {
-    const qb = this.repo()
-      .createQueryBuilder('t')
-      .where('t.organizationId = :orgId', { orgId })
-      .orderBy('lower(t.name)', 'ASC')
-      .addOrderBy('t.id', 'ASC')
-      .offset(pageOffset(page))
-      .limit(page.limit);
-    const [items, total] = await Promise.all([qb.getMany(), qb.getCount()]);
+    const [items, total] = await this.repo.page(orgId, page);
     return new Page(items, total, page);
   }
 
   /** Every tag, id and name only. */
-  async all(orgId: string): Promise<{ id: string; name: string }[]> {
-    return this.ds.query(
-      `SELECT id, name FROM contact_tags WHERE organization_id = $1 ORDER BY lower(name), id`,
-      [orgId],
-    );
+  all(orgId: string): Promise<{ id: string; name: string }[]> {
+    return this.repo.all(orgId);
   }
 
   async get(orgId: string, id: string, em?: EntityManager): Promise<ContactTag> {
-    const tag = await this.repo(em).findOneBy({ id, organizationId: orgId });
+    const tag = await this.repo.get(orgId, id, em);
     if (!tag) throw new NotFoundError('Tag');
     return tag;
   }
 
   async create(orgId: string, name: string): Promise<ContactTag> {
-    try {
-      const { identifiers } = await this.repo().insert({
-        organizationId: orgId,
-        name: name.trim(),
-      });
-      return this.get(orgId, identifiers[0].id as string);
-    } catch (err) {
-      if (isDuplicateName(err)) throw new ConflictError('A tag with this name already exists');
-      throw err;
-    }
+    const id = await this.repo.insert(orgId, name.trim()).catch((err: unknown) => {
+      throw duplicateName(err);
+    });
+    return this.get(orgId, id);
   }
 
   async rename(orgId: string, id: string, name: string): Promise<ContactTag> {
     await this.get(orgId, id);
-    try {
-      await this.repo().update({ id, organizationId: orgId }, { name: name.trim() });
-    } catch (err) {
-      if (isDuplicateName(err)) throw new ConflictError('A tag with this name already exists');
-      throw err;
-    }
+    const found = await this.repo.rename(orgId, id, name.trim()).catch((err: unknown) => {
+      throw duplicateName(err);
+    });
+    if (!found) throw new NotFoundError('Tag');
     return this.get(orgId, id);
   }
 
   /** Removes the tag from every contact and list too. */
   async delete(orgId: string, id: string): Promise<void> {
-    const res = await this.repo().delete({ id, organizationId: orgId });
-    if (!res.affected) throw new NotFoundError('Tag');
+    if (!(await this.repo.delete(orgId, id))) throw new NotFoundError('Tag');
   }
 
   /** The tags with these names, created when missing (existing spellings are kept). */
   async ensure(em: EntityManager, orgId: string, names: string[]): Promise<ContactTag[]> {
     const unique = uniqueTagNames(names);
     if (!unique.length) return [];
-    const find = () =>
-      em
-        .getRepository(ContactTag)
-        .createQueryBuilder('t')
-        .where('t.organizationId = :orgId', { orgId })
-        .andWhere('lower(t.name) = ANY(:names)', { names: unique.map((n) => n.toLowerCase()) })
-        .orderBy('lower(t.name)', 'ASC')
-        .getMany();
+    const lower = unique.map((n) => n.toLowerCase());
     // Existing tags are read first: an INSERT ... ON CONFLICT meeting a tag whose contact_count
     // another transaction has just moved (any tagging does) waits for that transaction to end.
-    const found = await find();
+    const found = await this.repo.byNames(orgId, lower, em);
     if (found.length === unique.length) return found;
-    await em.query(
-      `INSERT INTO contact_tags (organization_id, name)
-       SELECT $1, n FROM unnest($2::text[]) AS n
-       ON CONFLICT (organization_id, lower(name)) DO NOTHING`,
-      [orgId, unique],
-    );
-    return find();
+    await this.repo.insertMissing(orgId, unique, em);
+    return this.repo.byNames(orgId, lower, em);
   }
 
   /** Adds the named tags to a contact (idempotent). */
-  async assign(
-    em: EntityManager,
-    orgId: string,
-    contactId: string,
-    names: string[],
-  ): Promise<void> {
+  async assign(em: EntityManager, orgId: string, contactId: string, names: string[]) {
     const tags = await this.ensure(em, orgId, names);
-    if (!tags.length) return;
-    await em.query(
-      `INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id)
-       SELECT $1, t, $2 FROM unnest($3::uuid[]) AS t ORDER BY t
-       ON CONFLICT (contact_id, tag_id) DO NOTHING`,
-      [contactId, orgId, tags.map((t) => t.id)],
+    const ids = tags.map((t) => t.id);
+    await this.repo.assign(
+      orgId,
+      ids.map(() => contactId),
+      ids,
+      em,
     );
   }
 
+  /** Removes one tag from a contact; 404 when the tag is not the organization's. */
+  async unassign(em: EntityManager, orgId: string, contactId: string, tagId: string) {
+    await this.get(orgId, tagId, em);
+    await this.repo.unassign(orgId, contactId, tagId, em);
+  }
+
   /** Tag names of lists, for ListView. */
-  async namesOfLists(orgId: string, listIds: string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>(listIds.map((id) => [id, []]));
-    if (!listIds.length) return out;
-    const rows: { contact_list_id: string; name: string }[] = await this.ds.query(
-      `SELECT lt.contact_list_id, t.name FROM contact_list_tags lt
-         JOIN contact_tags t ON t.id = lt.tag_id
-        WHERE t.organization_id = $1 AND lt.contact_list_id = ANY($2::uuid[])
-        ORDER BY lower(t.name), t.id`,
-      [orgId, listIds],
-    );
-    for (const r of rows) out.get(r.contact_list_id)?.push(r.name);
-    return out;
+  namesOfLists(orgId: string, listIds: string[]): Promise<Map<string, string[]>> {
+    return this.repo.namesOfLists(orgId, listIds);
   }
 
   /** Replaces a list's tags with the named ones. */
   async setListTags(em: EntityManager, orgId: string, listId: string, names: string[]) {
     const tags = await this.ensure(em, orgId, names);
-    await em.query(`DELETE FROM contact_list_tags WHERE contact_list_id = $1`, [listId]);
-    if (tags.length) {
-      await em.query(
-        `INSERT INTO contact_list_tags (contact_list_id, tag_id) SELECT $1, unnest($2::uuid[])`,
-        [listId, tags.map((t) => t.id)],
-      );
-    }
+    await this.repo.setListTags(
+      orgId,
+      listId,
+      tags.map((t) => t.id),
+      em,
+    );
   }
 }

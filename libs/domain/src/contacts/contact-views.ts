@@ -1,6 +1,4 @@
-// What the contacts services return (entities plus what was loaded with them) and the plain
-// mappers that turn them into the spec's field sets. Nullable keys are always present; optional
-// arrays appear only when they were loaded; embedded tags always report contactCount 0.
+// Contact views (what the contacts services return) and the mappers to the spec's field sets.
 import type { ContactList } from './contact-list.entity';
 import type { ContactListMembership } from './contact-list-membership.entity';
 import type { Contact } from './contact.entity';
@@ -14,52 +12,19 @@ import type {
 } from './contact-channels.entity';
 import type { ContactTag } from './contact-tag.entity';
 
-/**
- * Timestamps leave as ISO 8601 strings (what JSON.stringify would produce from the Date): turning
- * them into strings here is several times cheaper than letting JSON call Date.toJSON on a
- * thousand dates per page. A string is already that text (a listed page, see `Listed`).
- */
-function iso(d: Date | string | null | undefined): string | null {
-  if (!d) return null;
-  return typeof d === 'string' ? d : d.toISOString();
-}
-
-/**
- * An entity as GET /contacts reads it: every timestamp either a Date or already its
- * `toISOString` text (the page statement's JSON columns are printed without a Date, see
- * json-instant.ts). The mappers below take this, so one mapper serves both reads.
- */
-export type Listed<T> = {
-  [K in keyof T]: T[K] extends Date
-    ? Date | string
-    : T[K] extends Date | null
-      ? Date | string | null
-      : T[K];
-};
-
-/** What `toContactResponse` reads: a ContactView, or a contact of a listed page. */
-export interface ContactResponseSource {
-  contact: Listed<Contact>;
+/** What `toContactResponse` reads: a contact with what was loaded with it. */
+export interface ContactView {
+  contact: Contact;
   /** Tag names; empty when tags were not loaded. */
   tags: string[];
-  emails?: Listed<ContactEmail>[];
-  smsNumbers?: Listed<ContactSms>[];
-  whatsappAccounts?: Listed<ContactWhatsapp>[];
-  telegramAccounts?: Listed<ContactTelegram>[];
-  imessageAccounts?: Listed<ContactImessage>[];
-  pushNotifications?: Listed<ContactPush>[];
-  tagRecords?: ContactTag[];
-  listMemberships?: MembershipView[];
-}
-
-export interface ContactView extends ContactResponseSource {
-  contact: Contact;
   emails?: ContactEmail[];
   smsNumbers?: ContactSms[];
   whatsappAccounts?: ContactWhatsapp[];
   telegramAccounts?: ContactTelegram[];
   imessageAccounts?: ContactImessage[];
   pushNotifications?: ContactPush[];
+  tagRecords?: ContactTag[];
+  listMemberships?: MembershipView[];
 }
 
 export interface ListView {
@@ -74,7 +39,7 @@ export interface MembershipView {
   contactList?: ListView;
 }
 
-export function toEmailResponse(e: Listed<ContactEmail>) {
+export function toEmailResponse(e: ContactEmail) {
   return {
     id: e.id,
     contactId: e.contactId,
@@ -84,15 +49,15 @@ export function toEmailResponse(e: Listed<ContactEmail>) {
     isPrimary: e.isPrimary,
     bounceCount: e.bounceCount,
     complaintCount: e.complaintCount,
-    verifiedAt: iso(e.verifiedAt),
-    lastBouncedAt: iso(e.lastBouncedAt),
-    lastComplainedAt: iso(e.lastComplainedAt),
-    createdAt: iso(e.createdAt),
-    updatedAt: iso(e.updatedAt),
+    verifiedAt: e.verifiedAt,
+    lastBouncedAt: e.lastBouncedAt,
+    lastComplainedAt: e.lastComplainedAt,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
   };
 }
 
-export function toSmsResponse(s: Listed<ContactSms>) {
+export function toSmsResponse(s: ContactSms) {
   return {
     id: s.id,
     contactId: s.contactId,
@@ -100,14 +65,14 @@ export function toSmsResponse(s: Listed<ContactSms>) {
     countryCode: s.countryCode,
     status: s.status,
     isPrimary: s.isPrimary,
-    verifiedAt: iso(s.verifiedAt),
-    optedOutAt: iso(s.optedOutAt),
-    createdAt: iso(s.createdAt),
-    updatedAt: iso(s.updatedAt),
+    verifiedAt: s.verifiedAt,
+    optedOutAt: s.optedOutAt,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
   };
 }
 
-export function toWhatsappResponse(w: Listed<ContactWhatsapp>) {
+export function toWhatsappResponse(w: ContactWhatsapp) {
   return {
     id: w.id,
     contactId: w.contactId,
@@ -116,14 +81,14 @@ export function toWhatsappResponse(w: Listed<ContactWhatsapp>) {
     status: w.status,
     isPrimary: w.isPrimary,
     isBusinessAccount: w.isBusinessAccount,
-    lastSeenAt: iso(w.lastSeenAt),
-    verifiedAt: iso(w.verifiedAt),
-    createdAt: iso(w.createdAt),
-    updatedAt: iso(w.updatedAt),
+    lastSeenAt: w.lastSeenAt,
+    verifiedAt: w.verifiedAt,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
   };
 }
 
-export function toTelegramResponse(t: Listed<ContactTelegram>) {
+export function toTelegramResponse(t: ContactTelegram) {
   return {
     id: t.id,
     contactId: t.contactId,
@@ -132,13 +97,13 @@ export function toTelegramResponse(t: Listed<ContactTelegram>) {
     username: t.username,
     status: t.status,
     isPrimary: t.isPrimary,
-    lastActiveAt: iso(t.lastActiveAt),
-    createdAt: iso(t.createdAt),
-    updatedAt: iso(t.updatedAt),
+    lastActiveAt: t.lastActiveAt,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
   };
 }
 
-export function toImessageResponse(i: Listed<ContactImessage>) {
+export function toImessageResponse(i: ContactImessage) {
   return {
     id: i.id,
     contactId: i.contactId,
@@ -146,13 +111,13 @@ export function toImessageResponse(i: Listed<ContactImessage>) {
     phoneNumber: i.phoneNumber,
     status: i.status,
     isPrimary: i.isPrimary,
-    verifiedAt: iso(i.verifiedAt),
-    createdAt: iso(i.createdAt),
-    updatedAt: iso(i.updatedAt),
+    verifiedAt: i.verifiedAt,
+    createdAt: i.createdAt,
+    updatedAt: i.updatedAt,
   };
 }
 
-export function toPushResponse(p: Listed<ContactPush>) {
+export function toPushResponse(p: ContactPush) {
   return {
     id: p.id,
     contactId: p.contactId,
@@ -162,10 +127,10 @@ export function toPushResponse(p: Listed<ContactPush>) {
     appVersion: p.appVersion,
     deviceInfo: p.deviceInfo,
     isPrimary: p.isPrimary,
-    lastUsedAt: iso(p.lastUsedAt),
-    expiresAt: iso(p.expiresAt),
-    createdAt: iso(p.createdAt),
-    updatedAt: iso(p.updatedAt),
+    lastUsedAt: p.lastUsedAt,
+    expiresAt: p.expiresAt,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
   };
 }
 
@@ -176,8 +141,8 @@ export function toTagResponse(t: ContactTag, withCount = false) {
     organizationId: t.organizationId,
     name: t.name,
     contactCount: withCount ? t.contactCount : 0,
-    createdAt: iso(t.createdAt),
-    updatedAt: iso(t.updatedAt),
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
   };
 }
 
@@ -199,8 +164,8 @@ export function toListResponse(v: ListView) {
     tags: v.tags,
     isDefault: l.isDefault,
     subscriberCount: l.subscriberCount,
-    createdAt: iso(l.createdAt),
-    updatedAt: iso(l.updatedAt),
+    createdAt: l.createdAt,
+    updatedAt: l.updatedAt,
   };
 }
 
@@ -211,18 +176,18 @@ export function toMembershipResponse(v: MembershipView) {
     contactId: m.contactId,
     contactListId: m.contactListId,
     status: m.status,
-    subscribedAt: iso(m.subscribedAt),
-    unsubscribedAt: iso(m.unsubscribedAt),
+    subscribedAt: m.subscribedAt,
+    unsubscribedAt: m.unsubscribedAt,
     unsubscribeReason: m.unsubscribeReason,
-    createdAt: iso(m.createdAt),
-    updatedAt: iso(m.updatedAt),
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
   };
   if (v.contact) out.contact = toContactSummaryResponse(v.contact);
   if (v.contactList) out.contactList = toListResponse(v.contactList);
   return out;
 }
 
-export function toContactResponse(v: ContactResponseSource) {
+export function toContactResponse(v: ContactView) {
   const c = v.contact;
   const out: Record<string, unknown> = {
     id: c.id,
@@ -235,10 +200,10 @@ export function toContactResponse(v: ContactResponseSource) {
     status: c.status,
     customFields: c.customFields,
     notes: c.notes,
-    lastActivityAt: iso(c.lastActivityAt),
+    lastActivityAt: c.lastActivityAt,
     tags: v.tags,
-    createdAt: iso(c.createdAt),
-    updatedAt: iso(c.updatedAt),
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
   };
   if (v.emails) out.emails = v.emails.map(toEmailResponse);
   if (v.smsNumbers) out.smsNumbers = v.smsNumbers.map(toSmsResponse);
@@ -262,8 +227,8 @@ export function toContactSummaryResponse(v: ContactView) {
     displayName: c.displayName,
     status: c.status,
     tags: v.tags,
-    createdAt: iso(c.createdAt),
-    updatedAt: iso(c.updatedAt),
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
   };
   if (v.emails) out.emails = v.emails.map(toEmailResponse);
   return out;

@@ -1,3 +1,4 @@
+// A contact of an organization, and the display name rule.
 import type { ValueTransformer } from 'typeorm';
 import {
   Column,

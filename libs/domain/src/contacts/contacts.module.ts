@@ -1,17 +1,25 @@
-// Contacts, their six channel records, tags, lists and memberships (§5), encrypted at rest.
+// The contacts area (§5): contacts, channel records, tags, lists, memberships; encrypted at rest.
 import { Module } from '@nestjs/common';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { EventsModule } from '../events/events.module';
 import { BlindIndexSubscriber } from './blind-index.subscriber';
+import { ContactChannelsRepository } from './contact-channels.repository';
 import { ContactChannelsService } from './contact-channels.service';
 import { ContactEmailService } from './contact-email.service';
-import { ContactEvents } from './contact-events';
+import { ContactEvents } from './contact.events';
+import { ContactListsRepository } from './contact-lists.repository';
 import { ContactListsService } from './contact-lists.service';
+import { ContactTagsRepository } from './contact-tags.repository';
 import { ContactTagsService } from './contact-tags.service';
+import { ContactViewsRepository } from './contact-views.repository';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 
-const SERVICES = [
+const PROVIDERS = [
   ContactsRepository,
+  ContactViewsRepository,
+  ContactChannelsRepository,
+  ContactTagsRepository,
+  ContactListsRepository,
   ContactsService,
   ContactChannelsService,
   ContactTagsService,
@@ -21,8 +29,8 @@ const SERVICES = [
 ];
 
 @Module({
-  imports: [WebhooksModule],
-  providers: [BlindIndexSubscriber, ...SERVICES],
-  exports: SERVICES,
+  imports: [EventsModule],
+  providers: [BlindIndexSubscriber, ...PROVIDERS],
+  exports: PROVIDERS,
 })
 export class ContactsModule {}

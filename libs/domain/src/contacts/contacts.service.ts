@@ -1,11 +1,10 @@
-// Contacts (§5): listing with filters, full reads, and the create / update / delete paths. Each
-// change goes through exactly one method here, which raises its event in the change's transaction
-// (ContactEvents.change: stored in the outbox with the change, sent after the commit).
+// Contacts (§5): listing, reads, create / update / delete, each change with its event.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm';
 import { Page } from '../common/pagination';
+import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import {
   ChannelInputOf,
@@ -18,18 +17,22 @@ import {
   WhatsappInput,
 } from './contact-channels.service';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
-import { ContactEvents } from './contact-events';
+import { ContactEvents } from './contact.events';
 import { ContactListsService } from './contact-lists.service';
 import {
   CONTACT_LIST_FILTERS,
   ContactListQueryInput,
   normaliseContactListQuery,
 } from './contact-query';
-import { ContactTag } from './contact-tag.entity';
 import { ContactTagsService } from './contact-tags.service';
-import { ContactResponseSource, ContactView } from './contact-views';
-import { Contact, ContactStatus, deriveDisplayName } from './contact.entity';
-import { ContactLoadOptions, ContactsRepository, LOAD_EVERYTHING } from './contacts.repository';
+import { ContactView } from './contact-views';
+import { ContactStatus, deriveDisplayName } from './contact.entity';
+import {
+  ContactLoadOptions,
+  ContactViewsRepository,
+  LOAD_EVERYTHING,
+} from './contact-views.repository';
+import { ContactLock, ContactsRepository, FieldChanges } from './contacts.repository';
 
 export interface ContactFields {
   firstName?: string | null;
@@ -78,19 +81,17 @@ export class ContactsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly repo: ContactsRepository,
+    private readonly views: ContactViewsRepository,
     private readonly channels: ContactChannelsService,
     private readonly tags: ContactTagsService,
     private readonly lists: ContactListsService,
     private readonly events: ContactEvents,
   ) {}
 
-  /**
-   * GET /contacts: a page with channel records and tag names preloaded (one statement), for
-   * `toContactResponse` (timestamps may already be their ISO text, see `Listed`).
-   */
-  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactResponseSource>> {
+  /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
+  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
     const q = normaliseContactListQuery(input);
-    const { views, total } = await this.repo.listPage(this.repo.listQueries(orgId, q), q.page);
+    const { views, total } = await this.views.listPage(orgId, q);
     return new Page(
       views,
       total,
@@ -101,33 +102,39 @@ export class ContactsService {
 
   /** Contacts by id with what `opts` asks for, in order (segments and lists reuse this). */
   loadViews(orgId: string, ids: string[], opts: ContactLoadOptions): Promise<ContactView[]> {
-    return this.repo.load(orgId, ids, opts);
+    return this.views.load(orgId, ids, opts);
   }
 
   /** One contact with every optional array loaded. */
   async get(orgId: string, id: string): Promise<ContactView> {
-    const [view] = await this.repo.load(orgId, [id], LOAD_EVERYTHING);
+    const [view] = await this.views.load(orgId, [id], LOAD_EVERYTHING);
     if (!view) throw new NotFoundError('Contact');
     return view;
   }
 
   async create(orgId: string, input: CreateContactInput): Promise<ContactView> {
-    const id = await this.events.change(async (em, raise) => {
-      const { identifiers } = await em.getRepository(Contact).insert({
-        organizationId: orgId,
-        firstName: trimmedOrNull(input.firstName),
-        lastName: trimmedOrNull(input.lastName),
-        displayName:
-          trimmedOrNull(input.displayName) ??
-          deriveDisplayName(input.firstName, input.lastName, input.emails?.[0]?.email),
-        timezone: input.timezone ?? null,
-        language: input.language ?? null,
-        status: input.status === undefined ? 'active' : input.status,
-        customFields: input.customFields ?? null,
-        notes: input.notes ?? null,
-        lastActivityAt: input.lastActivityAt ?? null,
-      } as QueryDeepPartialEntity<Contact>);
-      const contactId = identifiers[0].id as string;
+    const view = await inTransaction(this.ds, async (em) => {
+      const contactId = randomUUID();
+      await this.repo.insertMany(
+        orgId,
+        [
+          {
+            id: contactId,
+            firstName: trimmedOrNull(input.firstName),
+            lastName: trimmedOrNull(input.lastName),
+            displayName:
+              trimmedOrNull(input.displayName) ??
+              deriveDisplayName(input.firstName, input.lastName, input.emails?.[0]?.email),
+            timezone: input.timezone ?? null,
+            language: input.language ?? null,
+            status: input.status === undefined ? 'active' : input.status,
+            customFields: input.customFields ?? null,
+            notes: input.notes ?? null,
+            lastActivityAt: input.lastActivityAt ?? null,
+          },
+        ],
+        em,
+      );
       for (const channel of CONTACT_CHANNELS) {
         const key = CHANNEL_INFO[channel].key;
         const records = (input as Record<string, unknown>)[key] as
@@ -139,79 +146,67 @@ export class ContactsService {
       if (input.tags?.length) await this.tags.assign(em, orgId, contactId, input.tags);
       if (input.listIds?.length)
         await this.lists.subscribeIn(em, orgId, input.listIds, [contactId]);
-      // Event hook: contact.created is raised here, and only here, with the insert.
-      raise({ type: 'contact.created', organizationId: orgId, contactId });
-      return contactId;
+      // contact.created is emitted here, and only here, with the insert.
+      return this.events.changed(em, orgId, contactId, 'contact.created');
     });
-    return this.get(orgId, id);
+    this.events.wake();
+    return view;
   }
 
   async update(orgId: string, id: string, input: ContactFields): Promise<ContactView> {
-    const changes: Partial<Contact> = {};
+    const changes: FieldChanges = {};
     for (const key of FIELD_KEYS) {
       if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
     }
     for (const key of ['firstName', 'lastName', 'displayName'] as const) {
       if (key in changes) changes[key] = trimmedOrNull(changes[key]);
     }
-    await this.events.change(async (em, raise) => {
-      await this.lockContact(em, orgId, id, 'FOR NO KEY UPDATE');
-      if (Object.keys(changes).length)
-        await em.getRepository(Contact).update({ id }, changes as QueryDeepPartialEntity<Contact>);
-      // Event hook: contact.updated for field changes is raised here.
-      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
-    });
-    return this.get(orgId, id);
+    return this.change(orgId, id, 'FOR NO KEY UPDATE', (em) =>
+      this.repo.update(orgId, id, changes, em),
+    );
   }
 
   /** Deletes the contact, its channel records, tags and memberships (subscriberCount adjusted). */
   async delete(orgId: string, id: string): Promise<void> {
-    await this.events.change(async (em, raise) => {
-      await this.lockContact(em, orgId, id, 'FOR UPDATE');
+    await inTransaction(this.ds, async (em) => {
+      await this.lock(em, orgId, id, 'FOR UPDATE');
       await this.lists.removeContactIn(em, orgId, id);
-      await em.query(`DELETE FROM contacts WHERE id = $1`, [id]);
-      // Event hook: contact.deleted is raised here, and only here, with the delete.
-      raise({ type: 'contact.deleted', organizationId: orgId, contactId: id });
+      await this.repo.delete(orgId, id, em);
+      // contact.deleted is emitted here, and only here, with the delete.
+      await this.events.deleted(em, orgId, id);
     });
+    this.events.wake();
   }
 
   /** POST /contacts/{id}/tags: adds the named tags (created when missing). */
-  async addTags(orgId: string, id: string, names: string[]): Promise<ContactView> {
-    await this.events.change(async (em, raise) => {
-      await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
-      await this.tags.assign(em, orgId, id, names);
-      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
-    });
-    return this.get(orgId, id);
+  addTags(orgId: string, id: string, names: string[]): Promise<ContactView> {
+    return this.change(orgId, id, 'FOR KEY SHARE', (em) => this.tags.assign(em, orgId, id, names));
   }
 
   /** DELETE /contacts/{id}/tags/{tagId}: removes one tag from the contact. */
-  async removeTag(orgId: string, id: string, tagId: string): Promise<ContactView> {
-    await this.events.change(async (em, raise) => {
-      await this.lockContact(em, orgId, id, 'FOR KEY SHARE');
-      const tag = await em
-        .getRepository(ContactTag)
-        .findOneBy({ id: tagId, organizationId: orgId });
-      if (!tag) throw new NotFoundError('Tag');
-      await em.query(`DELETE FROM contact_tag_assignments WHERE contact_id = $1 AND tag_id = $2`, [
-        id,
-        tagId,
-      ]);
-      raise({ type: 'contact.updated', organizationId: orgId, contactId: id });
-    });
-    return this.get(orgId, id);
+  removeTag(orgId: string, id: string, tagId: string): Promise<ContactView> {
+    return this.change(orgId, id, 'FOR KEY SHARE', (em) =>
+      this.tags.unassign(em, orgId, id, tagId),
+    );
   }
 
-  private async lockContact(
-    em: EntityManager,
+  /** A change of one contact: locked, changed, contact.updated emitted; the contact after it. */
+  private async change(
     orgId: string,
     id: string,
-    mode: 'FOR UPDATE' | 'FOR NO KEY UPDATE' | 'FOR KEY SHARE',
-  ): Promise<void> {
-    const rows: unknown[] = await em.query(
-      `SELECT 1 FROM contacts WHERE id = $1 AND organization_id = $2 ${mode}`,
-      [id, orgId],
-    );
-    if (!rows.length) throw new NotFoundError('Contact');
+    mode: ContactLock,
+    work: (em: EntityManager) => Promise<void>,
+  ): Promise<ContactView> {
+    const view = await inTransaction(this.ds, async (em) => {
+      await this.lock(em, orgId, id, mode);
+      await work(em);
+      return this.events.changed(em, orgId, id, 'contact.updated');
+    });
+    this.events.wake();
+    return view;
+  }
+
+  private async lock(em: EntityManager, orgId: string, id: string, mode: ContactLock) {
+    if (!(await this.repo.lock(orgId, [id], mode, em)).length) throw new NotFoundError('Contact');
   }
 }

@@ -1,5 +1,4 @@
-// Phone numbers in E.164 (what is encrypted and blind-indexed) and the country a number belongs
-// to when the caller does not say, through libphonenumber-js's numbering-plan metadata.
+// Phone numbers in E.164 and the country a number belongs to (libphonenumber-js's metadata).
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
 /** The string normalisePhone parses: separators dropped, `00` → `+`, `+` added; null if no number. */

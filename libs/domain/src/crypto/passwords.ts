@@ -12,6 +12,8 @@ export interface ScryptParams {
 
 /** N = 2^17, r = 8, p = 1: about 128 MiB and a few hundred ms of one core per hash. */
 export const PASSWORD_PARAMS: ScryptParams = { ln: 17, r: 8, p: 1 };
+/** What new hashes use: PASSWORD_PARAMS, unless a test suite lowered it (setPasswordParamsForTests). */
+let current: ScryptParams = PASSWORD_PARAMS;
 /** What rows written before parameters were stored used: Node's default scrypt. */
 const LEGACY_PARAMS: ScryptParams = { ln: 14, r: 8, p: 1 };
 
@@ -132,7 +134,7 @@ export function assertAcceptablePassword(password: string): void {
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  return format(PASSWORD_PARAMS, salt, await derive(password, salt, KEY_BYTES, PASSWORD_PARAMS));
+  return format(current, salt, await derive(password, salt, KEY_BYTES, current));
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -147,9 +149,9 @@ export function needsRehash(stored: string): boolean {
   const parsed = parse(stored);
   return (
     !parsed ||
-    parsed.params.ln !== PASSWORD_PARAMS.ln ||
-    parsed.params.r !== PASSWORD_PARAMS.r ||
-    parsed.params.p !== PASSWORD_PARAMS.p ||
+    parsed.params.ln !== current.ln ||
+    parsed.params.r !== current.r ||
+    parsed.params.p !== current.p ||
     parsed.key.length !== KEY_BYTES
   );
 }
@@ -158,8 +160,14 @@ export function needsRehash(stored: string): boolean {
  * Compared against when the email is unknown, so an unknown email costs the same scrypt as a
  * known one and the timing does not tell them apart.
  */
-export const DUMMY_PASSWORD_HASH = format(
-  PASSWORD_PARAMS,
-  Buffer.alloc(SALT_BYTES),
-  Buffer.alloc(KEY_BYTES),
-);
+export let DUMMY_PASSWORD_HASH = format(current, Buffer.alloc(SALT_BYTES), Buffer.alloc(KEY_BYTES));
+
+/**
+ * For test suites only: new hashes, and the dummy one, use `params` from now on. The e2e tier
+ * lowers the cost (docs/testing.md) so its logins do not take minutes; a hash carries its own
+ * parameters, so none of them is ever taken for a production one. The platform never calls it.
+ */
+export function setPasswordParamsForTests(params: ScryptParams): void {
+  current = params;
+  DUMMY_PASSWORD_HASH = format(current, Buffer.alloc(SALT_BYTES), Buffer.alloc(KEY_BYTES));
+}

@@ -1,3 +1,4 @@
+// TypeORM data source options: entities, migrations, naming, pool.
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './migrations';

@@ -34,8 +34,8 @@ const MB = 1024 * 1024;
  * data directories get them too). PostgreSQL's own defaults suit a small shared server: 128 MB of
  * shared buffers and a checkpoint every ~1 GB of WAL. A contact import of a million rows writes
  * ~2.7 GB of tables and indexes in random key order: with the defaults the backend evicts its own
- * dirty pages (36 GB written for a 1M-row import) and a checkpoint starts every minute, after which
- * every first change of a page writes the whole page to the WAL again (docs/imports.md).
+ * dirty pages and a checkpoint starts every minute, after which every first change of a page
+ * writes the whole page to the WAL again (docs/imports.md).
  */
 export function embeddedServerSettings(memory = totalmem()): Record<string, string> {
   // A quarter of the machine's memory (the usual advice for a dedicated server), between
@@ -67,7 +67,7 @@ export async function startEmbeddedPostgres(
   dataDir: string,
   port: number,
   log: (msg: string) => void = () => undefined,
-  /** Extra `initdb` flags for a fresh data directory (the bench's `--no-data-checksums`). */
+  /** Extra `initdb` flags for a fresh data directory (e.g. `--no-data-checksums`). */
   initdbFlags: string[] = [],
 ): Promise<EmbeddedHandle> {
   const url = embeddedUrl(port);

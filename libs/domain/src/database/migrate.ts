@@ -1,5 +1,4 @@
-// Applies migrations: the main chain, and the engagement chain on the engagement store's own
-// database when ENGAGEMENT_DATABASE_URL names one.
+// Applies the migrations: the main chain, and the engagement chain on its own database.
 import { DataSource } from 'typeorm';
 import { ENGAGEMENT_MIGRATIONS, MIGRATIONS_TABLE } from './migrations';
 

@@ -1,6 +1,4 @@
-// A dedicated PostgreSQL connection that LISTENs on one channel and reconnects after a second
-// whenever it is lost. The users (the organization cache, the webhook dispatcher's wake-ups) are
-// told when it is up and when it went down, since a notification sent meanwhile is lost.
+// A dedicated PostgreSQL connection that LISTENs on one channel and reconnects when lost.
 import { Logger } from '@nestjs/common';
 import pg from 'pg';
 
@@ -14,6 +12,11 @@ export interface PgListenerHandlers {
   down?(): void;
 }
 
+/**
+ * Reconnects a second after the connection is lost. Its users (the organization cache, the
+ * webhook dispatcher's wake-ups) are told when it is up and when it went down, since a
+ * notification sent meanwhile is lost.
+ */
 export class PgListener {
   private client?: pg.Client;
   private stopped = false;

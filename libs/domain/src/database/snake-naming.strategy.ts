@@ -1,3 +1,4 @@
+// Maps camelCase properties to snake_case columns.
 import { DefaultNamingStrategy, NamingStrategyInterface } from 'typeorm';
 import { snakeCase } from 'typeorm/util/StringUtils.js';
 

@@ -1,5 +1,4 @@
-// The one way to write and run a SQL statement: sql`… ${value} …` binds every value as $n
-// (arrays included: `${ids}::uuid[]`), and `query` runs it and answers its rows.
+// The one way to write and run a SQL statement: the `sql` tag and `query`.
 import { empty, join as joinSql, raw, Sql, sqltag } from 'sql-template-tag';
 import type { DataSource, EntityManager } from 'typeorm';
 

@@ -1,5 +1,4 @@
-// Write transactions: `inTransaction` runs a unit of work in one transaction and retries it whole
-// when PostgreSQL aborts it for a deadlock or a serialization failure.
+// Write transactions, retried whole after a deadlock or a serialization failure.
 import { DataSource, EntityManager } from 'typeorm';
 
 /** Deadlock detected, serialization failure: the transaction did nothing and may run again. */

@@ -1,3 +1,4 @@
+// A contact import (§7): its file, settings, processing state and counters.
 import type { ValueTransformer } from 'typeorm';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 

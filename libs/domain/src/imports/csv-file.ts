@@ -1,6 +1,4 @@
-// Reading uploaded CSV files (§7: UTF-8 with or without BOM, `,` or `;`, quoted fields with
-// embedded newlines) with csv-parse's streaming parser, and writing the errors file. Nothing here
-// holds a whole file in memory: the preview reads the first records only, the worker streams.
+// Reading uploaded CSV files (§7) as a stream, and the CSV lines of the errors file.
 import { parse, Parser } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { isUtf8 } from 'node:buffer';

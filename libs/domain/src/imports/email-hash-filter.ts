@@ -1,14 +1,16 @@
-// Which email blind indexes an organization may already have, in the worker's memory, so a batch
-// asks the database only about the rows that can be duplicates. At a million contacts the unique
-// index on (organization, email_hash) no longer fits in memory and each probe of a random hash is a
-// page read: probing only the possible duplicates saves one such read per new row. The filter holds
-// 52-bit prefixes in an open-addressing table of doubles (8 bytes a slot, load at most 1/2; a false
-// positive only costs a database probe); a hash written by someone else after it was loaded is
-// caught by the unique index, and the batch is then retried with a full lookup.
-import { DataSource } from 'typeorm';
+// An organization's email blind indexes in the worker's memory: which rows may be duplicates.
+import type { ContactsRepository } from '../contacts/contacts.repository';
 
 const PAGE = 50_000;
 
+/**
+ * A batch asks the database only about the rows that can be duplicates: at a million contacts
+ * the unique index on (organization, email_hash) no longer fits in memory and each probe of a
+ * random hash is a page read. The filter holds 52-bit prefixes in an open-addressing table of
+ * doubles (8 bytes a slot, load at most 1/2; a false positive only costs a database probe); a
+ * hash written by someone else after it was loaded is caught by the unique index, and the batch
+ * is then retried with a full lookup.
+ */
 export class EmailHashFilter {
   private slots = new Float64Array(1 << 12);
   private count = 0;
@@ -19,19 +21,17 @@ export class EmailHashFilter {
   }
 
   /** Reads the organization's email hashes in index order, a page at a time. */
-  static async load(ds: DataSource, organizationId: string): Promise<EmailHashFilter> {
+  static async load(
+    contacts: ContactsRepository,
+    organizationId: string,
+  ): Promise<EmailHashFilter> {
     const filter = new EmailHashFilter();
     let after = '';
     for (;;) {
-      const rows: { email_hash: string }[] = await ds.query(
-        `SELECT email_hash FROM contact_emails
-          WHERE organization_id = $1 AND email_hash > $2
-          ORDER BY email_hash LIMIT ${PAGE}`,
-        [organizationId, after],
-      );
-      for (const r of rows) filter.add(r.email_hash);
-      if (rows.length < PAGE) return filter;
-      after = rows[rows.length - 1].email_hash;
+      const hashes = await contacts.emailHashes(organizationId, after, PAGE);
+      for (const h of hashes) filter.add(h);
+      if (hashes.length < PAGE) return filter;
+      after = hashes[hashes.length - 1];
     }
   }
 

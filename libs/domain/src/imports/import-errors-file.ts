@@ -1,6 +1,4 @@
-// The errors file of an import run (§7): the invalid rows' original cells plus `row` and `error`,
-// appended before each batch commits and cut back to the last commit when a run stops. Created
-// with mode 0600 (§16): its cells are personal data.
+// The errors file of an import run (§7): invalid rows' cells plus `row` and `error`, mode 0600.
 import { FileHandle, open } from 'node:fs/promises';
 import { csvLine } from './csv-file';
 import { IMPORT_FILE_MODE } from './import-storage';

@@ -1,17 +1,11 @@
-// The contact fields a CSV column can be mapped to (§7), the checks on a mapping, the mapping the
-// preview suggests from header names, and the per-row validation built on the contact rules.
+// The contact fields a CSV column maps to (§7), mapping checks and suggestions, and row validation.
 import {
-  checkEmail,
-  checkLanguage,
-  checkName,
-  checkNotes,
+  checkContactRule,
   checkPhone,
-  checkStatus,
   checkTagNames,
-  checkTelegramUsername,
-  checkTimezone,
+  ContactRuleName,
   ParsedPhone,
-} from '../contacts/contact-rules';
+} from '../contacts/contact.rules';
 import type { ContactStatus } from '../contacts/contact.entity';
 import { FieldError, ValidationFailedError } from '../errors/domain-errors';
 import type { FieldMapping } from './contact-import.entity';
@@ -232,60 +226,8 @@ export function checkRow(
     }
     if (cell.trim() === '') continue;
     filled = true;
-    let r: { ok: true; value: unknown } | { ok: false; message: string };
-    switch (col.field) {
-      case 'email':
-        r = checkEmail(cell);
-        if (r.ok) v.email = r.value as string;
-        break;
-      case 'firstName':
-        r = checkName(cell, 'firstName');
-        if (r.ok) v.firstName = r.value as string;
-        break;
-      case 'lastName':
-        r = checkName(cell, 'lastName');
-        if (r.ok) v.lastName = r.value as string;
-        break;
-      case 'phoneNumber':
-        r = checkPhone(cell, 'phoneNumber');
-        if (r.ok) v.phone = r.value as ParsedPhone;
-        break;
-      case 'whatsappNumber':
-        r = checkPhone(cell, 'whatsappNumber');
-        if (r.ok) v.whatsapp = r.value as ParsedPhone;
-        break;
-      case 'telegramUsername':
-        r = checkTelegramUsername(cell);
-        if (r.ok) v.telegramUsername = r.value as string;
-        break;
-      case 'timezone':
-        r = checkTimezone(cell);
-        if (r.ok) v.timezone = r.value as string;
-        break;
-      case 'language':
-        r = checkLanguage(cell);
-        if (r.ok) v.language = r.value as string;
-        break;
-      case 'status':
-        r = checkStatus(cell);
-        if (r.ok) v.status = r.value as ContactStatus;
-        break;
-      case 'notes':
-        r = checkNotes(cell);
-        if (r.ok) v.notes = r.value as string;
-        break;
-      case 'tags':
-        r = checkTagNames([...v.tags, ...cell.split(';')]);
-        if (r.ok) v.tags = r.value as string[];
-        break;
-      case 'custom':
-        r = { ok: true, value: cell.trim() };
-        (v.customFields ??= {})[col.key!] = cell.trim();
-        break;
-      default:
-        r = { ok: true, value: null };
-    }
-    if (!r.ok) (problems ??= []).push(r.message);
+    const problem = checkCell(v, col, cell);
+    if (problem) (problems ??= []).push(problem);
   }
   if (!filled) return { ok: false, error: 'row has no value in any mapped column' };
   if (v.telegramUsername && !v.phone && !v.whatsapp && !problems) {
@@ -295,4 +237,62 @@ export function checkRow(
   }
   if (problems) return { ok: false, error: problems.join('; ') };
   return { ok: true, values: v };
+}
+
+/** Text fields checked by one contact rule, trimmed: the field's rule. */
+const TEXT_FIELDS: Partial<Record<ServiceField, ContactRuleName>> = {
+  email: 'email',
+  firstName: 'name',
+  lastName: 'name',
+  telegramUsername: 'telegramUsername',
+  timezone: 'timezone',
+  language: 'language',
+};
+
+/** Checks one non-empty cell by the contact rules and sets its value; answers the problem. */
+function checkCell(
+  v: ImportRowValues,
+  col: CompiledMapping['columns'][number],
+  cell: string,
+): string | null {
+  const rule = col.field === 'custom' ? undefined : TEXT_FIELDS[col.field];
+  if (rule) {
+    const value = cell.trim();
+    const problem = checkContactRule(rule, value, col.field);
+    if (!problem) (v as unknown as Record<string, string>)[col.field] = value;
+    return problem;
+  }
+  switch (col.field) {
+    case 'phoneNumber':
+    case 'whatsappNumber': {
+      const r = checkPhone(cell, col.field);
+      if (!r.ok) return r.message;
+      if (col.field === 'phoneNumber') v.phone = r.value;
+      else v.whatsapp = r.value;
+      return null;
+    }
+    case 'status': {
+      // Any letter case ("Active").
+      const status = cell.trim().toLowerCase();
+      const problem = checkContactRule('status', status, 'status');
+      if (!problem) v.status = status as ContactStatus;
+      return problem;
+    }
+    case 'notes': {
+      const problem = checkContactRule('notes', cell, 'notes');
+      if (!problem) v.notes = cell;
+      return problem;
+    }
+    case 'tags': {
+      const tags = [...v.tags, ...cell.split(';')].map((n) => n.trim()).filter(Boolean);
+      const problem = checkTagNames(tags);
+      if (!problem) v.tags = tags;
+      return problem;
+    }
+    case 'custom':
+      (v.customFields ??= {})[col.key!] = cell.trim();
+      return null;
+    default:
+      return null;
+  }
 }

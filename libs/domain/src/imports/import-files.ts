@@ -1,11 +1,9 @@
-// How long import files stay on disk (§16): an import's source is removed once the import ends,
-// its errors file ERRORS_FILE_DAYS after that, and a draft never started is deleted (row and file)
-// after DRAFT_HOURS. `settle` is called by whoever ends an import; `housekeeping`, the worker's
-// periodic task, catches up on whatever a stopped process left behind.
+// How long import files stay on disk (§16), and the housekeeping that removes them.
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { FINISHED_IMPORT_STATUSES } from './contact-import.entity';
+import { ImportFilesRef, ImportFilesRepository } from './import-files.repository';
 import { ImportStorage } from './import-storage';
 import { ImportUploads } from './import-uploads';
 
@@ -26,18 +24,19 @@ export interface HousekeepingResult {
   incomingRemoved: number;
 }
 
-interface ImportRef {
-  id: string;
-  organization_id: string;
-  errors_file_bytes: string;
-}
-
+/**
+ * An import's source is removed once the import ends, its errors file ERRORS_FILE_DAYS after that,
+ * and a draft never started is deleted (row and file) after DRAFT_HOURS. `settle` is called by
+ * whoever ends an import; `housekeeping`, the worker's periodic task, catches up on whatever a
+ * stopped process left behind.
+ */
 @Injectable()
 export class ImportFiles {
   private readonly logger = new Logger(ImportFiles.name);
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: ImportFilesRepository,
     private readonly storage: ImportStorage,
     private readonly uploads: ImportUploads,
   ) {}
@@ -48,11 +47,7 @@ export class ImportFiles {
    * folder. Safe to repeat and to run beside the housekeeping.
    */
   async settle(orgId: string, importId: string): Promise<void> {
-    const [row] = (await this.ds.query(
-      `SELECT id, organization_id, errors_file_bytes, status FROM contact_imports
-        WHERE id = $1 AND organization_id = $2`,
-      [importId, orgId],
-    )) as (ImportRef & { status: string })[];
+    const row = await this.repo.state(orgId, importId);
     if (!row) {
       await this.storage.removeImport(orgId, importId);
       return;
@@ -89,70 +84,33 @@ export class ImportFiles {
 
   /** Files first, then the rows, under the rows' locks: a crash between leaves the rows to redo. */
   private async deleteExpiredDrafts(em: EntityManager): Promise<number> {
-    const rows = (await em.query(
-      `SELECT id, organization_id FROM contact_imports
-        WHERE source_removed_at IS NULL AND status = 'uploaded'
-          AND created_at < now() - make_interval(hours => $1)
-        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [DRAFT_HOURS, BATCH],
-    )) as ImportRef[];
+    const rows = await this.repo.claimExpiredDrafts(DRAFT_HOURS, BATCH, em);
     for (const r of rows) await this.storage.removeImport(r.organization_id, r.id);
-    if (rows.length) {
-      await em.query(
-        `DELETE FROM contact_imports i USING unnest($1::uuid[], $2::uuid[]) AS d(organization_id, id)
-          WHERE i.organization_id = d.organization_id AND i.id = d.id AND i.status = 'uploaded'`,
-        [rows.map((r) => r.organization_id), rows.map((r) => r.id)],
-      );
-    }
+    await this.repo.deleteDrafts(rows, em);
     return rows.length;
   }
 
   /** Ended imports whose source is still on disk (the process that ended them stopped first). */
   private async removeEndedSources(em: EntityManager): Promise<number> {
-    const rows = (await em.query(
-      `SELECT id, organization_id, errors_file_bytes FROM contact_imports
-        WHERE source_removed_at IS NULL AND status = ANY($1)
-        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [FINISHED_IMPORT_STATUSES, BATCH],
-    )) as ImportRef[];
+    const rows = await this.repo.claimEndedSources(BATCH, em);
     await this.removeSources(em, rows);
     return rows.length;
   }
 
-  private async removeSources(em: EntityManager, rows: ImportRef[]): Promise<void> {
+  private async removeSources(em: EntityManager, rows: ImportFilesRef[]): Promise<void> {
     if (!rows.length) return;
     for (const r of rows) {
       if (Number(r.errors_file_bytes) > 0) await this.storage.removeSource(r.organization_id, r.id);
       else await this.storage.removeImport(r.organization_id, r.id);
     }
-    await em.query(
-      `UPDATE contact_imports i SET source_removed_at = coalesce(i.source_removed_at, now())
-         FROM unnest($1::uuid[], $2::uuid[]) AS d(organization_id, id)
-        WHERE i.organization_id = d.organization_id AND i.id = d.id`,
-      [rows.map((r) => r.organization_id), rows.map((r) => r.id)],
-    );
+    await this.repo.markSourcesRemoved(rows, em);
   }
 
   /** Errors files ERRORS_FILE_DAYS after their import ended; the import row and counters stay. */
   private async deleteAgedErrorsFiles(em: EntityManager): Promise<number> {
-    const rows = (await em.query(
-      `SELECT id, organization_id FROM contact_imports
-        WHERE errors_file_path IS NOT NULL AND status = ANY($1)
-          AND completed_at < now() - make_interval(days => $2)
-        ORDER BY completed_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
-      [FINISHED_IMPORT_STATUSES, ERRORS_FILE_DAYS, BATCH],
-    )) as ImportRef[];
+    const rows = await this.repo.claimAgedErrorsFiles(ERRORS_FILE_DAYS, BATCH, em);
     for (const r of rows) await this.storage.removeImport(r.organization_id, r.id);
-    if (rows.length) {
-      await em.query(
-        `UPDATE contact_imports i
-            SET errors_file_path = NULL, errors_file_bytes = 0,
-                source_removed_at = coalesce(i.source_removed_at, now()), updated_at = now()
-           FROM unnest($1::uuid[], $2::uuid[]) AS d(organization_id, id)
-          WHERE i.organization_id = d.organization_id AND i.id = d.id`,
-        [rows.map((r) => r.organization_id), rows.map((r) => r.id)],
-      );
-    }
+    await this.repo.markErrorsFilesRemoved(rows, em);
     return rows.length;
   }
 }

@@ -1,7 +1,4 @@
-// Where import files live: DATA_DIR/imports/<organization>/<import>/{source,errors}.csv, and
-// uploads still streaming in DATA_DIR/imports/<organization>/incoming. Paths stored on the import
-// (and shown to clients) are relative to DATA_DIR, never absolute. The files hold personal data:
-// they are created 0600 in folders kept 0700 (§16).
+// Where import files live (DATA_DIR/imports/<org>/...): 0600 files in 0700 folders (§16).
 import { Inject, Injectable } from '@nestjs/common';
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';

@@ -1,6 +1,4 @@
-// Receiving an upload within the organization's import storage quota (§16): the stream is written
-// to the organization's incoming folder (0600), and quota is reserved in PostgreSQL before the
-// bytes that need it are written, so an upload over the quota stops at the quota, not at its end.
+// Receiving an upload within the organization's import storage quota (§16).
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -11,6 +9,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PayloadTooLargeError } from '../errors/domain-errors';
+import { ImportFilesRepository } from './import-files.repository';
 import { IMPORT_FILE_MODE, IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
 
 /** Quota reserved ahead of what is written: a 200 MB upload takes about 200 reservations (a few ms each); near the quota, an upload under way holds at most this much it may not use. */
@@ -31,6 +30,11 @@ export function fileTooLarge(): PayloadTooLargeError {
   return new PayloadTooLargeError('The file is larger than 200 MB', 'file');
 }
 
+/**
+ * The stream is written to the organization's incoming folder (0600), and quota is reserved in
+ * PostgreSQL before the bytes that need it are written, so an upload over the quota stops at the
+ * quota, not at its end.
+ */
 @Injectable()
 export class ImportUploads {
   private readonly logger = new Logger(ImportUploads.name);
@@ -38,6 +42,7 @@ export class ImportUploads {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: ImportFilesRepository,
     private readonly storage: ImportStorage,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -90,17 +95,8 @@ export class ImportUploads {
    * Bytes of import files the organization holds: sources still on disk, errors files, and what
    * uploads under way have reserved.
    */
-  async usage(orgId: string, em: EntityManager = this.ds.manager, except?: string) {
-    const [row] = (await em.query(
-      `SELECT (SELECT coalesce(sum(CASE WHEN source_removed_at IS NULL THEN file_size ELSE 0 END
-                                   + errors_file_bytes), 0)
-                 FROM contact_imports WHERE organization_id = $1)
-            + (SELECT coalesce(sum(bytes), 0) FROM import_upload_reservations
-                WHERE organization_id = $1 AND expires_at > now()
-                  AND id IS DISTINCT FROM $2::uuid) AS bytes`,
-      [orgId, except ?? null],
-    )) as { bytes: string }[];
-    return Number(row.bytes);
+  usage(orgId: string, em?: EntityManager, except?: string): Promise<number> {
+    return this.repo.usage(orgId, em, except);
   }
 
   /**
@@ -111,9 +107,7 @@ export class ImportUploads {
    */
   private reserve(orgId: string, reservationId: string, need: number): Promise<number> {
     return this.ds.transaction(async (em) => {
-      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-        `import-storage:${orgId}`,
-      ]);
+      await this.repo.lockReservations(orgId, em);
       const used = await this.usage(orgId, em, reservationId);
       const free = this.quota - used;
       if (free < need) {
@@ -124,13 +118,7 @@ export class ImportUploads {
         );
       }
       const bytes = Math.min(need + RESERVE_AHEAD, free);
-      await em.query(
-        `INSERT INTO import_upload_reservations (id, organization_id, bytes, expires_at)
-         VALUES ($1, $2, $3, now() + make_interval(secs => $4))
-         ON CONFLICT (id) DO UPDATE SET bytes = EXCLUDED.bytes, expires_at = EXCLUDED.expires_at
-          WHERE import_upload_reservations.organization_id = EXCLUDED.organization_id`,
-        [reservationId, orgId, bytes, RESERVATION_TTL_SECONDS],
-      );
+      await this.repo.reserve(orgId, reservationId, bytes, RESERVATION_TTL_SECONDS, em);
       return bytes;
     });
   }
@@ -140,23 +128,18 @@ export class ImportUploads {
    * bytes then count through the import's file size).
    */
   async release(orgId: string, reservationId: string, em?: EntityManager): Promise<void> {
-    const sql = `DELETE FROM import_upload_reservations WHERE id = $1 AND organization_id = $2`;
     if (em) {
-      await em.query(sql, [reservationId, orgId]);
+      await this.repo.release(orgId, reservationId, em);
       return;
     }
     // Best effort: a reservation left behind stops counting when it expires.
-    await this.ds.query(sql, [reservationId, orgId]).catch((err: Error) => {
+    await this.repo.release(orgId, reservationId).catch((err: Error) => {
       this.logger.warn({ msg: 'import upload reservation not released', err: err.message });
     });
   }
 
   /** Deletes reservations expired for an hour (their uploads died); returns how many. */
-  async deleteExpired(): Promise<number> {
-    const [rows] = (await this.ds.query(
-      `DELETE FROM import_upload_reservations
-        WHERE expires_at < now() - interval '1 hour' RETURNING organization_id`,
-    )) as [unknown[], number];
-    return rows.length;
+  deleteExpired(): Promise<number> {
+    return this.repo.deleteExpiredReservations();
   }
 }

@@ -1,42 +1,24 @@
-// Writes one batch of import rows with set-based SQL inside the caller's transaction: duplicates
-// found by email blind index (organization and earlier rows of the file), new contacts and their
-// channel records as multi-row INSERT ... SELECT FROM unnest(...), field updates of duplicates,
-// list memberships through ContactListsService (subscriberCount moves in the same transaction) and
-// tag assignments. No per-row statement, no per-row event (§7: an import publishes none).
-import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
+// Writes one batch of import rows, set-based, through the contacts repositories.
+import { Injectable, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { Clock, SystemClock } from '../common/clock';
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
-import { ContactListsService } from '../contacts/contact-lists.service';
+import {
+  ContactChannelsRepository,
+  PhoneChannel,
+  SealedPhone,
+} from '../contacts/contact-channels.repository';
+import { ContactListsRepository } from '../contacts/contact-lists.repository';
+import { ContactTagsRepository } from '../contacts/contact-tags.repository';
 import { ContactTagsService } from '../contacts/contact-tags.service';
-import { deriveDisplayName, displayNameColumn } from '../contacts/contact.entity';
-import type { ParsedPhone } from '../contacts/contact-rules';
-import { fieldCipher } from '../crypto/field-encryption';
+import { deriveDisplayName } from '../contacts/contact.entity';
+import { ContactsRepository } from '../contacts/contacts.repository';
 import type { DuplicateHandling } from './contact-import.entity';
 import type { EmailHashFilter } from './email-hash-filter';
-import { uuidv7 } from './time-ordered-id';
+import { ImportFailure, LIST_DELETED } from './import-errors';
 import type { ImportRowValues } from './import-fields';
-
-/** A phone number ready to store: encrypted value, blind index, country. */
-interface StoredPhone {
-  enc: string;
-  hash: string;
-  countryCode: string;
-}
-
-/** A valid row with everything CPU-bound done (hashes, ciphertexts), before the batch's SQL. */
-export interface PreparedRow {
-  rowNo: number;
-  values: ImportRowValues;
-  /** Blind index under the current key; lookups use `emailCandidates` (all keys). */
-  emailHash: string | null;
-  emailCandidates: string[];
-  emailEnc: string | null;
-  sms: StoredPhone | null;
-  whatsapp: StoredPhone | null;
-  /** Telegram: the handle (encrypted) stored with the row's phone number. */
-  telegram: (StoredPhone & { usernameEnc: string }) | null;
-}
+import type { PreparedRow, StoredPhone } from './import-rows';
 
 export interface BatchContext {
   organizationId: string;
@@ -51,44 +33,6 @@ export interface BatchResult {
   duplicateCount: number;
 }
 
-function storePhone(p: ParsedPhone): StoredPhone {
-  const cipher = fieldCipher();
-  return {
-    enc: cipher.encrypt(p.e164),
-    // A canonical e164 is what blindIndexOf's normalisation would return (without a 2nd parse).
-    hash: p.canonical ? cipher.blindIndex(p.e164) : blindIndexOf('phone', p.e164),
-    countryCode: p.countryCode,
-  };
-}
-
-/** CPU-bound part of a row (runs while the previous batch's transaction is in flight). */
-export function prepareRow(rowNo: number, values: ImportRowValues): PreparedRow {
-  const cipher = fieldCipher();
-  let emailHash: string | null = null;
-  let emailCandidates: string[] = [];
-  if (values.email) {
-    emailCandidates = blindIndexCandidatesOf('email', values.email);
-    emailHash =
-      emailCandidates.length === 1 ? emailCandidates[0] : blindIndexOf('email', values.email);
-  }
-  const sms = values.phone ? storePhone(values.phone) : null;
-  const whatsapp = values.whatsapp ? storePhone(values.whatsapp) : null;
-  const telegramPhone = sms ?? whatsapp;
-  return {
-    rowNo,
-    values,
-    emailHash,
-    emailCandidates,
-    emailEnc: values.email ? cipher.encrypt(values.email) : null,
-    sms,
-    whatsapp,
-    telegram:
-      values.telegramUsername && telegramPhone
-        ? { ...telegramPhone, usernameEnc: cipher.encrypt(values.telegramUsername) }
-        : null,
-  };
-}
-
 /** One contact the batch writes to: created by it, or an existing one a duplicate row matched. */
 interface Target {
   contactId: string;
@@ -97,10 +41,10 @@ interface Target {
   values: ImportRowValues | null;
   emailEnc: string | null;
   emailHash: string | null;
-  sms: Map<string, StoredPhone>;
-  whatsapp: Map<string, StoredPhone>;
-  telegram: Map<string, StoredPhone & { usernameEnc: string }>;
+  phones: Record<PhoneChannel, Map<string, StoredPhone & { usernameEnc?: string }>>;
   tags: Set<string>;
+  /** Sorted tag ids: the import's and the rows' own. */
+  tagIds: string[];
 }
 
 const FIELD_KEYS = [
@@ -112,6 +56,21 @@ const FIELD_KEYS = [
   'notes',
 ] as const satisfies readonly (keyof ImportRowValues)[];
 
+const PHONE_CHANNELS: PhoneChannel[] = ['sms', 'whatsapp', 'telegram'];
+
+function target(contactId: string, isNew: boolean, row: PreparedRow | null): Target {
+  return {
+    contactId,
+    isNew,
+    values: row ? { ...row.values } : null,
+    emailEnc: row?.emailEnc ?? null,
+    emailHash: row?.emailHash ?? null,
+    phones: { sms: new Map(), whatsapp: new Map(), telegram: new Map() },
+    tags: new Set(),
+    tagIds: [],
+  };
+}
+
 /** Update mode: a later row's non-empty cells overwrite the earlier values. */
 function merge(into: ImportRowValues, from: ImportRowValues): void {
   for (const key of FIELD_KEYS) {
@@ -121,52 +80,64 @@ function merge(into: ImportRowValues, from: ImportRowValues): void {
   if (from.customFields) into.customFields = { ...(into.customFields ?? {}), ...from.customFields };
 }
 
-function addChannels(t: Target, row: PreparedRow): void {
-  if (row.sms && !t.sms.has(row.sms.hash)) t.sms.set(row.sms.hash, row.sms);
-  if (row.whatsapp && !t.whatsapp.has(row.whatsapp.hash))
-    t.whatsapp.set(row.whatsapp.hash, row.whatsapp);
-  if (row.telegram && !t.telegram.has(row.telegram.hash))
-    t.telegram.set(row.telegram.hash, row.telegram);
+function addPhones(t: Target, row: PreparedRow): void {
+  for (const channel of PHONE_CHANNELS) {
+    const phone = row[channel];
+    if (phone && !t.phones[channel].has(phone.hash)) t.phones[channel].set(phone.hash, phone);
+  }
+}
+
+/** The targets' records of one phone channel, each contact's first one marked. */
+function phonesOf(targets: Target[], channel: PhoneChannel): SealedPhone[] {
+  return targets.flatMap((t) =>
+    [...t.phones[channel].values()].map((p, i) => ({
+      contactId: t.contactId,
+      enc: p.enc,
+      hash: p.hash,
+      countryCode: p.countryCode,
+      first: i === 0,
+      usernameEnc: p.usernameEnc,
+    })),
+  );
 }
 
 @Injectable()
 export class ImportWriter {
-  /** Milliseconds spent per step since the last reset (the runner logs them with each run). */
-  timings: Record<string, number> = {};
-
-  private async timed<T>(step: string, work: Promise<T>): Promise<T> {
-    const began = Date.now();
-    try {
-      return await work;
-    } finally {
-      this.timings[step] = (this.timings[step] ?? 0) + Date.now() - began;
-    }
-  }
+  private readonly clock: Clock;
 
   constructor(
-    private readonly lists: ContactListsService,
-    private readonly tagsService: ContactTagsService,
-  ) {}
+    private readonly contacts: ContactsRepository,
+    private readonly channels: ContactChannelsRepository,
+    private readonly lists: ContactListsRepository,
+    private readonly tagRepo: ContactTagsRepository,
+    private readonly tags: ContactTagsService,
+    @Optional() clock?: Clock,
+  ) {
+    this.clock = clock ?? new SystemClock();
+  }
 
   /**
    * @param filter the organization's known email hashes: only rows it may contain are looked up
    *   in the database (null: look every row up).
-   * @param beforeShared runs after the new contacts and their emails are inserted, before the
-   *   statements that touch rows shared with other transactions.
    */
   async writeBatch(
     em: EntityManager,
     ctx: BatchContext,
     rows: PreparedRow[],
     filter: EmailHashFilter | null = null,
-    beforeShared: () => Promise<void> = async () => undefined,
   ): Promise<BatchResult> {
     const orgId = ctx.organizationId;
     const update = ctx.duplicateHandling === 'update';
     const candidates = filter
       ? rows.filter((r) => r.emailCandidates.some((h) => filter.mightContain(h)))
       : rows;
-    const existing = await this.timed('lookup', this.findExisting(em, orgId, candidates, update));
+    // Existing contacts are locked so none is deleted (or, in update mode, changed) meanwhile.
+    const existing = await this.contacts.idsByEmailHash(
+      orgId,
+      [...new Set(candidates.flatMap((r) => r.emailCandidates))],
+      update ? 'FOR NO KEY UPDATE' : 'FOR KEY SHARE',
+      em,
+    );
 
     const targets: Target[] = [];
     const byHash = new Map<string, Target>();
@@ -174,363 +145,115 @@ export class ImportWriter {
     let newCount = 0;
     let duplicateCount = 0;
     for (const row of rows) {
-      let target: Target | undefined;
+      let t: Target | undefined;
       const existingId = row.emailCandidates.map((h) => existing.get(h)).find(Boolean);
       if (existingId) {
-        target = existingTargets.get(existingId);
-        if (!target) {
-          target = {
-            contactId: existingId,
-            isNew: false,
-            values: null,
-            emailEnc: null,
-            emailHash: null,
-            sms: new Map(),
-            whatsapp: new Map(),
-            telegram: new Map(),
-            tags: new Set(),
-          };
-          existingTargets.set(existingId, target);
-          targets.push(target);
+        t = existingTargets.get(existingId);
+        if (!t) {
+          t = target(existingId, false, null);
+          existingTargets.set(existingId, t);
+          targets.push(t);
         }
       } else if (row.emailHash) {
-        target = byHash.get(row.emailHash);
+        t = byHash.get(row.emailHash);
       }
-      if (target) {
+      if (t) {
         duplicateCount++;
         if (update) {
-          if (target.values) merge(target.values, row.values);
-          else target.values = { ...row.values };
-          addChannels(target, row);
+          if (t.values) merge(t.values, row.values);
+          else t.values = { ...row.values };
+          addPhones(t, row);
         }
       } else {
         newCount++;
-        target = {
-          contactId: uuidv7(),
-          isNew: true,
-          values: { ...row.values },
-          emailEnc: row.emailEnc,
-          emailHash: row.emailHash,
-          sms: new Map(),
-          whatsapp: new Map(),
-          telegram: new Map(),
-          tags: new Set(),
-        };
-        addChannels(target, row);
-        if (row.emailHash) byHash.set(row.emailHash, target);
-        targets.push(target);
+        t = target(randomUUID(), true, row);
+        addPhones(t, row);
+        if (row.emailHash) byHash.set(row.emailHash, t);
+        targets.push(t);
       }
-      for (const tag of row.values.tags) target.tags.add(tag);
+      for (const tag of row.values.tags) t.tags.add(tag);
     }
 
-    // Tag ids first: new contacts are inserted with their tag_ids already right, so the tag
-    // assignments' trigger finds nothing to rewrite (decisions §5 / migration 1763700001500).
-    const tagIds = await this.timed('tagNames', this.resolveTags(em, orgId, targets, ctx.tags));
+    // Tag ids first: new contacts are inserted with their channel_mask and tag_ids already what
+    // the records and tags inserted next make them, so the triggers that keep those columns find
+    // nothing to rewrite.
+    await this.resolveTags(em, orgId, targets, ctx.tags);
     const created = targets.filter((t) => t.isNew);
     const existingOnes = targets.filter((t) => !t.isNew);
-    await this.insertContacts(em, orgId, created, tagIds);
-    // The new contacts' emails and phone records: rows no other transaction can see yet, whose
-    // contacts were inserted with their channel_mask already right (the mask triggers skip them).
-    if (created.length) {
-      await this.presetByWriter(em, true);
-      await this.insertEmails(em, orgId, created);
-      await this.timed('channels', this.insertChannels(em, orgId, created, true));
-      await this.presetByWriter(em, false);
-    }
-    // What follows writes rows other transactions share (tag counts, the list, existing contacts):
-    // the caller takes its place in the commit order first (see ImportRunner.commitBatch).
-    await beforeShared();
-    const changed = existingOnes.filter((t) => t.values);
-    if (update) await this.timed('update', this.updateContacts(em, orgId, changed));
-    await this.timed('channels', this.insertChannels(em, orgId, existingOnes, false));
-    if (ctx.listId) {
-      // New contacts are this transaction's own; existing ones were locked by findExisting.
-      await this.timed(
-        'memberships',
-        this.lists.subscribeIn(
-          em,
-          orgId,
-          [ctx.listId],
-          targets.map((t) => t.contactId),
-          { contactsLocked: true },
-        ),
+    await this.contacts.insertMany(
+      orgId,
+      created.map((t) => {
+        const v = t.values!;
+        return {
+          id: t.contactId,
+          firstName: v.firstName,
+          lastName: v.lastName,
+          displayName: deriveDisplayName(v.firstName, v.lastName, v.email),
+          timezone: v.timezone,
+          language: v.language,
+          status: v.status ?? 'active',
+          customFields: v.customFields,
+          notes: v.notes,
+          lastActivityAt: null,
+          channelMask:
+            (t.emailEnc ? CHANNEL_INFO.email.bit : 0) |
+            PHONE_CHANNELS.reduce((m, ch) => m | (t.phones[ch].size ? CHANNEL_INFO[ch].bit : 0), 0),
+          tagIds: t.tagIds,
+        };
+      }),
+      em,
+    );
+    await this.channels.insertEmails(
+      orgId,
+      created.flatMap((t) =>
+        t.emailEnc && t.emailHash
+          ? [{ contactId: t.contactId, enc: t.emailEnc, hash: t.emailHash }]
+          : [],
+      ),
+      em,
+    );
+    for (const ch of PHONE_CHANNELS)
+      await this.channels.insertPhones(orgId, ch, phonesOf(created, ch), false, em);
+    if (update) {
+      await this.contacts.overwriteMany(
+        orgId,
+        existingOnes.flatMap((t) => (t.values ? [{ id: t.contactId, ...t.values }] : [])),
+        em,
       );
     }
-    // New contacts carry their tag_ids already (the tag_ids trigger skips them); existing ones
-    // are rewritten by it as before.
-    if (created.length) {
-      await this.presetByWriter(em, true);
-      await this.timed('tags', this.assignTags(em, orgId, created, tagIds, false));
-      await this.presetByWriter(em, false);
+    for (const ch of PHONE_CHANNELS)
+      await this.channels.insertPhones(orgId, ch, phonesOf(existingOnes, ch), true, em);
+    if (ctx.listId) {
+      // New contacts are this transaction's own; existing ones were locked above.
+      if (!(await this.lists.lock(orgId, [ctx.listId], em)).length)
+        throw new ImportFailure(LIST_DELETED);
+      await this.lists.subscribe(
+        orgId,
+        ctx.listId,
+        targets.map((t) => t.contactId),
+        this.clock.now(),
+        em,
+      );
     }
-    await this.timed('tags', this.assignTags(em, orgId, existingOnes, tagIds, true));
+    await this.assignTags(orgId, created, em, true);
+    await this.assignTags(orgId, existingOnes, em, false);
     return { newCount, duplicateCount };
   }
 
   /**
-   * Tells the channel-mask and tag_ids insert triggers that the next statements only add rows
-   * of contacts this transaction inserted with channel_mask and tag_ids already right
-   * (migration 1763700003600), or that they no longer do. Transaction-local.
-   */
-  private async presetByWriter(em: EntityManager, on: boolean): Promise<void> {
-    await em.query(`SELECT set_config('contacts.preset_by_writer', $1, true)`, [on ? 'on' : 'off']);
-  }
-
-  /**
-   * Contacts of the organization owning one of the batch's emails, locked so none is deleted
-   * (or, in update mode, changed) before the batch commits.
-   */
-  private async findExisting(
-    em: EntityManager,
-    orgId: string,
-    rows: PreparedRow[],
-    update: boolean,
-  ): Promise<Map<string, string>> {
-    const hashes = [...new Set(rows.flatMap((r) => r.emailCandidates))];
-    const found = new Map<string, string>();
-    if (!hashes.length) return found;
-    const hits: { email_hash: string; contact_id: string }[] = await em.query(
-      `SELECT e.email_hash, c.id AS contact_id
-         FROM contact_emails e JOIN contacts c ON c.id = e.contact_id
-        WHERE e.organization_id = $1 AND e.email_hash = ANY($2::text[])
-        ORDER BY c.id
-        FOR ${update ? 'NO KEY UPDATE' : 'KEY SHARE'} OF c`,
-      [orgId, hashes],
-    );
-    for (const h of hits) found.set(h.email_hash, h.contact_id);
-    return found;
-  }
-
-  private async insertContacts(
-    em: EntityManager,
-    orgId: string,
-    created: Target[],
-    tagIds: Map<Target, string[]>,
-  ) {
-    if (!created.length) return;
-    const cols = {
-      id: [] as string[],
-      first: [] as (string | null)[],
-      last: [] as (string | null)[],
-      display: [] as string[],
-      tz: [] as (string | null)[],
-      lang: [] as (string | null)[],
-      status: [] as string[],
-      custom: [] as (string | null)[],
-      notes: [] as (string | null)[],
-      mask: [] as number[],
-      tags: [] as string[],
-    };
-    for (const t of created) {
-      const v = t.values!;
-      cols.id.push(t.contactId);
-      cols.first.push(v.firstName);
-      cols.last.push(v.lastName);
-      cols.display.push(
-        displayNameColumn.to(deriveDisplayName(v.firstName, v.lastName, v.email)) as string,
-      );
-      cols.tz.push(v.timezone);
-      cols.lang.push(v.language);
-      cols.status.push(v.status ?? 'active');
-      cols.custom.push(v.customFields ? JSON.stringify(v.customFields) : null);
-      cols.notes.push(v.notes);
-      cols.mask.push(
-        (t.emailEnc ? CHANNEL_INFO.email.bit : 0) |
-          (t.sms.size ? CHANNEL_INFO.sms.bit : 0) |
-          (t.whatsapp.size ? CHANNEL_INFO.whatsapp.bit : 0) |
-          (t.telegram.size ? CHANNEL_INFO.telegram.bit : 0),
-      );
-      // A uuid[] literal: ids are lower-case hex, sorted as PostgreSQL sorts uuids.
-      cols.tags.push(`{${(tagIds.get(t) ?? []).join(',')}}`);
-    }
-    // channel_mask is written here, with the bits of the records this batch inserts next: the
-    // channel tables' triggers then find every bit already set and leave the new rows alone,
-    // instead of rewriting each one once per channel.
-    await this.timed(
-      'contacts',
-      em.query(
-        `INSERT INTO contacts (id, organization_id, first_name, last_name, display_name, timezone,
-                             language, status, custom_fields, notes, channel_mask, tag_ids)
-       SELECT u.id, $1, u.first, u.last, u.display, u.tz, u.lang, u.status, u.custom::jsonb,
-              u.notes, u.mask, u.tags::uuid[]
-         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::text[], $9::text[], $10::text[], $11::smallint[], $12::text[])
-              AS u(id, first, last, display, tz, lang, status, custom, notes, mask, tags)`,
-        [
-          orgId,
-          cols.id,
-          cols.first,
-          cols.last,
-          cols.display,
-          cols.tz,
-          cols.lang,
-          cols.status,
-          cols.custom,
-          cols.notes,
-          cols.mask,
-          cols.tags,
-        ],
-      ),
-    );
-  }
-
-  private async insertEmails(em: EntityManager, orgId: string, created: Target[]) {
-    const withEmail = created.filter((t) => t.emailEnc);
-    if (withEmail.length) {
-      await this.timed(
-        'emails',
-        em.query(
-          `INSERT INTO contact_emails (id, organization_id, contact_id, email, email_hash, status, is_primary)
-         SELECT u.id, $1, u.c, u.e, u.h, 'unverified', true
-           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[]) AS u(c, e, h, id)`,
-          [
-            orgId,
-            withEmail.map((t) => t.contactId),
-            withEmail.map((t) => t.emailEnc),
-            withEmail.map((t) => t.emailHash),
-            withEmail.map(() => uuidv7()),
-          ],
-        ),
-      );
-    }
-  }
-
-  /** Update mode: non-empty cells overwrite the contact's fields; custom fields are merged. */
-  private async updateContacts(em: EntityManager, orgId: string, changed: Target[]) {
-    if (!changed.length) return;
-    const col = <K extends keyof ImportRowValues>(k: K) => changed.map((t) => t.values![k]);
-    await em.query(
-      `UPDATE contacts c
-          SET first_name = coalesce(u.first, c.first_name),
-              last_name = coalesce(u.last, c.last_name),
-              timezone = coalesce(u.tz, c.timezone),
-              language = coalesce(u.lang, c.language),
-              status = coalesce(u.status, c.status),
-              notes = coalesce(u.notes, c.notes),
-              custom_fields = CASE WHEN u.custom IS NULL THEN c.custom_fields
-                                   ELSE coalesce(c.custom_fields, '{}'::jsonb) || u.custom::jsonb END,
-              updated_at = now()
-         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::text[], $9::text[]) AS u(id, first, last, tz, lang, status, notes, custom)
-        WHERE c.id = u.id AND c.organization_id = $1`,
-      [
-        orgId,
-        changed.map((t) => t.contactId),
-        col('firstName'),
-        col('lastName'),
-        col('timezone'),
-        col('language'),
-        col('status'),
-        col('notes'),
-        changed.map((t) =>
-          t.values!.customFields ? JSON.stringify(t.values!.customFields) : null,
-        ),
-      ],
-    );
-  }
-
-  /**
-   * SMS, WhatsApp and Telegram records of new contacts (`isNew`) or of existing ones, never
-   * both in one call. A new contact's first record of a channel is primary; on
-   * an existing contact a number it already has is not added again, and an added record is
-   * primary only when the contact had none on that channel.
-   */
-  private async insertChannels(
-    em: EntityManager,
-    orgId: string,
-    targets: Target[],
-    isNew: boolean,
-  ) {
-    const specs = [
-      {
-        table: 'contact_sms',
-        pick: (t: Target) => t.sms,
-        extraCols: ', status',
-        extraVals: `, 'unverified'`,
-      },
-      {
-        table: 'contact_whatsapp',
-        pick: (t: Target) => t.whatsapp,
-        extraCols: ', status, is_business_account',
-        extraVals: `, 'unverified', false`,
-      },
-    ];
-    for (const spec of specs) {
-      const c: string[] = [];
-      const p: string[] = [];
-      const h: string[] = [];
-      const cc: string[] = [];
-      const primary: boolean[] = [];
-      for (const t of targets) {
-        let first = true;
-        for (const phone of spec.pick(t).values()) {
-          c.push(t.contactId);
-          p.push(phone.enc);
-          h.push(phone.hash);
-          cc.push(phone.countryCode);
-          primary.push(first);
-          first = false;
-        }
-      }
-      if (!c.length) continue;
-      await em.query(
-        `INSERT INTO ${spec.table} (id, organization_id, contact_id, phone_number, phone_hash,
-                                    country_code, is_primary${spec.extraCols})
-         SELECT u.id, $1, u.c, u.p, u.h, u.cc,
-                ${isNew ? 'u.pr' : `u.pr AND NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c)`}
-                ${spec.extraVals}
-           FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::uuid[])
-                AS u(c, p, h, cc, pr, id)
-          ${isNew ? '' : `WHERE NOT EXISTS (SELECT 1 FROM ${spec.table} x WHERE x.contact_id = u.c AND x.phone_hash = u.h)`}`,
-        [orgId, c, p, h, cc, primary, c.map(() => uuidv7())],
-      );
-    }
-    const c: string[] = [];
-    const p: string[] = [];
-    const h: string[] = [];
-    const cc: string[] = [];
-    const u: string[] = [];
-    const primary: boolean[] = [];
-    for (const t of targets) {
-      let first = true;
-      for (const tg of t.telegram.values()) {
-        c.push(t.contactId);
-        p.push(tg.enc);
-        h.push(tg.hash);
-        cc.push(tg.countryCode);
-        u.push(tg.usernameEnc);
-        primary.push(first);
-        first = false;
-      }
-    }
-    if (!c.length) return;
-    await em.query(
-      `INSERT INTO contact_telegram (id, organization_id, contact_id, phone_number, phone_hash,
-                                     country_code, username, status, is_primary)
-       SELECT u.id, $1, u.c, u.p, u.h, u.cc, u.un, 'active',
-              ${isNew ? 'u.pr' : 'u.pr AND NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c)'}
-         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::uuid[])
-              AS u(c, p, h, cc, un, pr, id)
-        ${isNew ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM contact_telegram x WHERE x.contact_id = u.c AND x.phone_hash = u.h)'}`,
-      [orgId, c, p, h, cc, u, primary, c.map(() => uuidv7())],
-    );
-  }
-
-  /**
-   * The tag ids of each contact of the batch (sorted): the import's tags on every one, each
-   * row's own tags on its contact. Creates the tags the organization does not have yet.
+   * Sets each target's tag ids (sorted): the import's tags on every one, each row's own tags on
+   * its contact. Creates the tags the organization does not have yet.
    */
   private async resolveTags(
     em: EntityManager,
     orgId: string,
     targets: Target[],
     importTags: string[],
-  ): Promise<Map<Target, string[]>> {
-    const byTarget = new Map<Target, string[]>();
+  ): Promise<void> {
     const names = new Set<string>(importTags);
     for (const t of targets) for (const n of t.tags) names.add(n);
-    if (!names.size) return byTarget;
-    const tags = await this.tagsService.ensure(em, orgId, [...names]);
+    if (!names.size) return;
+    const tags = await this.tags.ensure(em, orgId, [...names]);
     const idOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.id.toLowerCase()]));
     const importTagIds = importTags
       .map((n) => idOf.get(n.toLowerCase()))
@@ -541,38 +264,17 @@ export class ImportWriter {
         const id = idOf.get(n.toLowerCase());
         if (id) ids.add(id);
       }
-      if (ids.size) byTarget.set(t, [...ids].sort());
+      t.tagIds = [...ids].sort();
     }
-    return byTarget;
   }
 
   /**
-   * Tag assignments of the batch's contacts (new ones already carry them in tag_ids).
-   * `existing`: the contacts may have some of them already (ON CONFLICT DO NOTHING); a new
-   * contact has none and its ids are distinct, so its rows go in as a plain insert (a
-   * speculative insertion costs an extra index probe and WAL record per row).
+   * Tag assignments of the batch's contacts. New contacts have none yet and their pairs are
+   * distinct, so theirs go in as a plain insert (`fresh`); existing ones may have some already.
    */
-  private async assignTags(
-    em: EntityManager,
-    orgId: string,
-    targets: Target[],
-    tagIds: Map<Target, string[]>,
-    existing: boolean,
-  ): Promise<void> {
-    const contactIds: string[] = [];
-    const ids: string[] = [];
-    for (const t of targets) {
-      for (const id of tagIds.get(t) ?? []) {
-        contactIds.push(t.contactId);
-        ids.push(id);
-      }
-    }
-    if (!contactIds.length) return;
-    await em.query(
-      `INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id)
-       SELECT u.c, u.t, $1 FROM unnest($2::uuid[], $3::uuid[]) AS u(c, t) ORDER BY 1, 2
-       ${existing ? 'ON CONFLICT (contact_id, tag_id) DO NOTHING' : ''}`,
-      [orgId, contactIds, ids],
-    );
+  private async assignTags(orgId: string, targets: Target[], em: EntityManager, fresh: boolean) {
+    const contactIds = targets.flatMap((t) => t.tagIds.map(() => t.contactId));
+    const tagIds = targets.flatMap((t) => t.tagIds);
+    await this.tagRepo.assign(orgId, contactIds, tagIds, em, fresh);
   }
 }

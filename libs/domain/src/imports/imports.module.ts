@@ -1,17 +1,22 @@
-// Contact imports (§7): uploads within the storage quota, their processing state, the batch
-// writer, the runner the worker (and the CLI) drive, and how long their files are kept (§16).
+// The imports area (§7): uploads, processing state, runner, batch writer, file retention (§16).
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { ImportBatches } from './import-batches';
 import { ImportFiles } from './import-files';
+import { ImportFilesRepository } from './import-files.repository';
 import { ImportRunner } from './import-runner';
 import { ImportStorage } from './import-storage';
 import { ImportUploads } from './import-uploads';
 import { ImportWriter } from './import-writer';
+import { ImportsRepository } from './imports.repository';
 import { ImportsService } from './imports.service';
 
 const SERVICES = [
+  ImportsRepository,
+  ImportFilesRepository,
   ImportsService,
   ImportRunner,
+  ImportBatches,
   ImportWriter,
   ImportStorage,
   ImportUploads,

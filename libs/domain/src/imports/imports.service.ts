@@ -1,6 +1,4 @@
-// Contact imports as the API and the CLI see them (§7): upload with preview, start, cancel,
-// listing, reads, the errors file, deletion, and the sweeper that re-enqueues committed work
-// whose job was lost. The processing itself is ImportRunner's (worker).
+// Contact imports as the API and the CLI see them (§7), and the sweeper that re-enqueues lost work.
 import { InjectQueue } from '@nestjs/bull';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -10,11 +8,12 @@ import { constants, createReadStream } from 'node:fs';
 import { access, rename, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { DataSource, Not } from 'typeorm';
-import { Page, PageRequest, pageOffset } from '../common/pagination';
+import { DataSource } from 'typeorm';
+import { Page, PageRequest } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { uniqueTagNames } from '../contacts/contact-tags.service';
+import { inTransaction } from '../database/transaction';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { JOBS, QUEUES, RunImportJob } from '../queues/jobs';
 import {
@@ -29,6 +28,7 @@ import { compileMappings, suggestMappings } from './import-fields';
 import { ImportFiles } from './import-files';
 import { IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
 import { fileTooLarge, ImportUploads, ReceivedUpload } from './import-uploads';
+import { ImportsRepository } from './imports.repository';
 
 export interface UploadedFile extends ReceivedUpload {
   /** The client's file name. */
@@ -72,6 +72,7 @@ export class ImportsService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly repo: ImportsRepository,
     @InjectQueue(QUEUES.imports) private readonly queue: Queue<RunImportJob>,
     private readonly storage: ImportStorage,
     private readonly uploads: ImportUploads,
@@ -79,10 +80,6 @@ export class ImportsService {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.leaseSeconds = config.imports.leaseSeconds;
-  }
-
-  private repo() {
-    return this.ds.getRepository(ContactImport);
   }
 
   /**
@@ -103,39 +100,18 @@ export class ImportsService {
       const { size } = await stat(source);
       if (size > IMPORT_MAX_BYTES) throw fileTooLarge();
       const preview = await inspectCsv(source);
-      const saved = await this.ds.transaction(async (em) => {
-        const repo = em.getRepository(ContactImport);
-        const row = await repo.save(
-          repo.create({
+      const saved = await inTransaction(this.ds, async (em) => {
+        const row = await this.repo.insert(
+          orgId,
+          {
             id,
-            organizationId: orgId,
             fileName: displayFileName(file.originalName),
             filePath: relative,
             fileSize: size,
             delimiter: preview.delimiter,
             headers: preview.headers,
-            status: 'uploaded',
-            totalRows: 0,
-            processedRows: 0,
-            successCount: 0,
-            errorCount: 0,
-            newCount: 0,
-            duplicateCount: 0,
-            duplicateHandling: 'skip',
-            allowPartialUpload: false,
-            listName: null,
-            listId: null,
-            tags: [],
-            consentConfirmed: false,
-            fieldMappings: [],
-            errorsFilePath: null,
-            errorsFileBytes: 0,
-            errorReason: null,
-            scanned: false,
-            checkpointRow: 0,
-            checkpointByte: 0,
-            attempts: 0,
-          }),
+          },
+          em,
         );
         await this.uploads.release(orgId, file.reservationId, em);
         return row;
@@ -167,19 +143,14 @@ export class ImportsService {
   }
 
   async get(orgId: string, id: string): Promise<ContactImport> {
-    const found = await this.repo().findOneBy({ id, organizationId: orgId });
+    const found = await this.repo.get(orgId, id);
     if (!found) throw new NotFoundError('Import');
     return found;
   }
 
   /** Newest first; uploaded drafts are not listed (spec). */
   async list(orgId: string, page: PageRequest): Promise<Page<ContactImport>> {
-    const [items, total] = await this.repo().findAndCount({
-      where: { organizationId: orgId, status: Not('uploaded') },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: pageOffset(page),
-      take: page.limit,
-    });
+    const [items, total] = await this.repo.page(orgId, page);
     return new Page(items, total, page);
   }
 
@@ -194,18 +165,16 @@ export class ImportsService {
     }
     const jobId = `${id}:${Date.now()}`;
     // The answer is the import as committed (`queued`), even if a worker takes it at once.
-    const queued = await this.ds.transaction(async (em) => {
-      const imp = await em
-        .getRepository(ContactImport)
-        .findOne({ where: { id, organizationId: orgId }, lock: { mode: 'pessimistic_write' } });
+    const queued = await inTransaction(this.ds, async (em) => {
+      const imp = await this.repo.lock(orgId, id, em);
       if (!imp) throw new NotFoundError('Import');
       if (imp.status !== 'uploaded')
         throw new ConflictError(`The import has already been started (status ${imp.status})`);
       compileMappings(input.fieldMappings, imp.headers);
-      await em.getRepository(ContactImport).update(
-        { id },
+      return this.repo.queue(
+        orgId,
+        id,
         {
-          status: 'queued',
           fieldMappings: input.fieldMappings.map((m) => ({
             csvHeader: m.csvHeader,
             serviceField: m.serviceField,
@@ -214,12 +183,10 @@ export class ImportsService {
           allowPartialUpload: input.allowPartialUpload ?? false,
           listName: input.listName?.trim() || null,
           tags: uniqueTagNames(input.tags ?? []),
-          consentConfirmed: true,
           jobId,
-          enqueuedAt: () => 'now()',
         },
+        em,
       );
-      return em.getRepository(ContactImport).findOneByOrFail({ id });
     });
     await this.enqueue(id, jobId);
     return queued;
@@ -230,16 +197,7 @@ export class ImportsService {
    * the status under the row lock) and commits nothing more; batches already committed stay.
    */
   async cancel(orgId: string, id: string): Promise<ContactImport> {
-    const res = await this.ds.query(
-      `UPDATE contact_imports
-          SET status = 'cancelled', cancel_requested_at = now(), completed_at = now(),
-              lease_token = NULL, updated_at = now()
-        WHERE id = $1 AND organization_id = $2 AND status IN ('queued', 'processing')
-        RETURNING id`,
-      [id, orgId],
-    );
-    const rows = (res as [unknown[], number])[0];
-    if (!rows.length) {
+    if (!(await this.repo.cancel(orgId, id))) {
       const imp = await this.get(orgId, id);
       throw new ConflictError(
         `Only a queued or processing import can be cancelled (status ${imp.status})`,
@@ -257,19 +215,13 @@ export class ImportsService {
    */
   async delete(orgId: string, id: string): Promise<void> {
     const deletable: ImportStatus[] = ['uploaded', ...FINISHED_IMPORT_STATUSES];
-    await this.ds.transaction(async (em) => {
-      const [row] = (await em.query(
-        `SELECT status FROM contact_imports WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
-        [id, orgId],
-      )) as { status: ImportStatus }[];
-      if (!row) throw new NotFoundError('Import');
-      if (!deletable.includes(row.status))
-        throw new ConflictError(`A ${row.status} import cannot be deleted; cancel it first`);
+    await inTransaction(this.ds, async (em) => {
+      const imp = await this.repo.lock(orgId, id, em);
+      if (!imp) throw new NotFoundError('Import');
+      if (!deletable.includes(imp.status))
+        throw new ConflictError(`A ${imp.status} import cannot be deleted; cancel it first`);
       await this.storage.removeImport(orgId, id);
-      await em.query(`DELETE FROM contact_imports WHERE id = $1 AND organization_id = $2`, [
-        id,
-        orgId,
-      ]);
+      await this.repo.delete(orgId, id, em);
     });
   }
 
@@ -311,33 +263,17 @@ export class ImportsService {
    * for the same import only finds the lease held.
    */
   async sweep(): Promise<string[]> {
-    const stale: { id: string; status: ImportStatus; job_id: string | null }[] =
-      await this.ds.query(
-        `SELECT id, status, job_id FROM contact_imports
-          WHERE status IN ('queued', 'processing')
-            AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => $1))
-            AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $1))
-          ORDER BY created_at LIMIT 100`,
-        [this.leaseSeconds],
-      );
+    const stale = await this.repo.stale(this.leaseSeconds, 100);
     const enqueued: string[] = [];
     for (const row of stale) {
       if (row.status === 'queued' && row.job_id && (await this.jobPending(row.job_id))) {
         // Waiting behind other imports, not lost.
-        await this.ds.query(`UPDATE contact_imports SET enqueued_at = now() WHERE id = $1`, [
-          row.id,
-        ]);
+        await this.repo.touchEnqueued(row.organization_id, row.id);
         continue;
       }
       const jobId = `${row.id}:${Date.now()}`;
-      const res = await this.ds.query(
-        `UPDATE contact_imports SET job_id = $2, enqueued_at = now()
-          WHERE id = $1 AND status IN ('queued', 'processing')
-            AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => $3))
-          RETURNING id`,
-        [row.id, jobId, this.leaseSeconds],
-      );
-      if (!(res as [unknown[], number])[0].length) continue;
+      if (!(await this.repo.requeue(row.organization_id, row.id, jobId, this.leaseSeconds)))
+        continue;
       this.logger.log({ msg: 'import re-enqueued', importId: row.id, status: row.status });
       await this.enqueue(row.id, jobId);
       enqueued.push(row.id);

@@ -1,3 +1,4 @@
+// Per-IP limit keys: IPv4 by address, IPv6 by /64, IPv4-mapped as IPv4.
 import { ipLimitKey } from './ip-limits';
 
 describe(ipLimitKey.name, () => {

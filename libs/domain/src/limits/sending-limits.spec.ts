@@ -1,3 +1,4 @@
+// Plan defaults, per-organization overrides and the UTC calendar windows of the sending limits.
 import { calendarWindows, PLAN_SENDING_LIMITS, resolveSendingLimits } from './sending-limits';
 
 describe('sending limits', () => {

@@ -1,3 +1,4 @@
+// The delivery policy: attempt classes, hard bounces, reply codes, the retry schedule.
 import {
   classifyAttempt,
   classifySmtpReply,

@@ -19,15 +19,15 @@ import {
   nextRetryAt,
 } from './delivery-policy';
 import { EmailDispatcher } from './email-dispatcher';
-import { outcomeEvent } from './email-events';
-import {
+import { MessageService } from './message.service';
+import type {
   AttemptRecord,
   ClaimedMessage,
   ClaimedRecipient,
-  MessageRepository,
   MessageStatus,
   RecipientState,
-} from './message.repository';
+  RunOutcome,
+} from './message.types';
 import { SmtpOutbound, SmtpRecipientResult } from './smtp-outbound';
 import { TrackingService } from './tracking/tracking.service';
 
@@ -50,7 +50,7 @@ export function summariseRecipients(
   now: Date,
   /** Attempts were recorded in this run: the message is no longer merely queued. */
   attemptedThisRun = false,
-): { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null } {
+): RunOutcome {
   const open = states.filter((s) => OPEN.includes(s.status));
   if (open.length) {
     const next = Math.min(...open.map((s) => (s.nextAttemptAt ?? now).getTime()));
@@ -79,7 +79,7 @@ export class DeliveryService {
   private readonly logger = new Logger(DeliveryService.name);
 
   constructor(
-    private readonly messages: MessageRepository,
+    private readonly messages: MessageService,
     private readonly contactEmails: ContactEmailStatusRepository,
     private readonly outbound: SmtpOutbound,
     private readonly dispatcher: EmailDispatcher,
@@ -92,9 +92,9 @@ export class DeliveryService {
    * One delivery run of a message: every recipient due now is attempted once. Null when the
    * message is not due or another worker holds it (a duplicate or early job: nothing to do).
    */
-  async deliver(messageId: string): Promise<DeliveryRun | null> {
+  async deliver(organizationId: string, messageId: string): Promise<DeliveryRun | null> {
     const claimedAt = this.clock.now();
-    const message = await this.messages.claim(messageId, claimedAt);
+    const message = await this.messages.claim(organizationId, messageId, claimedAt);
     if (!message) return null;
     try {
       const due = message.recipients.filter(
@@ -107,7 +107,7 @@ export class DeliveryService {
       const results = await this.send(message, sendable);
       return await this.recordOutcomes(message, due, suppressed, results);
     } catch (err) {
-      await this.messages.releaseLease(message.id).catch(() => undefined);
+      await this.messages.releaseLease(organizationId, message.id).catch(() => undefined);
       throw err;
     }
   }
@@ -141,7 +141,6 @@ export class DeliveryService {
     const c = message.content;
     // Relayed over SMTP: the message goes out byte for byte as it was submitted.
     if (message.raw) return { raw: message.raw };
-    if (c.raw) return { raw: Buffer.from(c.raw, 'base64') };
     return {
       from: mailbox(c.from),
       to: c.to.map(mailbox),
@@ -170,12 +169,8 @@ export class DeliveryService {
     const out = new Map<number, SmtpRecipientResult>();
     if (!recipients.length) return out;
     const mail = this.baseMail(message);
-    const from = message.content.from.email;
     const tracked =
-      (message.trackOpens || message.trackClicks) &&
-      !!message.content.html &&
-      !message.content.raw &&
-      !message.raw;
+      (message.trackOpens || message.trackClicks) && !!message.content.html && !message.raw;
     const trackable = tracked
       ? await this.tracking.prepare(message.content.html!, {
           organizationId: message.organizationId,
@@ -184,9 +179,9 @@ export class DeliveryService {
         })
       : null;
     if (!trackable) {
-      const results = await this.outbound.send(
+      const results = await this.handOff(
+        message,
         mail,
-        from,
         recipients.map((r) => r.email),
       );
       recipients.forEach((r, i) => out.set(r.idx, results[i]));
@@ -203,7 +198,7 @@ export class DeliveryService {
         opens: message.trackOpens,
         clicks: message.trackClicks,
       });
-      const sent = this.outbound.send({ ...mail, html }, from, [r.email]).then(([result]) => {
+      const sent = this.handOff(message, { ...mail, html }, [r.email]).then(([result]) => {
         out.set(r.idx, result);
       });
       // Awaited below with the others; until then a failure must not count as unhandled.
@@ -215,10 +210,23 @@ export class DeliveryService {
   }
 
   /**
+   * The SMTP hand-off, the one place a built message leaves for SMTP: its MIME options (or its
+   * raw bytes, for a relayed message) and the envelope of one transaction. The envelope sender is
+   * the message's From address. Signing (DKIM) and the envelope sender (VERP) apply here.
+   */
+  private handOff(
+    message: ClaimedMessage,
+    mail: SendMailOptions,
+    recipients: string[],
+  ): Promise<SmtpRecipientResult[]> {
+    return this.outbound.send(mail, { from: message.content.from.email, to: recipients });
+  }
+
+  /**
    * The one place a delivery outcome is decided and recorded: attempt rows, recipient states,
    * bounce bookkeeping on the ContactEmail, the message status, the webhook event of each
-   * attempt (in the same transaction: an event exists exactly when its attempt is recorded), and
-   * the follow-up job.
+   * attempt (one transaction: an event exists exactly when its attempt is recorded), and the
+   * follow-up job.
    */
   private async recordOutcomes(
     message: ClaimedMessage,
@@ -284,35 +292,14 @@ export class DeliveryService {
     const byIdx = new Map(changed.map((c) => [c.idx, c]));
     const states = message.recipients.map((r) => byIdx.get(r.idx) ?? r);
     const outcome = summariseRecipients(states, now, attempts.length > 0);
-    // Without a subscribed endpoint (when the message was claimed) there is nothing to store, and
-    // the run stays one statement.
-    const events = message.outcomeEvents
-      ? attempts.map((a) => {
-          const r = byIdx.get(a.recipientIdx)!;
-          return outcomeEvent(
-            {
-              organizationId: message.organizationId,
-              jobId: message.jobId,
-              messageId: message.messageId,
-              campaignId: message.campaignId,
-              contactId: message.contactId,
-              tags: message.tags,
-              recipient: { email: r.email, kind: r.kind },
-            },
-            { ...a, nextAttemptAt: r.nextAttemptAt },
-          );
-        })
-      : [];
-    const seq = await this.messages.recordRun(
+    const seq = await this.messages.record({
       message,
       attempts,
-      changed,
+      recipients: changed,
       outcome,
-      events,
-      bounces.length
-        ? (em) => this.contactEmails.recordBounces(message.organizationId, bounces, now, em)
-        : undefined,
-    );
+      bounces,
+      at: now,
+    });
 
     this.logger.debug({
       msg: 'delivery run recorded',
@@ -323,6 +310,7 @@ export class DeliveryService {
 
     if (outcome.nextAttemptAt) {
       await this.dispatcher.enqueue(
+        message.organizationId,
         message.id,
         seq,
         outcome.nextAttemptAt.getTime() - this.clock.now().getTime(),

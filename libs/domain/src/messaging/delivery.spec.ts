@@ -1,5 +1,6 @@
+// Delivery's pure parts: a message's status, per-recipient SMTP results, MX choice and refusal.
 import { summariseRecipients } from './delivery.service';
-import type { RecipientState } from './message.repository';
+import type { RecipientState } from './message.types';
 import { recipientResults, SmtpOutbound } from './smtp-outbound';
 import type { AppConfig } from '../config/app-config';
 
@@ -110,7 +111,7 @@ describe(SmtpOutbound.name, () => {
   });
 
   it('refuses MX hosts at private addresses before connecting, and a null MX', async () => {
-    const [refused] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@x.test']);
+    const [refused] = await outbound.send({ text: 'x' }, { from: 'a@s.test', to: ['u@x.test'] });
     expect(refused).toEqual({
       email: 'u@x.test',
       code: null,
@@ -121,14 +122,25 @@ describe(SmtpOutbound.name, () => {
       refused: true,
     });
     expect(lookups).toEqual(['mx1.test', 'mx2.test']);
-    const [none] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@null.test']);
+    const [none] = await outbound.send({ text: 'x' }, { from: 'a@s.test', to: ['u@null.test'] });
     expect(none).toMatchObject({
       refused: true,
       message: 'Refused: null.test accepts no mail (null MX)',
     });
     // A name that does not resolve may resolve later: deferred, not refused.
-    const [later] = await outbound.send({ text: 'x' }, 'a@s.test', ['u@nomx.test']);
+    const [later] = await outbound.send({ text: 'x' }, { from: 'a@s.test', to: ['u@nomx.test'] });
     expect(later).toMatchObject({ code: null, mxHost: 'nomx.test' });
     expect(later.refused).toBeUndefined();
+  });
+
+  it('answers for each recipient in the envelope order, whatever domains they are at', async () => {
+    const to = ['a@x.test', 'b@null.test', 'c@x.test', 'd@nomx.test'];
+    const results = await outbound.send({ text: 'x' }, { from: 'a@s.test', to });
+    expect(results.map((r) => [r.email, r.mxHost])).toEqual([
+      ['a@x.test', 'mx1.test'],
+      ['b@null.test', null],
+      ['c@x.test', 'mx1.test'],
+      ['d@nomx.test', 'nomx.test'],
+    ]);
   });
 });

@@ -1,5 +1,5 @@
-// Puts committed messages on the email queue. The job carries the message row id only; the
-// content stays in PostgreSQL. Job ids are `<message id>:<dispatch seq>`, so the sweeper can tell
+// Puts committed messages on the email queue. The job carries the message row id and its
+// organization's id only; the content stays in PostgreSQL. Job ids are `<message id>:<dispatch seq>`, so the sweeper can tell
 // whether the job of a message's current dispatch still exists.
 import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
@@ -15,10 +15,10 @@ export function deliverJobId(messageId: string, dispatchSeq: number): string {
 const ENQUEUE_TIMEOUT_MS = 3000;
 
 /** The Bull job of one dispatch of a message (its id makes a second add of it a no-op). */
-function deliverJob(messageId: string, dispatchSeq: number, delayMs = 0) {
+function deliverJob(organizationId: string, messageId: string, dispatchSeq: number, delayMs = 0) {
   return {
     name: JOBS.deliverEmail.name,
-    data: { messageId } satisfies DeliverEmailJob,
+    data: { organizationId, messageId } satisfies DeliverEmailJob,
     opts: {
       jobId: deliverJobId(messageId, dispatchSeq),
       delay: Math.max(0, Math.round(delayMs)),
@@ -50,8 +50,13 @@ export class EmailDispatcher {
   constructor(@InjectQueue(QUEUES.email) private readonly queue: Queue) {}
 
   /** Adds the delivery job; false (logged) when Redis did not take it. Never throws. */
-  async enqueue(messageId: string, dispatchSeq: number, delayMs = 0): Promise<boolean> {
-    const job = deliverJob(messageId, dispatchSeq, delayMs);
+  async enqueue(
+    organizationId: string,
+    messageId: string,
+    dispatchSeq: number,
+    delayMs = 0,
+  ): Promise<boolean> {
+    const job = deliverJob(organizationId, messageId, dispatchSeq, delayMs);
     try {
       await withinEnqueueTimeout(this.queue.add(job.name, job.data, job.opts));
       return true;
@@ -66,31 +71,32 @@ export class EmailDispatcher {
   }
 
   /**
-   * `enqueue(messageId, 0)` for a message just committed, gathered with the concurrent calls into
-   * one `addBulk` (one Redis pipeline, one write, instead of a round trip each). Never throws.
+   * `enqueue(organizationId, messageId, 0)` for a message just committed, gathered with the
+   * concurrent calls into one `addBulk` (one Redis pipeline, one write, instead of a round trip
+   * each). Never throws.
    */
-  enqueueNew(messageId: string): Promise<boolean> {
-    return this.fresh.push(messageId);
+  enqueueNew(organizationId: string, messageId: string): Promise<boolean> {
+    return this.fresh.push({ organizationId, messageId });
   }
 
-  private readonly fresh = new MicroBatcher<string, boolean>(
-    (ids) => this.addNow(ids),
-    (id) => this.enqueue(id, 0),
-    64,
-    2,
+  private readonly fresh = new MicroBatcher<DeliverEmailJob, boolean>(
+    (jobs) => this.addNow(jobs),
+    (job) => this.enqueue(job.organizationId, job.messageId, 0),
   );
 
-  private async addNow(ids: string[]): Promise<boolean[]> {
+  private async addNow(jobs: DeliverEmailJob[]): Promise<boolean[]> {
     try {
-      await withinEnqueueTimeout(this.queue.addBulk(ids.map((id) => deliverJob(id, 0))));
-      return ids.map(() => true);
+      await withinEnqueueTimeout(
+        this.queue.addBulk(jobs.map((j) => deliverJob(j.organizationId, j.messageId, 0))),
+      );
+      return jobs.map(() => true);
     } catch (err) {
       this.logger.warn({
         msg: 'could not enqueue deliveries; the sweeper will retry',
-        count: ids.length,
+        count: jobs.length,
         err: (err as Error).message,
       });
-      return ids.map(() => false);
+      return jobs.map(() => false);
     }
   }
 

@@ -1,21 +1,9 @@
-// The single exit for email events (§10): email.sent when a message is committed, one outcome
-// event per delivery attempt (email.delivered, email.deferred, email.bounced) in the transaction
-// that records it, and email.opened / email.clicked stored before the tracking hit answers. Data
-// shapes are in docs/webhooks.md; they never carry the message content, the tracking token or a
-// secret.
-import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { MicroBatcher } from '../common/micro-batcher';
+// The email events (§10) and their payloads: email.sent per recipient of a committed message, one
+// outcome event per delivery attempt, email.opened / email.clicked per tracking hit. Payloads never
+// carry the message content, the tracking token or a secret; docs/webhooks.md lists their fields.
 import type { EventType } from '../events/event-types';
-import { WebhookEvent, WebhookEvents } from '../webhooks/webhook-events';
+import type { NewEvent } from '../events/events.service';
 import { AttemptStatus, isHardBounce } from './delivery-policy';
-
-/** Events of delivery outcomes: an endpoint subscribed to none of them needs no outcome data. */
-export const EMAIL_OUTCOME_EVENT_TYPES: EventType[] = [
-  'email.delivered',
-  'email.deferred',
-  'email.bounced',
-];
 
 /** The event of an attempt: every recipient ends with one email.delivered or one email.bounced. */
 export function outcomeEventType(status: AttemptStatus): EventType {
@@ -27,7 +15,6 @@ export function outcomeEventType(status: AttemptStatus): EventType {
 
 /** The message and recipient an email event is about. */
 export interface EmailEventRef {
-  organizationId: string;
   jobId: string;
   /** RFC 5322 Message-ID, as the send API returned it. */
   messageId: string;
@@ -69,18 +56,16 @@ function refData(ref: EmailEventRef) {
   };
 }
 
-export function sentEvent(ref: EmailEventRef, source: string, at: Date): WebhookEvent {
+export function sentEvent(ref: EmailEventRef, source: string, at: Date): NewEvent {
   return {
-    organizationId: ref.organizationId,
     type: 'email.sent',
     data: { ...refData(ref), source, status: 'queued', timestamp: at.toISOString() },
     occurredAt: at,
   };
 }
 
-export function outcomeEvent(ref: EmailEventRef, o: EmailOutcome): WebhookEvent {
+export function outcomeEvent(ref: EmailEventRef, o: EmailOutcome): NewEvent {
   return {
-    organizationId: ref.organizationId,
     type: outcomeEventType(o.status),
     data: {
       ...refData(ref),
@@ -98,9 +83,8 @@ export function outcomeEvent(ref: EmailEventRef, o: EmailOutcome): WebhookEvent 
   };
 }
 
-export function engagementEvent(ref: EmailEventRef, e: EmailEngagement): WebhookEvent {
+export function engagementEvent(ref: EmailEventRef, e: EmailEngagement): NewEvent {
   return {
-    organizationId: ref.organizationId,
     type: e.type === 'opened' ? 'email.opened' : 'email.clicked',
     data: {
       ...refData(ref),
@@ -111,46 +95,4 @@ export function engagementEvent(ref: EmailEventRef, e: EmailEngagement): Webhook
     },
     occurredAt: e.occurredAt,
   };
-}
-
-@Injectable()
-export class EmailEvents {
-  constructor(private readonly webhooks: WebhookEvents) {}
-
-  /** Stores events in the caller's transaction: they exist exactly when its changes do. */
-  async within(em: EntityManager, events: WebhookEvent[]): Promise<void> {
-    await this.webhooks.emitManyWithin(em, events);
-  }
-
-  /** `within` for a caller that writes its changes and the events in one statement. */
-  withinStatement(
-    events: WebhookEvent[],
-    params: unknown[],
-    when?: string,
-  ): { deliveries: string; probe: string } {
-    return this.webhooks.manyWithinStatement(events, params, when);
-  }
-
-  /**
-   * An open or click: its deliveries are stored (durable) when this resolves, so the hit answers
-   * after that. `ref` loads the message and recipient, null when gone or when no active endpoint
-   * subscribes to the event (nothing to store). Hits arriving together share one statement.
-   */
-  async engaged(
-    ref: () => Promise<EmailEventRef | null>,
-    engagement: EmailEngagement,
-  ): Promise<void> {
-    const r = await ref();
-    if (r) await this.engagements.push(engagementEvent(r, engagement));
-  }
-
-  private readonly engagements = new MicroBatcher<WebhookEvent, void>(
-    async (events) => {
-      await this.webhooks.emitMany(events);
-      return events.map(() => undefined);
-    },
-    async (event) => {
-      await this.webhooks.emitMany([event]);
-    },
-  );
 }

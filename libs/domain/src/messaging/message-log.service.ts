@@ -5,12 +5,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Page, PageRequest } from '../common/pagination';
 import { DomainError, NotFoundError, ServiceUnavailableError } from '../errors/domain-errors';
 import { EngagementEventRow, EngagementStore } from './engagement/engagement.store';
-import {
-  AttemptRecord,
-  MessageListFilters,
-  MessageRepository,
-  MessageSummary,
-} from './message.repository';
+import { OrganizationService } from '../tenancy/organization.service';
+import { MessageLogRepository } from './message-log.repository';
+import type { AttemptRecord, MessageListFilters, MessageSummary } from './message.types';
 
 /** Spec: attempts and events are each capped at 500 rows, oldest first. */
 export const MESSAGE_LOG_ROW_CAP = 500;
@@ -32,9 +29,15 @@ export class MessageLogService {
   private readonly logger = new Logger(MessageLogService.name);
 
   constructor(
-    private readonly messages: MessageRepository,
+    private readonly messages: MessageLogRepository,
     private readonly engagement: EngagementStore,
+    private readonly organizations: OrganizationService,
   ) {}
+
+  /** The organization's retention in days (retentionDays of every message). */
+  private async retentionDays(organizationId: string): Promise<number> {
+    return (await this.organizations.get(organizationId)).messageRetentionDays;
+  }
 
   /** Runs log-store reads; anything but a domain error means the store is unavailable (§12.2). */
   private async logStore<T>(read: () => Promise<T>): Promise<T> {
@@ -49,13 +52,9 @@ export class MessageLogService {
 
   async get(organizationId: string, jobId: string): Promise<MessageLogEntry> {
     const { summary, attempts, retentionDays } = await this.logStore(async () => {
-      const found = await this.messages.findByJobId(organizationId, jobId);
+      const found = await this.messages.findByJobId(organizationId, jobId, MESSAGE_LOG_ROW_CAP);
       if (!found) throw new NotFoundError('Message');
-      const [rows, days] = await Promise.all([
-        this.messages.attempts(organizationId, found.id, MESSAGE_LOG_ROW_CAP),
-        this.messages.retentionDays(organizationId),
-      ]);
-      return { summary: found, attempts: rows, retentionDays: days ?? 30 };
+      return { ...found, retentionDays: await this.retentionDays(organizationId) };
     });
     const events = await this.engagement
       .forMessage(organizationId, summary.id, MESSAGE_LOG_ROW_CAP)
@@ -74,10 +73,10 @@ export class MessageLogService {
     return this.logStore(async () => {
       const [{ items, total }, days] = await Promise.all([
         this.messages.list(organizationId, filters, page),
-        this.messages.retentionDays(organizationId),
+        this.retentionDays(organizationId),
       ]);
       return new Page(
-        items.map((summary) => ({ summary, retentionDays: days ?? 30 })),
+        items.map((summary) => ({ summary, retentionDays: days })),
         total,
         page,
       );

@@ -5,7 +5,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { EmailDispatcher } from './email-dispatcher';
 import { EngagementStore } from './engagement/engagement.store';
-import { MessageRepository, SweepCursor } from './message.repository';
+import { MessageRepository } from './message.repository';
+import type { Redispatch, SweepCursor } from './message.types';
 
 const SWEEP_BATCH = 500;
 const PURGE_BATCH = 1000;
@@ -37,14 +38,14 @@ export class MessageMaintenanceService {
         SWEEP_BATCH,
         after,
         async (rows) => {
-          const gone: string[] = [];
+          const gone: Redispatch[] = [];
           for (const r of rows) {
-            if (!(await this.dispatcher.isLive(r.id, r.dispatchSeq))) gone.push(r.id);
+            if (!(await this.dispatcher.isLive(r.id, r.dispatchSeq))) gone.push(r);
           }
           return gone;
         },
       );
-      for (const r of lost) await this.dispatcher.enqueue(r.id, r.dispatchSeq);
+      for (const r of lost) await this.dispatcher.enqueue(r.organizationId, r.id, r.dispatchSeq);
       total += lost.length;
       if (scanned < SWEEP_BATCH) break;
       after = last;

@@ -1,184 +1,22 @@
-// All SQL of the message log: messages, their recipients and delivery attempts. Every read takes
-// the organization id; the worker's claim and sweep work by message id across organizations.
+// The message log's writes: new messages with their recipients, delivery leases, the record of a
+// delivery run (attempts, recipient states, status), and the worker's sweep and retention purge.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
-import { MicroBatcher } from '../common/micro-batcher';
-import { poolQuery } from '../database/pool-query';
-import { query, sql } from '../database/sql';
-import { PageRequest, pageOffset } from '../common/pagination';
 import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
-import type { EventType } from '../events/event-types';
-import type { WebhookEvent } from '../webhooks/webhook-events';
-import type { AttemptStatus } from './delivery-policy';
-import { EMAIL_OUTCOME_EVENT_TYPES, EmailEventRef, EmailEvents, sentEvent } from './email-events';
-import type { MessageContent, OutgoingRecipient } from './outgoing-message';
-
-export const MESSAGE_STATUSES = [
-  'queued',
-  'deferred',
-  'delivered',
-  'partially_delivered',
-  'bounced',
-  'failed',
-  'suppressed',
-] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-export type RecipientStatus = 'pending' | AttemptStatus;
-export type MessageSource = 'api' | 'smtp' | 'campaign';
-
-/** Where a sweep's scan stopped: the due time (microseconds, as text) and id of its last row. */
-export interface SweepCursor {
-  dueAt: string;
-  id: string;
-}
-
-export interface NewMessage {
-  organizationId: string;
-  jobId: string;
-  messageId: string;
-  source: MessageSource;
-  senderAddress: string;
-  campaignId: string | null;
-  contactId: string | null;
-  tags: string[];
-  trackOpens: boolean;
-  trackClicks: boolean;
-  content: MessageContent;
-  /** The raw RFC 5322 message as submitted over SMTP (stored encrypted, as bytes). */
-  raw?: Buffer;
-  recipients: OutgoingRecipient[];
-  createdAt: Date;
-}
-
-export interface RecipientState {
-  idx: number;
-  kind: 'to' | 'cc' | 'bcc';
-  email: string;
-  status: RecipientStatus;
-  retryCount: number;
-  nextAttemptAt: Date | null;
-  firstAttemptAt: Date | null;
-}
-
-export interface ClaimedRecipient extends RecipientState {
-  /**
-   * Status of the organization's ContactEmail with this address (matched on the blind index under
-   * the current key), or null when there is none.
-   */
-  contactStatus: string | null;
-}
-
-export interface ClaimedMessage {
-  id: string;
-  organizationId: string;
-  jobId: string;
-  messageId: string;
-  senderAddress: string;
-  campaignId: string | null;
-  contactId: string | null;
-  tags: string[];
-  trackOpens: boolean;
-  trackClicks: boolean;
-  createdAt: Date;
-  content: MessageContent;
-  /** The raw message of an SMTP submission stored as bytes (older rows have content.raw). */
-  raw?: Buffer;
-  recipients: ClaimedRecipient[];
-  /**
-   * When the message was claimed, an active webhook endpoint of the organization subscribed to
-   * an outcome event (email.delivered, email.deferred or email.bounced).
-   */
-  outcomeEvents: boolean;
-}
-
-/** The email.sent events of a committed message: one per recipient. */
-function sentEventsOf(m: NewMessage) {
-  return m.recipients.map((r) =>
-    sentEvent(
-      {
-        organizationId: m.organizationId,
-        jobId: m.jobId,
-        messageId: m.messageId,
-        campaignId: m.campaignId,
-        contactId: m.contactId,
-        tags: m.tags,
-        recipient: { email: r.email, kind: r.kind },
-      },
-      m.source,
-      m.createdAt,
-    ),
-  );
-}
-
-export interface AttemptRecord {
-  recipientIdx: number;
-  status: AttemptStatus;
-  smtpCode: number | null;
-  smtpMessage: string | null;
-  mxHost: string | null;
-  outboundIp: string | null;
-  retryCount: number;
-  attemptedAt: Date;
-}
-
-export interface MessageSummary {
-  id: string;
-  jobId: string;
-  messageId: string;
-  senderAddress: string;
-  campaignId: string | null;
-  contactId: string | null;
-  status: MessageStatus;
-  tags: string[];
-  recipients: string[];
-  createdAt: Date;
-  completedAt: Date | null;
-}
-
-export interface MessageListFilters {
-  status?: MessageStatus;
-  recipient?: string;
-  campaignId?: string;
-  from?: Date;
-  to?: Date;
-}
-
-interface MessageRow {
-  id: string;
-  organization_id: string;
-  job_id: string;
-  message_id: string;
-  sender_address: string;
-  campaign_id: string | null;
-  contact_id: string | null;
-  status: MessageStatus;
-  tags: string[];
-  created_at: Date;
-  completed_at: Date | null;
-  recipients?: string[];
-}
-
-function summary(r: MessageRow, recipients: string[]): MessageSummary {
-  return {
-    id: r.id,
-    jobId: r.job_id,
-    messageId: r.message_id,
-    senderAddress: r.sender_address,
-    campaignId: r.campaign_id,
-    contactId: r.contact_id,
-    status: r.status,
-    tags: r.tags,
-    recipients,
-    createdAt: r.created_at,
-    completedAt: r.completed_at,
-  };
-}
-
-const SUMMARY_COLUMNS = `m.id, m.organization_id, m.job_id, m.message_id, m.sender_address, m.campaign_id,
-  m.contact_id, m.status, m.tags, m.created_at, m.completed_at`;
+import { join, query, sql } from '../database/sql';
+import type {
+  ClaimedMessage,
+  NewMessage,
+  Redispatch,
+  RecipientState,
+  RecipientStatus,
+  RunRecord,
+  SweepCursor,
+} from './message.types';
+import type { MessageContent } from './outgoing-message';
 
 interface ClaimedRow {
   id: string;
@@ -194,7 +32,6 @@ interface ClaimedRow {
   created_at: Date;
   content: string;
   raw: Buffer | null;
-  outcome_events: boolean;
   recipients: {
     idx: number;
     kind: RecipientState['kind'];
@@ -207,37 +44,19 @@ interface ClaimedRow {
   }[];
 }
 
-interface ClaimRequest {
+/** A lease asked for: the message, the time of the claim, and the end of the lease. */
+export interface LeaseRequest {
   id: string;
   now: Date;
-  leaseMs: number;
+  until: Date;
 }
 
-interface RunRecord {
-  message: ClaimedMessage;
-  attempts: AttemptRecord[];
-  recipients: RecipientState[];
-  outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null };
-  /** Webhook events of the run's attempts, stored in the transaction that records them. */
-  events: WebhookEvent[];
-}
-
-/** Lease a worker holds on a message while it talks to SMTP servers. */
-export const DELIVERY_LEASE_MS = 5 * 60_000;
 /** Stored content (encrypted, base64) from which a claimed message is read in a turn of its own. */
 const LARGE_CONTENT_CHARS = 1024 * 1024;
 
 @Injectable()
 export class MessageRepository {
-  constructor(
-    @InjectDataSource() private readonly ds: DataSource,
-    private readonly events: EmailEvents,
-  ) {}
-
-  /** The hot path's statements (claims, run records, inserts) through the driver's pool. */
-  private direct<T>(sql: string, params: unknown[], name?: string): Promise<T[]> {
-    return poolQuery<T>(this.ds, sql, params, name);
-  }
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
    * Which of a message's references is not a row of the organization: 'campaign', 'contact', or
@@ -248,12 +67,16 @@ export class MessageRepository {
     refs: { campaignId: string | null; contactId: string | null },
   ): Promise<'campaign' | 'contact' | null> {
     if (!refs.campaignId && !refs.contactId) return null;
-    const [row]: { campaign: boolean; contact: boolean }[] = await this.ds.query(
-      `SELECT ($2::uuid IS NULL OR EXISTS (
-                 SELECT 1 FROM campaigns WHERE id = $2 AND organization_id = $1)) AS campaign,
-              ($3::uuid IS NULL OR EXISTS (
-                 SELECT 1 FROM contacts WHERE id = $3 AND organization_id = $1)) AS contact`,
-      [organizationId, refs.campaignId, refs.contactId],
+    const [row] = await query<{ campaign: boolean; contact: boolean }>(
+      this.ds,
+      sql`SELECT (${refs.campaignId}::uuid IS NULL OR EXISTS (
+                    SELECT 1 FROM campaigns
+                     WHERE organization_id = ${organizationId}::uuid
+                       AND id = ${refs.campaignId}::uuid)) AS campaign,
+                 (${refs.contactId}::uuid IS NULL OR EXISTS (
+                    SELECT 1 FROM contacts
+                     WHERE organization_id = ${organizationId}::uuid
+                       AND id = ${refs.contactId}::uuid)) AS contact`,
     );
     if (!row.campaign) return 'campaign';
     if (!row.contact) return 'contact';
@@ -261,212 +84,103 @@ export class MessageRepository {
   }
 
   /**
-   * Commits a new message with its recipients and its email.sent events (one transaction);
-   * returns messages.id. Concurrent inserts share one transaction (group commit): N messages
-   * accepted at once cost one WAL flush, and each caller still returns only after its row is
-   * durable.
+   * The organization's new messages and their recipients, in one statement; answers their row
+   * ids in order. Content and addresses are encrypted; a raw message (SMTP) goes to the bytea
+   * column, encrypted as bytes.
    */
-  insert(m: NewMessage): Promise<string> {
-    return this.inserts.push(m);
-  }
-
-  private readonly inserts = new MicroBatcher<NewMessage, string>(
-    (items) => this.insertMany(items),
-    (m) => this.insertMany([m]).then((ids) => ids[0]),
-    64,
-    2,
-  );
-
-  /**
-   * Organizations whose last insert found no active webhook endpoint subscribed to email.sent:
-   * their next messages go without building and encrypting email.sent events, and the statement
-   * checks, in its own snapshot, that this still holds (see insertMany).
-   */
-  private readonly noSentSubscriber = new Set<string>();
-
-  /**
-   * The messages of a batch, their recipients and their email.sent events in one statement, so
-   * one round trip and atomic (ids made here, so recipients need not wait for RETURNING). A raw
-   * message (SMTP) goes to the bytea column, encrypted as bytes and sent in binary.
-   *
-   * The events of an organization in `noSentSubscriber` are not built. The statement reads the
-   * endpoints subscribed to email.sent of the batch's organizations (`sent_subscribers`, the same
-   * snapshot as the join that stores the deliveries); should one of those organizations have one
-   * now, the statement writes nothing and the batch runs again with their events. So an
-   * email.sent delivery exists exactly when it did with the events always built.
-   */
-  private async insertMany(items: NewMessage[]): Promise<string[]> {
-    const orgs = [...new Set(items.map((m) => m.organizationId))];
-    const skipped = orgs.filter((o) => this.noSentSubscriber.has(o));
+  async insert(
+    em: EntityManager,
+    organizationId: string,
+    messages: NewMessage[],
+  ): Promise<string[]> {
     const cipher = fieldCipher();
-    const ids = items.map(() => randomUUID());
-    // Fixed text per shape (guard or not, events or not): one array per column, so the statement
-    // is a named prepared statement of each pooled connection, parsed and planned once instead of
-    // on every batch. The raw messages travel as one binary bytea, cut by offset and length.
-    const raws = items.map((m) => (m.raw ? cipher.encryptBytes(m.raw) : null));
-    const rawStart: (number | null)[] = [];
-    const rawLength: (number | null)[] = [];
-    let offset = 1;
-    for (const r of raws) {
-      rawStart.push(r ? offset : null);
-      rawLength.push(r ? r.length : null);
-      if (r) offset += r.length;
-    }
-    const recipients = items.flatMap((m, i) =>
-      m.recipients.map((r, idx) => ({ id: ids[i], org: m.organizationId, idx, r })),
+    const ids = messages.map(() => randomUUID());
+    const rows = messages.map(
+      (m, i) => sql`(${ids[i]}::uuid, ${organizationId}::uuid, ${m.jobId}, ${m.messageId},
+        ${m.source}, ${m.senderAddress}, ${m.campaignId}::uuid, ${m.contactId}::uuid,
+        ${m.tags}::text[], ${m.trackOpens}, ${m.trackClicks},
+        ${cipher.encrypt(JSON.stringify(m.content))}, ${m.raw ? cipher.encryptBytes(m.raw) : null}::bytea,
+        'queued', ${m.recipients.length}, ${m.createdAt}::timestamptz, ${m.createdAt}::timestamptz,
+        ${m.createdAt}::timestamptz)`,
     );
-    const params: unknown[] = [
-      ids,
-      items.map((m) => m.organizationId),
-      items.map((m) => m.jobId),
-      items.map((m) => m.messageId),
-      items.map((m) => m.source),
-      items.map((m) => m.senderAddress),
-      items.map((m) => m.campaignId),
-      items.map((m) => m.contactId),
-      items.map((m) => JSON.stringify(m.tags)),
-      items.map((m) => m.trackOpens),
-      items.map((m) => m.trackClicks),
-      items.map((m) => cipher.encrypt(JSON.stringify(m.content))),
-      Buffer.concat(raws.filter((r): r is Buffer => r !== null)),
-      rawStart,
-      rawLength,
-      items.map((m) => m.recipients.length),
-      items.map((m) => m.createdAt),
-      recipients.map((x) => x.id),
-      recipients.map((x) => x.idx),
-      recipients.map((x) => x.org),
-      recipients.map((x) => x.r.kind),
-      recipients.map((x) => cipher.encrypt(x.r.email)),
-      recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email))),
-      orgs,
-    ];
-    const bind = (v: unknown) => `$${params.push(v)}`;
-    const guard = skipped.length
-      ? `NOT EXISTS (SELECT 1 FROM sent_subscribers WHERE org = ANY(${bind(skipped)}::uuid[]))`
-      : '';
-    const events = this.events.withinStatement(
-      (skipped.length
-        ? items.filter((m) => !this.noSentSubscriber.has(m.organizationId))
-        : items
-      ).flatMap(sentEventsOf),
-      params,
-      guard || undefined,
+    const recipients = messages.flatMap((m, i) =>
+      m.recipients.map((r, idx) => ({ id: ids[i], idx, r })),
     );
-    const where = guard ? `WHERE ${guard}` : '';
-    const [row] = await this.direct<{ subscribed: string[] }>(
-      `WITH sent_subscribers AS (
-         SELECT DISTINCT organization_id AS org FROM webhook_endpoints
-          WHERE organization_id = ANY($24::uuid[]) AND is_active
-            AND 'email.sent' = ANY(events)
-       ), message AS (
-         INSERT INTO messages (id, organization_id, job_id, message_id, source, sender_address,
-           campaign_id, contact_id, tags, track_opens, track_clicks, content, raw, status,
-           recipient_count, next_attempt_at, created_at, updated_at)
-         SELECT t.id, t.org, t.job, t.mid, t.source, t.sender, t.campaign, t.contact,
-                ARRAY(SELECT jsonb_array_elements_text(t.tags::jsonb)), t.opens, t.clicks,
-                t.content, substring($13::bytea FROM t.raw_start FOR t.raw_length), 'queued',
-                t.rcount, t.at, t.at, t.at
-           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[],
-                       $7::uuid[], $8::uuid[], $9::text[], $10::boolean[], $11::boolean[],
-                       $12::text[], $14::int[], $15::int[], $16::int[], $17::timestamptz[])
-             AS t(id, org, job, mid, source, sender, campaign, contact, tags, opens, clicks,
-                  content, raw_start, raw_length, rcount, at)
-          ${where}
-       ), recipients AS (
-         INSERT INTO message_recipients (message_id, idx, organization_id, kind, address, address_hash)
-         SELECT * FROM unnest($18::uuid[], $19::smallint[], $20::uuid[],
-                              $21::text[], $22::text[], $23::text[])
-          ${where}
-       )${events.deliveries ? `, ${events.deliveries}` : ''}
-       SELECT ${events.probe} AS woken, ARRAY(SELECT org::text FROM sent_subscribers) AS subscribed`,
-      params,
-      `mp_message_insert_${guard ? 'g' : 'a'}${events.deliveries ? 'e' : 'n'}`,
+    await query(
+      em,
+      sql`WITH message AS (
+            INSERT INTO messages (id, organization_id, job_id, message_id, source, sender_address,
+              campaign_id, contact_id, tags, track_opens, track_clicks, content, raw, status,
+              recipient_count, next_attempt_at, created_at, updated_at)
+            VALUES ${join(rows)}
+          )
+          INSERT INTO message_recipients
+            (message_id, idx, organization_id, kind, address, address_hash)
+          SELECT t.message_id, t.idx, ${organizationId}::uuid, t.kind, t.address, t.address_hash
+            FROM unnest(
+              ${recipients.map((x) => x.id)}::uuid[],
+              ${recipients.map((x) => x.idx)}::smallint[],
+              ${recipients.map((x) => x.r.kind)}::text[],
+              ${recipients.map((x) => cipher.encrypt(x.r.email))}::text[],
+              ${recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email)))}::text[])
+              AS t(message_id, idx, kind, address, address_hash)`,
     );
-    const subscribed = new Set(row.subscribed);
-    if (this.noSentSubscriber.size >= 10_000) this.noSentSubscriber.clear();
-    for (const o of orgs) {
-      if (subscribed.has(o)) this.noSentSubscriber.delete(o);
-      else this.noSentSubscriber.add(o);
-    }
-    // An organization taken for unsubscribed has an endpoint now: nothing was written; again,
-    // with its events.
-    if (skipped.some((o) => subscribed.has(o))) return this.insertMany(items);
     return ids;
   }
 
   /**
-   * Takes the delivery lease on a message that is due, so no other worker delivers it at the
-   * same time. Null when it is not due, already leased, finished or gone. Concurrent claims are
-   * batched into one statement.
+   * Takes the delivery lease on each requested message of the organization that is due, so no
+   * other worker delivers it at the same time, in one statement. Answers per request the message
+   * with its recipients' states and ContactEmail statuses; null when it is not due, already
+   * leased, finished or gone (or asked for twice: the first request holds the lease); an Error
+   * when it cannot be read (content under a key this worker lacks), for that request only.
    */
-  async claim(id: string, now: Date, leaseMs = DELIVERY_LEASE_MS): Promise<ClaimedMessage | null> {
-    const claimed = await this.claims.push({ id, now, leaseMs });
-    if (claimed instanceof Error) throw claimed;
-    return claimed;
-  }
-
-  // A message that cannot be read (content under a key this worker lacks, corrupt JSON) is an
-  // Error for its own claimer only. It must not fail the batch: the statement has already
-  // committed every lease of the batch, so re-running the items alone (MicroBatcher's fallback)
-  // would find them all leased and answer null, leaving the batch's other messages undelivered
-  // until their leases expire.
-  private readonly claims = new MicroBatcher<ClaimRequest, ClaimedMessage | null | Error>(
-    (items) => this.claimMany(items),
-    (item) => this.claimMany([item]).then((r) => r[0]),
-  );
-
-  private async claimMany(items: ClaimRequest[]): Promise<(ClaimedMessage | null | Error)[]> {
-    // One round trip: the leases, the recipients' states and their ContactEmail statuses (for
-    // suppression) come back together. The leases are committed without waiting for the WAL
-    // flush: losing one in a database crash can only lead to a repeated attempt (at-least-once),
-    // never to a lost message.
-    const rows = await this.direct<ClaimedRow>(
-      `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
-       req AS (
-         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[]) AS t(id, now, until)
-       ),
-       claimed AS (
-         UPDATE messages m SET lease_until = req.until, updated_at = req.now
-           FROM req
-          WHERE m.id = req.id AND m.next_attempt_at IS NOT NULL AND m.next_attempt_at <= req.now
-            AND (m.lease_until IS NULL OR m.lease_until < req.now)
-          RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.sender_address,
-                    m.campaign_id, m.contact_id, m.tags, m.track_opens, m.track_clicks,
-                    m.created_at, m.content, m.raw)
-       SELECT c.*,
-              EXISTS (SELECT 1 FROM webhook_endpoints e
-                       WHERE e.organization_id = c.organization_id AND e.is_active
-                         AND e.events && $4::text[]) AS outcome_events,
-              (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind, 'address', r.address,
-                        'status', r.status, 'retry_count', r.retry_count,
-                        'next_attempt_at', r.next_attempt_at, 'first_attempt_at', r.first_attempt_at,
-                        'contact_status', ce.status)
-                        ORDER BY r.idx)
-                 FROM message_recipients r
-                 LEFT JOIN contact_emails ce
-                   ON ce.organization_id = c.organization_id AND ce.email_hash = r.address_hash
-                WHERE r.message_id = c.id) AS recipients
-         FROM claimed c, relaxed`,
-      [
-        items.map((i) => i.id),
-        items.map((i) => i.now),
-        items.map((i) => new Date(i.now.getTime() + i.leaseMs)),
-        EMAIL_OUTCOME_EVENT_TYPES,
-      ],
-      'mp_delivery_claim',
+  async claim(
+    organizationId: string,
+    requests: LeaseRequest[],
+  ): Promise<(ClaimedMessage | null | Error)[]> {
+    // The leases are committed without waiting for the WAL flush: losing one in a database crash
+    // can only lead to a repeated attempt (at-least-once), never to a lost message.
+    const rows = await query<ClaimedRow>(
+      this.ds,
+      sql`WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+          req AS (
+            SELECT * FROM unnest(
+              ${requests.map((r) => r.id)}::uuid[],
+              ${requests.map((r) => r.now)}::timestamptz[],
+              ${requests.map((r) => r.until)}::timestamptz[]) AS t(id, now, until)
+          ),
+          claimed AS (
+            UPDATE messages m SET lease_until = req.until, updated_at = req.now
+              FROM req
+             WHERE m.organization_id = ${organizationId}::uuid AND m.id = req.id
+               AND m.next_attempt_at IS NOT NULL AND m.next_attempt_at <= req.now
+               AND (m.lease_until IS NULL OR m.lease_until < req.now)
+             RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.sender_address,
+                       m.campaign_id, m.contact_id, m.tags, m.track_opens, m.track_clicks,
+                       m.created_at, m.content, m.raw)
+          SELECT c.*,
+                 (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind,
+                           'address', r.address, 'status', r.status, 'retry_count', r.retry_count,
+                           'next_attempt_at', r.next_attempt_at,
+                           'first_attempt_at', r.first_attempt_at, 'contact_status', ce.status)
+                           ORDER BY r.idx)
+                    FROM message_recipients r
+                    LEFT JOIN contact_emails ce
+                      ON ce.organization_id = r.organization_id AND ce.email_hash = r.address_hash
+                   WHERE r.organization_id = c.organization_id AND r.message_id = c.id) AS recipients
+            FROM claimed c, relaxed`,
     );
     const cipher = fieldCipher();
     const byId = new Map(rows.map((row) => [row.id, row]));
     const out: (ClaimedMessage | null | Error)[] = [];
-    for (const item of items) {
-      const row = byId.get(item.id);
-      // The same message twice in one batch: only the first caller holds the lease.
+    for (const request of requests) {
+      const row = byId.get(request.id);
       if (!row) {
         out.push(null);
         continue;
       }
-      byId.delete(item.id);
+      byId.delete(request.id);
       // Decrypting and parsing megabytes of content takes milliseconds: each such message is
       // read in an event-loop turn of its own, not in one turn with the statement's whole batch.
       if (row.content.length > LARGE_CONTENT_CHARS) await nextTurn();
@@ -495,7 +209,6 @@ export class MessageRepository {
       createdAt: row.created_at,
       content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
       raw: row.raw ? cipher.decryptBytes(row.raw) : undefined,
-      outcomeEvents: row.outcome_events,
       recipients: (row.recipients ?? []).map((r) => ({
         idx: r.idx,
         kind: r.kind,
@@ -510,293 +223,130 @@ export class MessageRepository {
   }
 
   /**
-   * Writes the attempts of one delivery run, the recipients' new states and the message's status
-   * and next due time, and releases the lease: one statement, so atomic. Runs of concurrent
-   * deliveries share a statement; the webhook events of the attempts join it in a transaction
-   * (an event exists exactly when its attempt is recorded); `also` (bounce bookkeeping) makes it
-   * a transaction of its own. Returns the dispatch sequence of the follow-up job.
+   * Records delivery runs of the organization's messages in one statement: the attempts, the
+   * recipients' new states, each message's status and next due time, and the lease given back.
+   * Answers per run the dispatch sequence of the message's follow-up job.
    */
-  recordRun(
-    message: ClaimedMessage,
-    attempts: AttemptRecord[],
-    recipients: RecipientState[],
-    outcome: { status: MessageStatus; nextAttemptAt: Date | null; completedAt: Date | null },
-    events: WebhookEvent[] = [],
-    also?: (em: EntityManager) => Promise<void>,
-  ): Promise<number> {
-    const run: RunRecord = { message, attempts, recipients, outcome, events };
-    if (!also) return this.runs.push(run);
-    return this.ds.transaction(async (em) => {
-      await also(em);
-      return (await this.recordWithEvents([run], em))[0];
-    });
-  }
-
-  private readonly runs = new MicroBatcher<RunRecord, number>(
-    (items) => this.recordBatch(items),
-    (item) => this.recordBatch([item]).then((r) => r[0]),
-  );
-
-  /** One statement, or a transaction when some run raises webhook events. */
-  private recordBatch(runs: RunRecord[]): Promise<number[]> {
-    if (!runs.some((r) => r.events.length)) return this.recordMany(runs);
-    return this.ds.transaction((em) => this.recordWithEvents(runs, em));
-  }
-
-  private async recordWithEvents(runs: RunRecord[], em: EntityManager): Promise<number[]> {
-    const seqs = await this.recordMany(runs, em);
-    await this.events.within(
+  async recordRuns(
+    em: EntityManager,
+    organizationId: string,
+    runs: RunRecord[],
+  ): Promise<number[]> {
+    const attempts = runs.flatMap((r) => r.attempts.map((a) => ({ id: r.message.id, a })));
+    const recipients = runs.flatMap((r) => r.recipients.map((x) => ({ id: r.message.id, x })));
+    const rows = await query<{ id: string; dispatch_seq: number }>(
       em,
-      runs.flatMap((r) => r.events),
-    );
-    return seqs;
-  }
-
-  /** Outside a transaction (no `em`) the statement goes straight to the driver's pool. */
-  private async recordMany(runs: RunRecord[], em?: EntityManager): Promise<number[]> {
-    const attempts = runs.flatMap((r) => r.attempts.map((a) => ({ run: r, a })));
-    const recipients = runs.flatMap((r) => r.recipients.map((x) => ({ run: r, x })));
-    const statement = sql`WITH attempts AS (
-         INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
-           smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
-         SELECT * FROM unnest(
-           ${attempts.map(({ run }) => run.message.id)}::uuid[],
-           ${attempts.map(({ run }) => run.message.organizationId)}::uuid[],
-           ${attempts.map(({ a }) => a.recipientIdx)}::smallint[],
-           ${attempts.map(({ a }) => a.status)}::text[],
-           ${attempts.map(({ a }) => a.smtpCode)}::int[],
-           ${attempts.map(({ a }) => a.smtpMessage)}::text[],
-           ${attempts.map(({ a }) => a.mxHost)}::text[],
-           ${attempts.map(({ a }) => a.outboundIp)}::text[],
-           ${attempts.map(({ a }) => a.retryCount)}::int[],
-           ${attempts.map(({ a }) => a.attemptedAt)}::timestamptz[])
-       ), recipients AS (
-         UPDATE message_recipients r
-            SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
-                first_attempt_at = t.first_at
-           FROM unnest(
-                ${recipients.map(({ run }) => run.message.id)}::uuid[],
+      sql`WITH attempts AS (
+            INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
+              smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
+            SELECT t.message_id, ${organizationId}::uuid, t.idx, t.status, t.code, t.text, t.mx,
+                   t.ip, t.retry_count, t.at
+              FROM unnest(
+                ${attempts.map(({ id }) => id)}::uuid[],
+                ${attempts.map(({ a }) => a.recipientIdx)}::smallint[],
+                ${attempts.map(({ a }) => a.status)}::text[],
+                ${attempts.map(({ a }) => a.smtpCode)}::int[],
+                ${attempts.map(({ a }) => a.smtpMessage)}::text[],
+                ${attempts.map(({ a }) => a.mxHost)}::text[],
+                ${attempts.map(({ a }) => a.outboundIp)}::text[],
+                ${attempts.map(({ a }) => a.retryCount)}::int[],
+                ${attempts.map(({ a }) => a.attemptedAt)}::timestamptz[])
+                AS t(message_id, idx, status, code, text, mx, ip, retry_count, at)
+          ), recipients AS (
+            UPDATE message_recipients r
+               SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
+                   first_attempt_at = t.first_at
+              FROM unnest(
+                ${recipients.map(({ id }) => id)}::uuid[],
                 ${recipients.map(({ x }) => x.idx)}::smallint[],
                 ${recipients.map(({ x }) => x.status)}::text[],
                 ${recipients.map(({ x }) => x.retryCount)}::int[],
                 ${recipients.map(({ x }) => x.nextAttemptAt)}::timestamptz[],
                 ${recipients.map(({ x }) => x.firstAttemptAt)}::timestamptz[])
                 AS t(message_id, idx, status, retry_count, next_at, first_at)
-          WHERE r.message_id = t.message_id AND r.idx = t.idx
-       )
-       UPDATE messages m
-          SET status = t.status, next_attempt_at = t.next_at, completed_at = t.completed_at,
-              lease_until = NULL, dispatch_seq = m.dispatch_seq + 1, updated_at = now()
-         FROM unnest(
+             WHERE r.organization_id = ${organizationId}::uuid
+               AND r.message_id = t.message_id AND r.idx = t.idx
+          )
+          UPDATE messages m
+             SET status = t.status, next_attempt_at = t.next_at, completed_at = t.completed_at,
+                 lease_until = NULL, dispatch_seq = m.dispatch_seq + 1, updated_at = now()
+            FROM unnest(
               ${runs.map((r) => r.message.id)}::uuid[],
               ${runs.map((r) => r.outcome.status)}::text[],
               ${runs.map((r) => r.outcome.nextAttemptAt)}::timestamptz[],
               ${runs.map((r) => r.outcome.completedAt)}::timestamptz[])
               AS t(id, status, next_at, completed_at)
-        WHERE m.id = t.id
-        RETURNING m.id, m.dispatch_seq`;
-    type Row = { id: string; dispatch_seq: number };
-    const rows = em
-      ? await query<Row>(em, statement)
-      : await this.direct<Row>(statement.text, statement.values, 'mp_delivery_record');
+           WHERE m.organization_id = ${organizationId}::uuid AND m.id = t.id
+          RETURNING m.id, m.dispatch_seq`,
+    );
     const seq = new Map(rows.map((r) => [r.id, r.dispatch_seq]));
     return runs.map((r) => seq.get(r.message.id) ?? 0);
   }
 
-  /**
-   * The message and recipient an event of `type` is about; null when they are gone or when no
-   * active endpoint of the organization subscribes to `type` (the event would go nowhere).
-   */
-  async eventRef(
-    organizationId: string,
-    id: string,
-    recipientIdx: number,
-    type: EventType,
-  ): Promise<EmailEventRef | null> {
-    const rows: {
-      job_id: string;
-      message_id: string;
-      campaign_id: string | null;
-      contact_id: string | null;
-      tags: string[];
-      kind: RecipientState['kind'];
-      address: string;
-    }[] = await this.ds.query(
-      `SELECT m.job_id, m.message_id, m.campaign_id, m.contact_id, m.tags, r.kind, r.address
-         FROM messages m JOIN message_recipients r ON r.message_id = m.id
-        WHERE m.organization_id = $1 AND m.id = $2 AND r.idx = $3
-          AND EXISTS (SELECT 1 FROM webhook_endpoints e
-                       WHERE e.organization_id = $1 AND e.is_active AND $4 = ANY(e.events))`,
-      [organizationId, id, recipientIdx, type],
-    );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      organizationId,
-      jobId: r.job_id,
-      messageId: r.message_id,
-      campaignId: r.campaign_id,
-      contactId: r.contact_id,
-      tags: r.tags,
-      recipient: { email: fieldCipher().decrypt(r.address), kind: r.kind },
-    };
-  }
-
   /** Gives the lease back without a result (the run failed before anything was recorded). */
-  async releaseLease(id: string): Promise<void> {
-    await this.ds.query(`UPDATE messages SET lease_until = NULL WHERE id = $1`, [id]);
-  }
-
-  async findByJobId(organizationId: string, jobId: string): Promise<MessageSummary | null> {
-    const rows: MessageRow[] = await this.ds.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE m.organization_id = $1 AND m.job_id = $2`,
-      [organizationId, jobId],
+  async releaseLease(organizationId: string, id: string): Promise<void> {
+    await query(
+      this.ds,
+      sql`UPDATE messages SET lease_until = NULL
+           WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`,
     );
-    if (!rows.length) return null;
-    const recipients = await this.recipientAddresses(organizationId, [rows[0].id]);
-    return summary(rows[0], recipients.get(rows[0].id) ?? []);
-  }
-
-  /** Attempts of one message, oldest first. */
-  async attempts(
-    organizationId: string,
-    messageId: string,
-    limit: number,
-  ): Promise<AttemptRecord[]> {
-    const rows: {
-      recipient_idx: number;
-      status: AttemptStatus;
-      smtp_code: number | null;
-      smtp_message: string | null;
-      mx_host: string | null;
-      outbound_ip: string | null;
-      retry_count: number;
-      attempted_at: Date;
-    }[] = await this.ds.query(
-      `SELECT recipient_idx, status, smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at
-         FROM message_attempts
-        WHERE organization_id = $1 AND message_id = $2
-        ORDER BY attempted_at, id
-        LIMIT $3`,
-      [organizationId, messageId, limit],
-    );
-    return rows.map((r) => ({
-      recipientIdx: r.recipient_idx,
-      status: r.status,
-      smtpCode: r.smtp_code,
-      smtpMessage: r.smtp_message,
-      mxHost: r.mx_host,
-      outboundIp: r.outbound_ip,
-      retryCount: r.retry_count,
-      attemptedAt: r.attempted_at,
-    }));
-  }
-
-  async list(
-    organizationId: string,
-    filters: MessageListFilters,
-    page: PageRequest,
-  ): Promise<{ items: MessageSummary[]; total: number }> {
-    const where = ['m.organization_id = $1'];
-    const params: unknown[] = [organizationId];
-    const bind = (v: unknown) => {
-      params.push(v);
-      return `$${params.length}`;
-    };
-    if (filters.status) where.push(`m.status = ${bind(filters.status)}`);
-    if (filters.campaignId) where.push(`m.campaign_id = ${bind(filters.campaignId)}`);
-    if (filters.from) where.push(`m.created_at >= ${bind(filters.from)}`);
-    if (filters.to) where.push(`m.created_at <= ${bind(filters.to)}`);
-    if (filters.recipient) {
-      const hashes = fieldCipher().blindIndexCandidates(normaliseEmail(filters.recipient));
-      where.push(
-        `EXISTS (SELECT 1 FROM message_recipients r WHERE r.message_id = m.id
-                   AND r.organization_id = $1 AND r.address_hash = ANY(${bind(hashes)}::text[]))`,
-      );
-    }
-    const clause = where.join(' AND ');
-    const [{ total }]: { total: string }[] = await this.ds.query(
-      `SELECT count(*) AS total FROM messages m WHERE ${clause}`,
-      params,
-    );
-    const rows: MessageRow[] = await this.ds.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM messages m WHERE ${clause}
-        ORDER BY m.created_at DESC, m.id DESC
-        LIMIT ${bind(page.limit)} OFFSET ${bind(pageOffset(page))}`,
-      params,
-    );
-    const recipients = await this.recipientAddresses(
-      organizationId,
-      rows.map((r) => r.id),
-    );
-    return {
-      items: rows.map((r) => summary(r, recipients.get(r.id) ?? [])),
-      total: Number(total),
-    };
-  }
-
-  private async recipientAddresses(
-    organizationId: string,
-    ids: string[],
-  ): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
-    if (!ids.length) return out;
-    const rows: { message_id: string; address: string }[] = await this.ds.query(
-      `SELECT message_id, address FROM message_recipients
-        WHERE organization_id = $1 AND message_id = ANY($2::uuid[]) ORDER BY message_id, idx`,
-      [organizationId, ids],
-    );
-    const cipher = fieldCipher();
-    for (const r of rows) {
-      const list = out.get(r.message_id) ?? [];
-      list.push(cipher.decrypt(r.address));
-      out.set(r.message_id, list);
-    }
-    return out;
   }
 
   /**
-   * Sweeper: in one transaction, locks up to `limit` messages that have been due for longer than
-   * the grace period, are not leased and come after `after` in due order (SKIP LOCKED: replicas
-   * split the work), lets `decide` say which lost their queue job, and bumps their dispatch
-   * sequence so a fresh job id can be used. Returns those, how many rows were scanned, and the
-   * position of the last one (the next scan starts after it).
+   * The sweeper's scan, across organizations: in one transaction, locks up to `limit` messages
+   * that have been due for longer than the grace period, are not leased and come after `after`
+   * in due order (SKIP LOCKED: replicas split the work), lets `decide` say which lost their queue
+   * job, and bumps their dispatch sequence so a fresh job id can be used. Returns those, how many
+   * rows were scanned, and the position of the last one (the next scan starts after it).
    */
   async sweepDue(
     now: Date,
     graceMs: number,
     limit: number,
     after: SweepCursor | null,
-    decide: (rows: { id: string; dispatchSeq: number }[]) => Promise<string[]>,
-  ): Promise<{
-    lost: { id: string; dispatchSeq: number }[];
-    scanned: number;
-    last: SweepCursor | null;
-  }> {
+    decide: (rows: Redispatch[]) => Promise<Redispatch[]>,
+  ): Promise<{ lost: Redispatch[]; scanned: number; last: SweepCursor | null }> {
     return this.ds.transaction(async (em) => {
-      const rows: { id: string; dispatch_seq: number; due_at: string }[] = await em.query(
-        `SELECT id, dispatch_seq,
-                to_char(next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS due_at
-          FROM messages
-          WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1
-            AND (lease_until IS NULL OR lease_until < $2)
-            AND ($4::timestamptz IS NULL OR (next_attempt_at, id) > ($4::timestamptz, $5::uuid))
-          ORDER BY next_attempt_at, id
-          LIMIT $3
-          FOR UPDATE SKIP LOCKED`,
-        [new Date(now.getTime() - graceMs), now, limit, after?.dueAt ?? null, after?.id ?? null],
+      const due = new Date(now.getTime() - graceMs);
+      const rows = await query<{
+        id: string;
+        organization_id: string;
+        dispatch_seq: number;
+        due_at: string;
+      }>(
+        em,
+        sql`SELECT id, organization_id, dispatch_seq,
+                   to_char(next_attempt_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+                     AS due_at
+              FROM messages
+             WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ${due}::timestamptz
+               AND (lease_until IS NULL OR lease_until < ${now}::timestamptz)
+               AND (${after?.dueAt ?? null}::timestamptz IS NULL
+                    OR (next_attempt_at, id) > (${after?.dueAt ?? null}::timestamptz,
+                                                ${after?.id ?? null}::uuid))
+             ORDER BY next_attempt_at, id
+             LIMIT ${limit}
+             FOR UPDATE SKIP LOCKED`,
       );
       const tail = rows.at(-1);
       const last = tail ? { dueAt: tail.due_at, id: tail.id } : null;
-      const lost = await decide(rows.map((r) => ({ id: r.id, dispatchSeq: r.dispatch_seq })));
+      const lost = await decide(
+        rows.map((r) => ({
+          organizationId: r.organization_id,
+          id: r.id,
+          dispatchSeq: r.dispatch_seq,
+        })),
+      );
       if (!lost.length) return { lost: [], scanned: rows.length, last };
-      const bumped = await query<{ id: string; dispatch_seq: number }>(
+      const bumped = await query<{ id: string; organization_id: string; dispatch_seq: number }>(
         em,
-        sql`UPDATE messages SET dispatch_seq = dispatch_seq + 1 WHERE id = ANY(${lost}::uuid[])
-            RETURNING id, dispatch_seq`,
+        sql`UPDATE messages SET dispatch_seq = dispatch_seq + 1
+             WHERE id = ANY(${lost.map((r) => r.id)}::uuid[])
+            RETURNING id, organization_id, dispatch_seq`,
       );
       return {
         lost: bumped.map((r) => ({
+          organizationId: r.organization_id,
           id: r.id,
           dispatchSeq: r.dispatch_seq,
         })),
@@ -806,26 +356,20 @@ export class MessageRepository {
     });
   }
 
-  /** Retention: deletes up to `batch` messages older than their organization's retention. */
+  /**
+   * The retention purge, across organizations: deletes up to `batch` messages older than their
+   * organization's retention; answers their ids.
+   */
   async purgeExpired(now: Date, batch: number): Promise<string[]> {
     const rows = await query<{ id: string }>(
       this.ds,
       sql`DELETE FROM messages WHERE id IN (
-         SELECT m.id FROM messages m JOIN organizations o ON o.id = m.organization_id
-          WHERE m.created_at < ${now}::timestamptz - make_interval(days => o.message_retention_days)
-          LIMIT ${batch}
-          FOR UPDATE OF m SKIP LOCKED)
-       RETURNING id`,
+            SELECT m.id FROM messages m JOIN organizations o ON o.id = m.organization_id
+             WHERE m.created_at < ${now}::timestamptz - make_interval(days => o.message_retention_days)
+             LIMIT ${batch}
+             FOR UPDATE OF m SKIP LOCKED)
+          RETURNING id`,
     );
     return rows.map((r) => r.id);
-  }
-
-  /** The organization's retention in days (retentionDays of every message). */
-  async retentionDays(organizationId: string): Promise<number | null> {
-    const rows: { message_retention_days: number }[] = await this.ds.query(
-      `SELECT message_retention_days FROM organizations WHERE id = $1`,
-      [organizationId],
-    );
-    return rows[0]?.message_retention_days ?? null;
   }
 }

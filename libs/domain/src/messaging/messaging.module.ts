@@ -5,27 +5,29 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsModule } from '../dns/dns.module';
+import { EventsModule } from '../events/events.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { DeliveryService } from './delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
-import { EmailEvents } from './email-events';
 import { EngagementStore } from './engagement/engagement.store';
+import { MessageLogRepository } from './message-log.repository';
 import { MessageLogService } from './message-log.service';
 import { MessageMaintenanceService } from './message-maintenance.service';
 import { MessageRepository } from './message.repository';
+import { MessageService } from './message.service';
 import { SendService } from './send.service';
 import { SmtpOutbound } from './smtp-outbound';
 import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, WebhooksModule, DnsModule],
+  imports: [TenancyModule, EventsModule, DnsModule],
   providers: [
     SendService,
-    EmailEvents,
     MessageRepository,
+    MessageLogRepository,
+    MessageService,
     ContactEmailStatusRepository,
     EmailDispatcher,
     DeliveryService,

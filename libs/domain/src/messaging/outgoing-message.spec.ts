@@ -1,3 +1,4 @@
+// The send payload's rules: mailboxes, recipient order and bounds, attachments, tracking flags.
 import { ValidationFailedError } from '../errors/domain-errors';
 import { parseMailbox } from './address';
 import { isBase64, prepareOutgoingMessage, SendEmailInput } from './outgoing-message';

@@ -72,11 +72,6 @@ export interface MessageContent {
   text?: string;
   headers: Record<string, string>;
   attachments: { filename: string; content: string; contentType?: string }[];
-  /**
-   * A message submitted over SMTP: its RFC 5322 bytes in base64, sent unchanged to the envelope
-   * recipients (the structured fields above then only describe it for the log).
-   */
-  raw?: string;
 }
 
 export interface OutgoingRecipient {

@@ -3,7 +3,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
 import { Clock } from '../common/clock';
-import { pooledRandomFraction } from '../crypto/random-pool';
 import {
   DomainError,
   NotFoundError,
@@ -16,7 +15,9 @@ import type { Organization } from '../tenancy/organization.entity';
 import { OrganizationService } from '../tenancy/organization.service';
 import { domainOf, Mailbox } from './address';
 import { EmailDispatcher } from './email-dispatcher';
-import { MessageRepository, MessageSource } from './message.repository';
+import { MessageRepository } from './message.repository';
+import { MessageService } from './message.service';
+import type { MessageSource } from './message.types';
 import { OutgoingMessage, prepareOutgoingMessage, SendEmailInput } from './outgoing-message';
 
 export interface SendResult {
@@ -26,9 +27,7 @@ export interface SendResult {
   status: 'queued';
 }
 
-// ulid's default source calls crypto.getRandomValues once per random character (16 per new
-// millisecond); the pooled CSPRNG serves them from one draw per 4 KB.
-const ulid = monotonicFactory(pooledRandomFraction);
+const ulid = monotonicFactory();
 
 @Injectable()
 export class SendService {
@@ -37,7 +36,8 @@ export class SendService {
   constructor(
     private readonly organizations: OrganizationService,
     private readonly limiter: SendingLimiter,
-    private readonly messages: MessageRepository,
+    private readonly messages: MessageService,
+    private readonly references: MessageRepository,
     private readonly dispatcher: EmailDispatcher,
     private readonly clock: Clock,
   ) {}
@@ -51,7 +51,7 @@ export class SendService {
     // A campaign or contact named by a client must be the organization's own (another
     // organization's reads as missing). Fan-out names its own rows and skips the round trip.
     if (source !== 'campaign') {
-      const foreign = await this.messages.foreignReference(organizationId, prepared);
+      const foreign = await this.references.foreignReference(organizationId, prepared);
       if (foreign === 'campaign') throw new NotFoundError('Campaign');
       if (foreign === 'contact') throw new NotFoundError('Contact');
     }
@@ -147,7 +147,7 @@ export class SendService {
     const id = ulid(now.getTime());
     const jobId = `job_${id}`;
     const messageId = `<${id}@${domainOf(prepared.content.from.email)}>`;
-    const rowId = await this.messages.insert({
+    const rowId = await this.messages.create({
       organizationId,
       jobId,
       messageId,
@@ -165,7 +165,7 @@ export class SendService {
     });
     // Committed: from here the message is the sweeper's to recover if Redis loses the job.
     // Concurrent sends (API requests, relay DATA completions) share one Redis pipeline.
-    await this.dispatcher.enqueueNew(rowId);
+    await this.dispatcher.enqueueNew(organizationId, rowId);
     return {
       jobId,
       messageId,

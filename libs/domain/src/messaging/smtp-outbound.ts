@@ -1,4 +1,4 @@
-// Outbound SMTP (§8): nodemailer pooled transports (in their own thread, smtp-thread.ts), to
+// Outbound SMTP (§8): nodemailer pooled transports (in their own thread, smtp-thread.js), to
 // SMTP_OUTBOUND_URL when set, else to each recipient domain's MX on port 25, at an address the
 // private-address guard checked (§16). Reports what the server answered for every recipient.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
@@ -11,10 +11,11 @@ import { DnsResolver } from '../dns/resolver';
 import { resolveTarget, TargetNotAllowedError } from '../dns/target';
 import { domainOf } from './address';
 import { cleanSmtpMessage, replyCode } from './delivery-policy';
-import type { SmtpOutcome, SmtpTarget } from './smtp-thread';
 import { SmtpThread } from './smtp-thread-client';
+import { SMTP_TIMEOUTS, SmtpEnvelope, SmtpOutcome, SmtpTarget } from './smtp-thread.types';
 
-export { SMTP_TIMEOUTS } from './smtp-thread';
+export { SMTP_TIMEOUTS } from './smtp-thread.types';
+export type { SmtpEnvelope } from './smtp-thread.types';
 
 export interface SmtpRecipientResult {
   email: string;
@@ -74,7 +75,7 @@ export function recipientResults(
 @Injectable()
 export class SmtpOutbound implements OnModuleDestroy {
   private readonly logger = new Logger(SmtpOutbound.name);
-  /** nodemailer's pools live in their own thread; see smtp-thread.ts for why. */
+  /** nodemailer's pools live in their own thread (smtp-thread.js). */
   private readonly thread: SmtpThread;
   private readonly localAddresses = new Map<string, Promise<string | null>>();
   private readonly smarthost?: SmtpTarget;
@@ -102,28 +103,28 @@ export class SmtpOutbound implements OnModuleDestroy {
       localAddress: config.smtpOutboundIp,
       auth,
       opportunisticTls: !this.smarthost,
+      timeouts: SMTP_TIMEOUTS,
     });
   }
 
   /**
-   * Sends one message to `recipients` (the envelope; the headers are in `mail`) and reports the
-   * answer for each recipient. Never throws for an SMTP or network failure: that is an answer.
+   * Sends one message to the envelope's recipients (the headers are in `mail`) and reports the
+   * answer for each recipient, in the envelope's order. Never throws for an SMTP or network
+   * failure: that is an answer.
    */
-  async send(
-    mail: SendMailOptions,
-    envelopeFrom: string,
-    recipients: string[],
-  ): Promise<SmtpRecipientResult[]> {
-    if (this.smarthost) return this.transact(this.smarthost, mail, envelopeFrom, recipients);
+  async send(mail: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpRecipientResult[]> {
+    const { from, to } = envelope;
+    if (this.smarthost) return this.transact(this.smarthost, mail, from, to);
     const byDomain = new Map<string, string[]>();
-    for (const r of recipients) {
+    for (const r of to) {
       const d = domainOf(r);
       byDomain.set(d, [...(byDomain.get(d) ?? []), r]);
     }
     const results = await Promise.all(
-      [...byDomain].map(([domain, rcpts]) => this.sendToDomain(domain, mail, envelopeFrom, rcpts)),
+      [...byDomain].map(([domain, rcpts]) => this.sendToDomain(domain, mail, from, rcpts)),
     );
-    return results.flat();
+    const byRecipient = new Map(results.flat().map((r) => [r.email, r]));
+    return to.map((email) => byRecipient.get(email)!);
   }
 
   private async sendToDomain(

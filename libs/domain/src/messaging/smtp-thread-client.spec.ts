@@ -1,9 +1,11 @@
+// The SMTP thread's failures answered as outcomes: refused, uncopyable, dead thread, closed.
 import { Logger } from '@nestjs/common';
 import { createServer, Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SmtpThread } from './smtp-thread-client';
+import { SMTP_TIMEOUTS } from './smtp-thread.types';
 
-const config = { poolSize: 1, opportunisticTls: false };
+const config = { poolSize: 1, opportunisticTls: false, timeouts: SMTP_TIMEOUTS };
 const envelope = { from: 'a@sender.test', to: ['b@example.test'] };
 const mail = { from: 'a@sender.test', to: 'b@example.test', subject: 's', text: 't' };
 

@@ -1,13 +1,21 @@
-// The main thread's handle on the SMTP thread (smtp-thread.ts): started on the first send, fed
+// The main thread's handle on the SMTP thread (smtp-thread.js): started on the first send, fed
 // with the message options and the envelope, answering with what the server said. A thread that
 // dies (crash, terminate) answers its pending sends as connection failures, which the delivery
 // records as deferrals, and the next send starts a new one.
 import { Logger } from '@nestjs/common';
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SendMailOptions } from 'nodemailer';
-import type { SmtpOutcome, SmtpTarget, SmtpThreadConfig, SmtpThreadReply } from './smtp-thread';
+import type {
+  SmtpEnvelope,
+  SmtpOutcome,
+  SmtpTarget,
+  SmtpThreadConfig,
+  SmtpThreadReply,
+} from './smtp-thread.types';
+
+/** The thread's code: plain JavaScript next to this file, built or not. */
+const THREAD_SCRIPT = join(__dirname, 'smtp-thread.js');
 
 interface Running {
   worker: Worker;
@@ -19,32 +27,6 @@ function failure(code: string, message: string): SmtpOutcome {
   return { err: { code, message } };
 }
 
-/**
- * The thread's code: the compiled file next to this one, or, when the app runs from its
- * TypeScript sources (tests, `-r ts-register`), that one file transpiled (it imports only
- * nodemailer and node, so it needs nothing else).
- */
-function threadScript(): { script: string; eval: boolean } {
-  const js = join(__dirname, 'smtp-thread.js');
-  if (existsSync(js)) return { script: js, eval: false };
-  const source = join(__dirname, 'smtp-thread.ts');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ts = require('typescript') as typeof import('typescript');
-  const code = ts.transpileModule(readFileSync(source, 'utf8'), {
-    compilerOptions: {
-      module: ts.ModuleKind.CommonJS,
-      target: ts.ScriptTarget.ES2022,
-      esModuleInterop: true,
-    },
-    fileName: source,
-  }).outputText;
-  // Its own require, resolving from the source file (an eval'd script's resolves from the cwd).
-  const wrapped =
-    `(function (exports, require, module) {\n${code}\n})({}, ` +
-    `require('node:module').createRequire(${JSON.stringify(source)}), { exports: {} });`;
-  return { script: wrapped, eval: true };
-}
-
 export class SmtpThread {
   private readonly logger = new Logger(SmtpThread.name);
   private running: Running | null = null;
@@ -54,11 +36,7 @@ export class SmtpThread {
   constructor(private readonly config: SmtpThreadConfig) {}
 
   /** Sends one message through the thread's pool for `target`. Never rejects. */
-  send(
-    target: SmtpTarget,
-    mail: SendMailOptions,
-    envelope: { from: string; to: string[] },
-  ): Promise<SmtpOutcome> {
+  send(target: SmtpTarget, mail: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpOutcome> {
     if (this.closing) {
       return Promise.resolve(failure('ESHUTDOWN', 'the worker is shutting down'));
     }
@@ -110,11 +88,7 @@ export class SmtpThread {
   }
 
   private start(): Running {
-    const { script, eval: evaluate } = threadScript();
-    const worker = new Worker(script, {
-      eval: evaluate,
-      workerData: { smtpThread: this.config },
-    });
+    const worker = new Worker(THREAD_SCRIPT, { workerData: { smtpThread: this.config } });
     const pending = new Map<number, (outcome: SmtpOutcome) => void>();
     const running: Running = {
       worker,

@@ -5,7 +5,10 @@ const OTHER = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 
 describe('JOBS', () => {
   it('takes a payload of ids and keeps only them', () => {
-    expect(JOBS.deliverEmail.parse({ messageId: ID, extra: 'x' })).toEqual({ messageId: ID });
+    expect(JOBS.deliverEmail.parse({ organizationId: OTHER, messageId: ID, extra: 'x' })).toEqual({
+      organizationId: OTHER,
+      messageId: ID,
+    });
     expect(JOBS.runImport.parse({ importId: ID })).toEqual({ importId: ID });
     expect(JOBS.kickCampaign.parse({ campaignId: ID, organizationId: OTHER })).toEqual({
       campaignId: ID,
@@ -17,8 +20,9 @@ describe('JOBS', () => {
     ['nothing', undefined],
     ['a string', ID],
     ['a missing id', {}],
-    ['an id that is not a UUID', { messageId: 'abc' }],
-    ['an id of another type', { messageId: 42 }],
+    ['an id that is not a UUID', { organizationId: OTHER, messageId: 'abc' }],
+    ['an id of another type', { organizationId: OTHER, messageId: 42 }],
+    ['a message without its organization', { messageId: ID }],
   ])('refuses %s', (_, data) => expect(JOBS.deliverEmail.parse(data)).toBeNull());
 
   it('refuses a campaign kick without its organization', () => {

@@ -35,6 +35,7 @@ function uuids<K extends string>(...keys: K[]): (data: unknown) => Record<K, str
 }
 
 export interface DeliverEmailJob {
+  organizationId: string;
   messageId: string;
 }
 
@@ -52,7 +53,7 @@ export const JOBS = {
   deliverEmail: {
     queue: QUEUES.email,
     name: 'deliver',
-    parse: uuids('messageId'),
+    parse: uuids('organizationId', 'messageId'),
   } satisfies JobKind<DeliverEmailJob>,
   /** Runs (or resumes) one import. */
   runImport: {

@@ -1,11 +1,8 @@
-// The revenue attribution report (spec Revenue attribution report, §11): resolves the window, runs
-// the one aggregate statement and returns its document as is.
+// The revenue attribution report (§11): resolves the window, returns the document.
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { ValidationFailedError } from '../errors/domain-errors';
-import { revenueReportQuery, RevenueReportWindow } from './revenue-report.sql';
+import { RevenueReportRepository, RevenueReportWindow } from './revenue-report.repository';
 
 const DAY_MS = 86_400_000;
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -57,7 +54,7 @@ function startOfUtcDay(d: Date): Date {
 @Injectable()
 export class RevenueReportService {
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly reports: RevenueReportRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -104,8 +101,9 @@ export class RevenueReportService {
   }
 
   async report(organizationId: string, q: RevenueReportQuery): Promise<RevenueReport> {
-    const { sql, params } = revenueReportQuery(this.resolveWindow(organizationId, q));
-    const rows: { report: RevenueReport }[] = await this.ds.query(sql, params);
-    return rows[0].report;
+    return this.reports.report<RevenueReport>(
+      organizationId,
+      this.resolveWindow(organizationId, q),
+    );
   }
 }

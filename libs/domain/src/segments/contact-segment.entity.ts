@@ -1,3 +1,4 @@
+// Entity of a segment.
 import {
   Column,
   CreateDateColumn,

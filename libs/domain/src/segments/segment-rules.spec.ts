@@ -1,7 +1,10 @@
+// The rule language: the validator's faults and paths, the stored JSON, and the compiled SQL.
 import { ValidationFailedError } from '../errors/domain-errors';
 import { configureFieldEncryption, FieldCipher } from '../crypto/field-encryption';
-import { compileRules, SqlParams } from './segment-rules.compiler';
-import { parseRules, rulesToJson } from './segment-rules';
+import { sql } from '../database/sql';
+import { rulesToJson } from './segment-rules';
+import { compileRules } from './segment-rules.compiler';
+import { parseRules } from './segment-rules.parser';
 
 function faults(input: unknown) {
   try {
@@ -157,31 +160,30 @@ describe('compileRules', () => {
         { operator: 'or', conditions: [cond('channel', 'hasNot', ['sms', 'push'])] },
       ),
     );
-    const params = new SqlParams(1);
-    const sql = compileRules(tree, {
-      params,
+    const predicate = compileRules(tree, {
       now: new Date('2025-01-01T00:00:00Z'),
       organizationId: ORG,
     });
-    expect(sql).not.toContain('drop');
-    expect(sql).not.toContain('VIP');
-    expect(sql).not.toContain('a@b.co');
-    expect(sql).toMatch(/^\(.*\)$/s);
-    expect(params.values).toContainEqual(`%${hostile}%`);
-    expect(params.values).toContainEqual([hostile, 'VIP', 'vip']);
-    expect(params.values).toContainEqual('k');
-    // Placeholders are numbered after the organization's $1.
-    expect(sql).toContain('$2::text');
-    expect(sql).not.toContain('$1::');
+    expect(predicate.text).not.toContain('drop');
+    expect(predicate.text).not.toContain('VIP');
+    expect(predicate.text).not.toContain('a@b.co');
+    expect(predicate.text).toMatch(/^\(.*\)$/s);
+    expect(predicate.text).toContain(`ILIKE $1::text ESCAPE '\\'`);
+    expect(predicate.values).toContainEqual(`%${hostile}%`);
+    expect(predicate.values).toContainEqual([hostile, 'VIP', 'vip']);
+    expect(predicate.values).toContainEqual('k');
+    // Placeholders are numbered after the organization's $1 of the statement it is put in.
+    const statement = sql`SELECT c.id FROM contacts c WHERE c.organization_id = ${ORG} AND ${predicate}`;
+    expect(statement.text).toContain('$2::text');
+    expect(statement.text).not.toContain('$1::');
+    expect(statement.values).toEqual([ORG, ...predicate.values]);
   });
 
   it('counts withinLastDays back from the given clock', () => {
-    const params = new SqlParams(0);
-    compileRules(parseRules(and(cond('createdAt', 'withinLastDays', 2))), {
-      params,
+    const predicate = compileRules(parseRules(and(cond('createdAt', 'withinLastDays', 2))), {
       now: new Date('2025-01-03T12:00:00Z'),
       organizationId: ORG,
     });
-    expect(params.values).toEqual(['2025-01-01T12:00:00.000Z']);
+    expect(predicate.values).toEqual(['2025-01-01T12:00:00.000Z']);
   });
 });

@@ -1,20 +1,12 @@
-// All SQL of the segments area. Every method takes the organization id; a selection predicate is
-// always ANDed after `c.organization_id = $1`, so a rule can never reach another organization.
+// All SQL of segments, their members and the contacts a selection picks.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, pageOffset } from '../common/pagination';
+import { query, sql, Sql } from '../database/sql';
+import { inTransaction } from '../database/transaction';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
 import type { RuleGroupJson } from './segment-rules';
-
-/**
- * A predicate over `contacts c` and its bound values. In this repository the placeholders start at
- * `$2` (`$1` is the organization).
- */
-export interface ContactSelection {
-  predicate: string;
-  params: unknown[];
-}
 
 export interface NewSegment {
   name: string;
@@ -23,12 +15,25 @@ export interface NewSegment {
   rules: RuleGroupJson | null;
 }
 
+/**
+ * Session settings for a selection query, local to its transaction: a count can semi-join every
+ * candidate contact with its list memberships or emails, which wants more than the default 4 MB
+ * of work_mem to stay in memory; parallel workers would each rebuild the same hash; and JIT
+ * compilation, started on cost estimates, costs more than such a query runs.
+ */
+const SELECTION_SETTINGS = sql`SELECT set_config('work_mem', '32MB', true), set_config('jit', 'off', true),
+       set_config('max_parallel_workers_per_gather', '0', true)`;
+
+/**
+ * Every method takes the organization id first, and a selection predicate is always ANDed after
+ * `c.organization_id = <organization>`, so a rule can never reach another organization.
+ */
 @Injectable()
 export class SegmentRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
-    return this.ds.transaction(work);
+    return inTransaction(this.ds, work);
   }
 
   private em(em?: EntityManager): EntityManager {
@@ -47,21 +52,20 @@ export class SegmentRepository {
     return (result.identifiers[0] as { id: string }).id;
   }
 
-  async find(
+  /** The segment, locked FOR UPDATE with `lock` (inside a transaction). */
+  find(
     organizationId: string,
     id: string,
     opts: { em?: EntityManager; lock?: boolean } = {},
   ): Promise<ContactSegment | null> {
-    const qb = this.em(opts.em)
-      .getRepository(ContactSegment)
-      .createQueryBuilder('s')
-      .where('s.id = :id AND s.organizationId = :organizationId', { id, organizationId });
-    if (opts.lock) qb.setLock('pessimistic_write');
-    return qb.getOne();
+    return this.em(opts.em).findOne(ContactSegment, {
+      where: { organizationId, id },
+      ...(opts.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
   }
 
-  async list(organizationId: string, page: PageRequest): Promise<[ContactSegment[], number]> {
-    return this.ds.getRepository(ContactSegment).findAndCount({
+  list(organizationId: string, page: PageRequest): Promise<[ContactSegment[], number]> {
+    return this.ds.manager.findAndCount(ContactSegment, {
       where: { organizationId },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
@@ -74,12 +78,12 @@ export class SegmentRepository {
     id: string,
     patch: Partial<Pick<ContactSegment, 'name' | 'description' | 'rules'>>,
   ): Promise<void> {
-    await this.ds.getRepository(ContactSegment).update({ id, organizationId }, patch);
+    await this.ds.manager.update(ContactSegment, { organizationId, id }, patch);
   }
 
   /** True when a row was deleted; its memberships go with it (cascade). */
   async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.ds.getRepository(ContactSegment).delete({ id, organizationId });
+    const result = await this.ds.manager.delete(ContactSegment, { organizationId, id });
     return (result.affected ?? 0) > 0;
   }
 
@@ -89,9 +93,10 @@ export class SegmentRepository {
     contactIds: string[],
     em?: EntityManager,
   ): Promise<number> {
-    const [row] = await this.em(em).query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM contacts WHERE organization_id = $1 AND id = ANY($2::uuid[])`,
-      [organizationId, contactIds],
+    const [row] = await query<{ n: number }>(
+      this.em(em),
+      sql`SELECT count(*)::int AS n FROM contacts
+           WHERE organization_id = ${organizationId} AND id = ANY(${contactIds}::uuid[])`,
     );
     return row.n;
   }
@@ -103,13 +108,13 @@ export class SegmentRepository {
     contactIds: string[],
     em: EntityManager,
   ): Promise<void> {
-    await em.query(
-      `INSERT INTO contact_segment_members (segment_id, contact_id, organization_id)
-       SELECT $2, c.id, c.organization_id FROM contacts c
-        WHERE c.organization_id = $1 AND c.id = ANY($3::uuid[])
-        ORDER BY c.id
-       ON CONFLICT (segment_id, contact_id) DO NOTHING`,
-      [organizationId, segmentId, contactIds],
+    await query(
+      em,
+      sql`INSERT INTO contact_segment_members (segment_id, contact_id, organization_id)
+          SELECT ${segmentId}, c.id, c.organization_id FROM contacts c
+           WHERE c.organization_id = ${organizationId} AND c.id = ANY(${contactIds}::uuid[])
+           ORDER BY c.id
+          ON CONFLICT (segment_id, contact_id) DO NOTHING`,
     );
   }
 
@@ -119,34 +124,26 @@ export class SegmentRepository {
     contactIds: string[],
     em: EntityManager,
   ): Promise<void> {
-    await em.query(
-      `DELETE FROM contact_segment_members
-        WHERE organization_id = $1 AND segment_id = $2 AND contact_id = ANY($3::uuid[])`,
-      [organizationId, segmentId, contactIds],
+    await query(
+      em,
+      sql`DELETE FROM contact_segment_members
+           WHERE organization_id = ${organizationId} AND segment_id = ${segmentId}
+             AND contact_id = ANY(${contactIds}::uuid[])`,
     );
   }
 
-  /**
-   * Runs a selection query with the session settings measured on 1,000,000 contacts
-   * (bench/segments.ts): a count can semi-join every candidate contact with its list memberships
-   * or emails (tags are a test on contacts.tag_ids), and 4 MB of work_mem spilled such a hash to
-   * disk; parallel workers each rebuilt the same hash (slower on 2 cores); JIT compilation, which
-   * starts on cost estimates, added up to a second to queries that run in a few hundred ms.
-   */
-  private tuned<T>(sql: string, params: unknown[]): Promise<T> {
+  /** Runs a selection query in its own transaction with SELECTION_SETTINGS. */
+  private selectionQuery<T>(q: Sql): Promise<T[]> {
     return this.ds.transaction(async (em) => {
-      await em.query(
-        `SELECT set_config('work_mem', '32MB', true), set_config('jit', 'off', true),
-                set_config('max_parallel_workers_per_gather', '0', true)`,
-      );
-      return em.query<T>(sql, params);
+      await query(em, SELECTION_SETTINGS);
+      return query<T>(em, q);
     });
   }
 
-  async countContacts(organizationId: string, sel: ContactSelection): Promise<number> {
-    const [row] = await this.tuned<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM contacts c WHERE c.organization_id = $1 AND ${sel.predicate}`,
-      [organizationId, ...sel.params],
+  async countContacts(organizationId: string, selection: Sql): Promise<number> {
+    const [row] = await this.selectionQuery<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM contacts c
+           WHERE c.organization_id = ${organizationId} AND ${selection}`,
     );
     return row.n;
   }
@@ -154,16 +151,14 @@ export class SegmentRepository {
   /** Ids of a page of the selection, newest first (createdAt, then id, descending). */
   async pageContactIds(
     organizationId: string,
-    sel: ContactSelection,
+    selection: Sql,
     page: PageRequest,
   ): Promise<string[]> {
-    const n = sel.params.length + 2;
-    const rows = await this.tuned<{ id: string }[]>(
-      `SELECT c.id FROM contacts c
-        WHERE c.organization_id = $1 AND ${sel.predicate}
-        ORDER BY c.created_at DESC, c.id DESC
-        LIMIT $${n}::int OFFSET $${n + 1}::int`,
-      [organizationId, ...sel.params, page.limit, pageOffset(page)],
+    const rows = await this.selectionQuery<{ id: string }>(
+      sql`SELECT c.id FROM contacts c
+           WHERE c.organization_id = ${organizationId} AND ${selection}
+           ORDER BY c.created_at DESC, c.id DESC
+           LIMIT ${page.limit}::int OFFSET ${pageOffset(page)}::int`,
     );
     return rows.map((r) => r.id);
   }

@@ -1,5 +1,4 @@
-// Segments (§6): CRUD, static membership, preview, and the contacts of a segment. A dynamic
-// segment is compiled to SQL on every request, so it follows contact changes with no refresh step.
+// Segments (§6): CRUD, static membership, preview and the contacts of a segment.
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
@@ -7,10 +6,12 @@ import { ContactView } from '../contacts/contact-views';
 import { ContactsService } from '../contacts/contacts.service';
 import { Page, PageRequest } from '../common/pagination';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import type { Sql } from '../database/sql';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
-import { compileRules, SqlParams } from './segment-rules.compiler';
-import { parseRules, RuleGroup, rulesToJson } from './segment-rules';
-import { ContactSelection, SegmentRepository } from './segment.repository';
+import { RuleGroup, rulesToJson } from './segment-rules';
+import { compileRules, segmentPredicate } from './segment-rules.compiler';
+import { parseRules } from './segment-rules.parser';
+import { SegmentRepository } from './segment.repository';
 
 export interface CreateSegmentInput {
   name: string;
@@ -36,6 +37,10 @@ const CONTACT_LOAD = { channels: ['email'] as const, tags: true };
 
 export const PREVIEW_SAMPLE_SIZE = 10;
 
+/**
+ * A dynamic segment is compiled to SQL on every request, so it follows contact changes with no
+ * refresh step.
+ */
 @Injectable()
 export class SegmentsService {
   constructor(
@@ -129,31 +134,27 @@ export class SegmentsService {
    * contact of the organization, else 404 and nothing changes; contactCount moves in the same
    * transaction.
    */
-  async addMembers(
-    organizationId: string,
-    id: string,
-    contactIds: string[],
-  ): Promise<ContactSegment> {
-    const ids = unique(contactIds);
-    return this.repo.transaction(async (em) => {
-      await this.lockStatic(organizationId, id, em);
-      await this.assertContactsExist(organizationId, ids, em);
-      await this.repo.addMembers(organizationId, id, ids, em);
-      return (await this.repo.find(organizationId, id, { em }))!;
-    });
+  addMembers(organizationId: string, id: string, contactIds: string[]): Promise<ContactSegment> {
+    return this.changeMembers(organizationId, id, contactIds, 'add');
   }
 
   /** Removes contacts from a static segment; ids that are not members are ignored. */
-  async removeMembers(
+  removeMembers(organizationId: string, id: string, contactIds: string[]): Promise<ContactSegment> {
+    return this.changeMembers(organizationId, id, contactIds, 'remove');
+  }
+
+  private changeMembers(
     organizationId: string,
     id: string,
     contactIds: string[],
+    change: 'add' | 'remove',
   ): Promise<ContactSegment> {
     const ids = unique(contactIds);
     return this.repo.transaction(async (em) => {
       await this.lockStatic(organizationId, id, em);
       await this.assertContactsExist(organizationId, ids, em);
-      await this.repo.removeMembers(organizationId, id, ids, em);
+      if (change === 'add') await this.repo.addMembers(organizationId, id, ids, em);
+      else await this.repo.removeMembers(organizationId, id, ids, em);
       return (await this.repo.find(organizationId, id, { em }))!;
     });
   }
@@ -192,33 +193,19 @@ export class SegmentsService {
 
   /**
    * The segment's members as a predicate over `contacts c`, for other areas' SQL (e.g. a campaign
-   * audience): placeholders start after `$<paramOffset>`, and the caller must also scope
-   * `c.organization_id` itself. 404 when the segment is not the organization's.
+   * audience); the caller must also scope `c.organization_id` itself. 404 when the segment is not
+   * the organization's.
    */
-  async contactSelection(
-    organizationId: string,
-    id: string,
-    paramOffset = 1,
-  ): Promise<ContactSelection> {
-    return this.selection(await this.get(organizationId, id), paramOffset);
+  async contactSelection(organizationId: string, id: string): Promise<Sql> {
+    return this.selection(await this.get(organizationId, id));
   }
 
-  private selection(segment: ContactSegment, paramOffset = 1): ContactSelection {
-    if (segment.type === 'dynamic') {
-      return this.compile(segment.organizationId, parseRules(segment.rules), paramOffset);
-    }
-    const params = new SqlParams(paramOffset);
-    return {
-      predicate: `EXISTS (SELECT 1 FROM contact_segment_members sm
-                   WHERE sm.segment_id = ${params.bind(segment.id, 'uuid')} AND sm.contact_id = c.id)`,
-      params: params.values,
-    };
+  private selection(segment: ContactSegment): Sql {
+    return segmentPredicate(segment, this.clock.now());
   }
 
-  private compile(organizationId: string, tree: RuleGroup, paramOffset = 1): ContactSelection {
-    const params = new SqlParams(paramOffset);
-    const predicate = compileRules(tree, { params, now: this.clock.now(), organizationId });
-    return { predicate, params: params.values };
+  private compile(organizationId: string, tree: RuleGroup): Sql {
+    return compileRules(tree, { now: this.clock.now(), organizationId });
   }
 
   private async fillCount(segment: ContactSegment): Promise<void> {

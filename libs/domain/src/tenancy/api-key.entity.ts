@@ -1,3 +1,4 @@
+// Entity of an API key.
 import {
   Column,
   CreateDateColumn,

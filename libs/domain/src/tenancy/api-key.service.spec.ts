@@ -2,19 +2,11 @@
 // invalidation must not put its (stale) row back into the cache after the invalidation.
 import { EventEmitter } from 'node:events';
 import type Redis from 'ioredis';
-import type { DataSource } from 'typeorm';
 import { generateApiKey } from '../crypto/tokens';
+import type { ApiKeyRepository, KeyRecord } from './api-key.repository';
 import { ApiKeyService } from './api-key.service';
 
-interface Row {
-  id: string;
-  organizationId: string;
-  scopes: string[];
-  rateLimitPerMinute: number;
-  rateLimitPerDay: number | null;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-}
+type Row = KeyRecord;
 
 function deferred<T>() {
   let resolve!: (v: T) => void;
@@ -22,22 +14,16 @@ function deferred<T>() {
   return { promise, resolve };
 }
 
-/** A data source whose key lookups are answered by the test, one at a time. */
-function fakeDataSource(reads: Promise<Row | null>[]): DataSource {
-  const builder = {
-    select: () => builder,
-    addSelect: () => builder,
-    where: () => builder,
-    getOne: () => {
+/** A key repository whose lookups by hash are answered by the test, one at a time. */
+function fakeKeys(reads: Promise<Row | null>[]): ApiKeyRepository {
+  return {
+    findByHash: () => {
       const next = reads.shift();
       if (!next) throw new Error('unexpected database read');
       return next;
     },
-  };
-  return {
-    getRepository: () => ({ createQueryBuilder: () => builder }),
-    query: () => Promise.resolve([]),
-  } as unknown as DataSource;
+    touchLastUsed: () => Promise.resolve(),
+  } as unknown as ApiKeyRepository;
 }
 
 /** A Redis whose subscriber connection the test drives (`emit('message', ...)`). */
@@ -71,7 +57,7 @@ describe('ApiKeyService cache', () => {
     const first = deferred<Row | null>();
     const second = deferred<Row | null>();
     const { redis, subscriber } = fakeRedis();
-    const service = new ApiKeyService(fakeDataSource([first.promise, second.promise]), redis);
+    const service = new ApiKeyService(fakeKeys([first.promise, second.promise]), redis);
     await service.onModuleInit();
     const value = generateApiKey();
 
@@ -93,8 +79,8 @@ describe('ApiKeyService cache', () => {
     const first = deferred<Row | null>();
     const second = deferred<Row | null>();
     const { redis } = fakeRedis();
-    const ds = fakeDataSource([first.promise, second.promise]);
-    const service = new ApiKeyService(ds, redis);
+    const keys = fakeKeys([first.promise, second.promise]);
+    const service = new ApiKeyService(keys, redis);
     await service.onModuleInit();
     const value = generateApiKey();
 
@@ -113,7 +99,7 @@ describe('ApiKeyService cache', () => {
   it('serves from the cache while no invalidation happened', async () => {
     const first = deferred<Row | null>();
     const { redis } = fakeRedis();
-    const service = new ApiKeyService(fakeDataSource([first.promise]), redis);
+    const service = new ApiKeyService(fakeKeys([first.promise]), redis);
     await service.onModuleInit();
     const value = generateApiKey();
     first.resolve(live);
@@ -126,7 +112,7 @@ describe('ApiKeyService cache', () => {
   it('bypasses the cache while the invalidation channel is down', async () => {
     const { redis, subscriber } = fakeRedis();
     const service = new ApiKeyService(
-      fakeDataSource([Promise.resolve(live), Promise.resolve(revoked)]),
+      fakeKeys([Promise.resolve(live), Promise.resolve(revoked)]),
       redis,
     );
     await service.onModuleInit();

@@ -1,15 +1,12 @@
-// API keys: issued once, stored as SHA-256, resolved per request through a short cache that
-// every replica drops on revocation or change (Redis pub/sub), so a revoked key stops at once.
-// A key that manages keys grants at most what it holds (./key-grants).
+// API keys (§3): issued once, stored as SHA-256, resolved per request through a short cache.
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import Redis from 'ioredis';
-import { DataSource, IsNull } from 'typeorm';
-import { Page, PageRequest, pageOffset } from '../common/pagination';
+import { Page, PageRequest } from '../common/pagination';
 import { generateApiKey, isWellFormedApiKey, sha256Hex } from '../crypto/tokens';
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { REDIS } from '../redis/redis.module';
 import { ApiKey } from './api-key.entity';
+import { ApiKeyRepository } from './api-key.repository';
 import {
   assertChangeAllowed,
   assertRevokeAllowed,
@@ -43,6 +40,10 @@ const CACHE_TTL_MS = 10_000;
 const LAST_USED_EVERY_MS = 60_000;
 const INVALIDATE_CHANNEL = 'api-keys:invalidate';
 
+/**
+ * Every replica drops its cache on a revocation or change (Redis pub/sub), so a revoked key stops
+ * at once. A key that manages keys grants at most what it holds (./key-grants).
+ */
 @Injectable()
 export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ApiKeyService.name);
@@ -58,7 +59,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   private subscriber?: Redis;
 
   constructor(
-    @InjectDataSource() private readonly ds: DataSource,
+    private readonly keys: ApiKeyRepository,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
@@ -94,10 +95,6 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
   }
 
-  private repo() {
-    return this.ds.getRepository(ApiKey);
-  }
-
   private validateScopes(scopes: string[]): Scope[] {
     const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (unknown.length) {
@@ -123,36 +120,28 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
       input = { ...input, ...grantForNewKey(caller, { ...input, scopes }) };
     }
     const value = generateApiKey();
-    const saved = await this.repo().save(
-      this.repo().create({
-        organizationId,
-        name: input.name,
-        keyHash: sha256Hex(value),
-        keyPrefix: value.slice(0, 12),
-        scopes,
-        rateLimitPerMinute: input.rateLimitPerMinute ?? DEFAULT_PER_MINUTE,
-        rateLimitPerDay: input.rateLimitPerDay ?? null,
-        expiresAt: input.expiresAt ?? null,
-        revokedAt: null,
-        lastUsedAt: null,
-      }),
-    );
-    const key = await this.get(organizationId, saved.id);
+    const id = await this.keys.insert(organizationId, {
+      name: input.name,
+      keyHash: sha256Hex(value),
+      keyPrefix: value.slice(0, 12),
+      scopes,
+      rateLimitPerMinute: input.rateLimitPerMinute ?? DEFAULT_PER_MINUTE,
+      rateLimitPerDay: input.rateLimitPerDay ?? null,
+      expiresAt: input.expiresAt ?? null,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+    const key = await this.get(organizationId, id);
     return { key, value };
   }
 
   async list(organizationId: string, page: PageRequest): Promise<Page<ApiKey>> {
-    const [items, total] = await this.repo().findAndCount({
-      where: { organizationId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: pageOffset(page),
-      take: page.limit,
-    });
+    const [items, total] = await this.keys.list(organizationId, page);
     return new Page(items, total, page);
   }
 
   async get(organizationId: string, id: string): Promise<ApiKey> {
-    const key = await this.repo().findOneBy({ id, organizationId });
+    const key = await this.keys.find(organizationId, id);
     if (!key) throw new NotFoundError('API key');
     return key;
   }
@@ -175,7 +164,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     if (input.rateLimitPerMinute !== undefined) patch.rateLimitPerMinute = input.rateLimitPerMinute;
     if (input.rateLimitPerDay !== undefined) patch.rateLimitPerDay = input.rateLimitPerDay;
     if (input.expiresAt !== undefined) patch.expiresAt = input.expiresAt;
-    if (Object.keys(patch).length) await this.repo().update({ id, organizationId }, patch);
+    if (Object.keys(patch).length) await this.keys.update(organizationId, id, patch);
     await this.invalidate();
     return this.get(organizationId, id);
   }
@@ -185,19 +174,16 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     if (byKeyId !== undefined) {
       assertRevokeAllowed(await this.grantOf(organizationId, byKeyId), toGrant(target));
     }
-    await this.repo().update(
-      { id, organizationId, revokedAt: IsNull() },
-      { revokedAt: new Date() },
-    );
+    await this.keys.revoke(organizationId, id, new Date());
     await this.invalidate();
     return this.get(organizationId, id);
   }
 
   /** Revoke by id without an organization: the operator CLI only. */
   async revokeById(id: string): Promise<ApiKey> {
-    const key = await this.repo().findOneBy({ id });
-    if (!key) throw new NotFoundError('API key');
-    return this.revoke(key.organizationId, id);
+    const organizationId = await this.keys.organizationOf(id);
+    if (!organizationId) throw new NotFoundError('API key');
+    return this.revoke(organizationId, id);
   }
 
   /** The calling key as stored now (not as cached): what it may grant. */
@@ -227,49 +213,24 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
       key = cached.key;
     } else {
       const generation = this.generation;
-      const row = await this.repo()
-        .createQueryBuilder('k')
-        .select([
-          'k.id',
-          'k.organizationId',
-          'k.scopes',
-          'k.rateLimitPerMinute',
-          'k.rateLimitPerDay',
-        ])
-        .addSelect(['k.expiresAt', 'k.revokedAt'])
-        .where('k.keyHash = :hash', { hash })
-        .getOne();
-      key = row
-        ? {
-            id: row.id,
-            organizationId: row.organizationId,
-            scopes: row.scopes as Scope[],
-            rateLimitPerMinute: row.rateLimitPerMinute,
-            rateLimitPerDay: row.rateLimitPerDay,
-            expiresAt: row.expiresAt,
-            revokedAt: row.revokedAt,
-          }
-        : null;
+      const row = await this.keys.findByHash(hash);
+      key = row ? { ...row, scopes: row.scopes as Scope[] } : null;
       if (this.listening && generation === this.generation) {
         if (this.cache.size > 10_000) this.cache.clear();
         this.cache.set(hash, { key, until: now.getTime() + CACHE_TTL_MS });
       }
     }
-    if (key && !key.revokedAt) this.touch(key.id, now);
+    if (key && !key.revokedAt) this.touch(key, now);
     return key;
   }
 
   /** lastUsedAt is written at most once a minute per key, off the request path. */
-  private touch(id: string, now: Date): void {
-    const last = this.lastUsedWritten.get(id) ?? 0;
+  private touch(key: ResolvedKey, now: Date): void {
+    const last = this.lastUsedWritten.get(key.id) ?? 0;
     if (now.getTime() - last < LAST_USED_EVERY_MS) return;
-    this.lastUsedWritten.set(id, now.getTime());
-    this.ds
-      .query(
-        `UPDATE api_keys SET last_used_at = $2
-          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
-        [id, now],
-      )
+    this.lastUsedWritten.set(key.id, now.getTime());
+    this.keys
+      .touchLastUsed(key.organizationId, key.id, now)
       .catch((e: Error) => this.logger.warn({ msg: 'could not record key use', err: e.message }));
   }
 }

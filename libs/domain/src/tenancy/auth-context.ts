@@ -1,3 +1,4 @@
+// Who is calling, for which organization, with which scopes.
 import type { Scope } from './scopes';
 
 /** Who is calling, for which organization, with which scopes. Built once per request or SMTP session. */

@@ -1,5 +1,4 @@
-// Credential resolution (§3), shared by every transport: the order of headers, key vs token,
-// and the organization binding. Throws domain errors; the edge maps them.
+// Credential resolution (§3) for every transport: key or token, and the organization.
 import { Injectable } from '@nestjs/common';
 import { isUuid } from '../common/ids';
 import { ForbiddenError, UnauthorizedAccessError } from '../errors/domain-errors';

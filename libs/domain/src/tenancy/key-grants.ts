@@ -1,5 +1,4 @@
-// What an API key holding `keys:manage` may grant (§16): never more than it holds. Owner and admin
-// access tokens (and the operator CLI) are not held to these rules; the callers skip them.
+// What an API key holding `keys:manage` may grant (§16): never more than it holds.
 import { ForbiddenError } from '../errors/domain-errors';
 import type { Scope } from './scopes';
 

@@ -1,5 +1,4 @@
-// Email and password login (§3, §16): failures are limited per client IP and per account, both
-// counted before any scrypt work, and a hash with older parameters is upgraded on success.
+// Email and password login (§3, §16), limited per client IP and per account.
 import { Injectable, Logger } from '@nestjs/common';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import {

@@ -1,12 +1,4 @@
-// Organizations read once per process and kept until PostgreSQL says they changed: the row trigger
-// of migration 1763700001600 NOTIFYs `organization_changed` with the id on every committed UPDATE
-// or DELETE, and a dedicated connection LISTENs. For a hot path that reads the same organization
-// for every transaction (the SMTP relay's MAIL FROM), one query per transaction becomes none.
-//
-// Nothing is served from the cache unless the LISTEN connection is up: while it is down (and
-// from the moment it is lost, when the cache is emptied) every get reads the database. A read
-// that a notification overtakes is not stored (generation check), so a change committed while
-// the read was in flight can never be cached over.
+// Organizations read once per process and kept until PostgreSQL says they changed.
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -14,6 +6,16 @@ import { PgListener } from '../database/pg-listener';
 import { Organization } from './organization.entity';
 import { OrganizationService } from './organization.service';
 
+/*
+ * The row trigger of the tenancy baseline migration NOTIFYs `organization_changed` with the id on
+ * every committed UPDATE or DELETE, and a dedicated connection LISTENs. For a hot path that reads the same organization
+ * for every transaction (the SMTP relay's MAIL FROM), one query per transaction becomes none.
+ *
+ * Nothing is served from the cache unless the LISTEN connection is up: while it is down (and
+ * from the moment it is lost, when the cache is emptied) every get reads the database. A read
+ * that a notification overtakes is not stored (generation check), so a change committed while
+ * the read was in flight can never be cached over.
+ */
 export const ORGANIZATION_CHANGED_CHANNEL = 'organization_changed';
 /** Entries kept at most; the oldest go first (Map order). */
 const MAX_ENTRIES = 10_000;

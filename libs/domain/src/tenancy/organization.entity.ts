@@ -1,3 +1,4 @@
+// Entity of an organization, its plans and subscription states.
 import {
   Column,
   CreateDateColumn,

@@ -2,10 +2,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ContactList } from '../contacts/contact-list.entity';
-import { generateCuid } from '../crypto/tokens';
+import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Organization, Plan, SubscriptionStatus } from './organization.entity';
+import { OrganizationRepository } from './organization.repository';
 
 export interface SendingLimitOverrides {
   perSecond?: number | null;
@@ -17,38 +17,33 @@ export interface SendingLimitOverrides {
 
 @Injectable()
 export class OrganizationService {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly organizations: OrganizationRepository,
+  ) {}
 
   async create(input: {
     name: string;
     plan?: Plan;
     subscriptionStatus?: SubscriptionStatus;
   }): Promise<Organization> {
-    return this.ds.transaction(async (em) => {
-      const org = await em.save(
-        em.create(Organization, {
+    return inTransaction(this.ds, async (em) => {
+      const org = await this.organizations.insert(
+        {
           name: input.name,
           plan: input.plan ?? 'free',
           subscriptionStatus: input.subscriptionStatus ?? 'active',
           messageRetentionDays: 30,
-        }),
+        },
+        em,
       );
-      await em.insert(ContactList, {
-        organizationId: org.id,
-        cuid: generateCuid(),
-        name: 'Default list',
-        description: null,
-        status: 'active',
-        preferredChannels: ['email'],
-        isDefault: true,
-        subscriberCount: 0,
-      });
+      await this.organizations.insertDefaultList(org.id, em);
       return org;
     });
   }
 
   async get(id: string): Promise<Organization> {
-    const org = await this.ds.getRepository(Organization).findOneBy({ id });
+    const org = await this.organizations.find(id);
     if (!org) throw new NotFoundError('Organization');
     return org;
   }
@@ -62,7 +57,7 @@ export class OrganizationService {
     },
   ): Promise<Organization> {
     await this.get(id);
-    await this.ds.getRepository(Organization).update({ id }, changes);
+    await this.organizations.update(id, changes);
     return this.get(id);
   }
 
@@ -74,7 +69,7 @@ export class OrganizationService {
     if (limits.perHour !== undefined) patch.limitPerHour = limits.perHour;
     if (limits.perDay !== undefined) patch.limitPerDay = limits.perDay;
     if (limits.perMonth !== undefined) patch.limitPerMonth = limits.perMonth;
-    if (Object.keys(patch).length) await this.ds.getRepository(Organization).update({ id }, patch);
+    if (Object.keys(patch).length) await this.organizations.update(id, patch);
     return this.get(id);
   }
 }

@@ -1,3 +1,4 @@
+// The scopes of the API and what each role holds.
 import type { Role } from './user.entity';
 
 export const SCOPES = [

@@ -1,13 +1,25 @@
 // Organizations, API keys, users, logins, access tokens and credential resolution.
 import { Module } from '@nestjs/common';
+import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyService } from './api-key.service';
 import { CredentialService } from './credential.service';
 import { LoginService } from './login.service';
+import { OrganizationRepository } from './organization.repository';
 import { OrganizationService } from './organization.service';
+import { UserRepository } from './user.repository';
 import { UserService } from './user.service';
 
 @Module({
-  providers: [OrganizationService, ApiKeyService, UserService, LoginService, CredentialService],
+  providers: [
+    OrganizationRepository,
+    ApiKeyRepository,
+    UserRepository,
+    OrganizationService,
+    ApiKeyService,
+    UserService,
+    LoginService,
+    CredentialService,
+  ],
   exports: [OrganizationService, ApiKeyService, UserService, LoginService, CredentialService],
 })
 export class TenancyModule {}

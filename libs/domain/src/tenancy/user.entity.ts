@@ -1,3 +1,4 @@
+// Entities of users, memberships and access tokens.
 import {
   Column,
   CreateDateColumn,

@@ -1,3 +1,4 @@
+// One attempt of a webhook delivery: its HTTP status or error, response prefix and timing.
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 @Entity('webhook_attempts')

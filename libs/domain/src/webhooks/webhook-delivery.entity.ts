@@ -1,3 +1,4 @@
+// A webhook delivery (one event to one endpoint) and the request body it sends on every attempt.
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { encryptedColumn } from '../crypto/field-encryption';
 import type { WebhookDeliveryStatus } from './webhook-event-types';

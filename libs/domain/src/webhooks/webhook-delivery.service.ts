@@ -5,23 +5,24 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
-import { query, sql } from '../database/sql';
+import { inTransaction } from '../database/transaction';
 import {
-  InvalidStateError,
   ConflictError,
+  InvalidStateError,
   NotFoundError,
   ValidationFailedError,
 } from '../errors/domain-errors';
-import { WebhookAttempt } from './webhook-attempt.entity';
+import { Events } from '../events/events.service';
+import type { WebhookAttempt } from './webhook-attempt.entity';
 import {
   DeliveryCursor,
   DeliveryFilters,
   DeliveryRow,
-  WebhookDeliveryRepository,
-} from './webhook-delivery.repository';
+  WebhookDeliveryLogRepository,
+} from './webhook-delivery-log.repository';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WEBHOOK_MESSAGES } from './webhook-event-types';
-import { Events } from '../events/events.service';
+import { WebhookQueueRepository } from './webhook-queue.repository';
 
 export interface DeliveryListQuery extends DeliveryFilters {
   limit: number;
@@ -58,7 +59,8 @@ export function decodeCursor(raw: string): DeliveryCursor {
 export class WebhookDeliveryService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly deliveries: WebhookDeliveryRepository,
+    private readonly log: WebhookDeliveryLogRepository,
+    private readonly queue: WebhookQueueRepository,
     private readonly endpoints: WebhookEndpointService,
     private readonly events: Events,
     private readonly clock: Clock,
@@ -66,7 +68,7 @@ export class WebhookDeliveryService {
 
   async list(organizationId: string, q: DeliveryListQuery): Promise<DeliveryList> {
     const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const rows = await this.deliveries.list(organizationId, q, cursor, q.limit + 1);
+    const rows = await this.log.list(organizationId, q, cursor, q.limit + 1);
     const hasMore = rows.length > q.limit;
     const page = rows.slice(0, q.limit);
     const last = page[page.length - 1];
@@ -86,9 +88,9 @@ export class WebhookDeliveryService {
   }
 
   async get(organizationId: string, id: string): Promise<DeliveryView> {
-    const delivery = await this.deliveries.get(organizationId, id);
+    const delivery = await this.log.get(organizationId, id);
     if (!delivery) throw new NotFoundError('Webhook delivery');
-    const attempts = await this.deliveries.attemptsOf(organizationId, [id]);
+    const attempts = await this.log.attempts(organizationId, [id]);
     return { delivery, attempts };
   }
 
@@ -98,59 +100,26 @@ export class WebhookDeliveryService {
    * attempt count kept.
    */
   async retry(organizationId: string, id: string): Promise<DeliveryView> {
-    const send = await this.ds.transaction(async (em) => {
-      const rows: {
-        status: string;
-        attempt_count: number;
-        max_retries: number;
-        error_message: string | null;
-      }[] = await em.query(
-        `SELECT d.status, d.attempt_count, e.max_retries, d.error_message
-           FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.webhook_endpoint_id
-           WHERE d.id = $1 AND d.organization_id = $2
-           FOR UPDATE OF d`,
-        [id, organizationId],
-      );
-      const row = rows[0];
+    const send = await inTransaction(this.ds, async (em) => {
+      const row = await this.queue.lockForResend(organizationId, id, em);
       if (!row) throw new NotFoundError('Webhook delivery');
       if (row.status === 'delivered')
         throw new InvalidStateError(WEBHOOK_MESSAGES.alreadyDelivered);
       const now = this.clock.now();
-      if (row.attempt_count >= row.max_retries) {
+      if (row.attemptCount >= row.maxRetries) {
         if (row.status !== 'failed') {
-          const reason = row.error_message ?? 'no attempt succeeded';
-          // Off the queue unless an attempt is in flight (a live lease): that attempt's
-          // outcome still stands when it is recorded, as it ends the delivery itself.
-          await query(
+          const reason = row.errorMessage ?? 'no attempt succeeded';
+          await this.queue.failExhausted(
+            organizationId,
+            id,
+            WEBHOOK_MESSAGES.maxRetriesPrefix + reason,
+            now,
             em,
-            sql`WITH unqueued AS (
-               DELETE FROM webhook_delivery_queue
-               WHERE delivery_id = ${id}::uuid
-                 AND (locked_until IS NULL OR locked_until < ${now}::timestamptz)
-             )
-             UPDATE webhook_deliveries SET status = 'failed', next_retry_at = NULL,
-               error_message = ${WEBHOOK_MESSAGES.maxRetriesPrefix + reason},
-               updated_at = ${now}::timestamptz
-             WHERE id = ${id}::uuid`,
           );
         }
         return false;
       }
-      // Back on the queue, due now; a lease held by an attempt in flight is kept (its outcome
-      // stands, and the wake-up's claim skips the row until it is recorded).
-      await query(
-        em,
-        sql`WITH queued AS (
-           INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
-           SELECT id, webhook_endpoint_id, ${now}::timestamptz
-           FROM webhook_deliveries WHERE id = ${id}::uuid
-           ON CONFLICT (delivery_id) DO UPDATE
-             SET next_retry_at = NULL, queued_at = ${now}::timestamptz
-         )
-         UPDATE webhook_deliveries
-         SET status = 'pending', next_retry_at = NULL, updated_at = ${now}::timestamptz
-         WHERE id = ${id}::uuid`,
-      );
+      await this.queue.requeue(organizationId, id, now, em);
       return true;
     });
     // The answer is the delivery as the resend left it: read before waking the dispatchers,
@@ -165,13 +134,13 @@ export class WebhookDeliveryService {
     const endpoint = await this.endpoints.find(organizationId, endpointId);
     if (!endpoint.isActive) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
     // 201 with the delivery as created: read in its own transaction, before any wake-up.
-    const view = await this.ds.transaction(async (em) => {
+    const view = await inTransaction(this.ds, async (em) => {
       const id = await this.events.emitToEndpoint(em, organizationId, endpointId, {
         type: 'test.event',
         data: { message: 'This is a test event', webhookEndpointId: endpointId },
       });
       if (!id) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
-      const delivery = await this.deliveries.get(organizationId, id, em);
+      const delivery = await this.log.get(organizationId, id, em);
       if (!delivery) throw new NotFoundError('Webhook delivery');
       return { delivery, attempts: [] };
     });
@@ -183,7 +152,7 @@ export class WebhookDeliveryService {
     organizationId: string,
     rows: DeliveryRow[],
   ): Promise<Map<string, WebhookAttempt[]>> {
-    const attempts = await this.deliveries.attemptsOf(
+    const attempts = await this.log.attempts(
       organizationId,
       rows.map((r) => r.id),
     );

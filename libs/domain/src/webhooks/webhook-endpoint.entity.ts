@@ -1,3 +1,4 @@
+// A webhook endpoint: its URL, subscribed event types, limits, custom headers and secret.
 import {
   Column,
   CreateDateColumn,

@@ -1,25 +1,27 @@
 // Webhook endpoints of an organization (§10): plan limits, URL and header rules, the secret shown
-// only at creation and regeneration, counters and statistics computed in SQL.
+// only at creation and regeneration, and each endpoint's delivery counters and statistics.
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Page, PageRequest, pageOffset } from '../common/pagination';
+import { Page, PageRequest } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { query, sql } from '../database/sql';
+import { inTransaction } from '../database/transaction';
+import { DnsResolver } from '../dns/resolver';
+import { resolveTarget, TargetNotAllowedError } from '../dns/target';
 import {
   ConflictError,
   FieldError,
   NotFoundError,
   ValidationFailedError,
 } from '../errors/domain-errors';
-import { Organization } from '../tenancy/organization.entity';
-import { WebhookCustomHeader, WebhookEndpoint } from './webhook-endpoint.entity';
 import { isEventType } from '../events/event-types';
+import { OrganizationService } from '../tenancy/organization.service';
+import { EndpointCounters, WebhookDeliveryLogRepository } from './webhook-delivery-log.repository';
+import type { WebhookCustomHeader } from './webhook-endpoint.entity';
+import { EndpointRecord, WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WEBHOOK_DEFAULTS, WEBHOOK_ENDPOINT_LIMITS, WEBHOOK_MESSAGES } from './webhook-event-types';
 import { generateWebhookSecret } from './webhook-signature';
-import { DnsResolver } from '../dns/resolver';
-import { resolveTarget, TargetNotAllowedError } from '../dns/target';
 import { parseWebhookUrl } from './webhook-target-guard';
 
 export interface WebhookEndpointInput {
@@ -36,7 +38,7 @@ export type WebhookEndpointChanges = Partial<WebhookEndpointInput>;
 
 /** An endpoint with its delivery counters (never its secret). */
 export interface WebhookEndpointView {
-  endpoint: WebhookEndpoint;
+  endpoint: EndpointRecord;
   totalDeliveries: number;
   successRate: number;
   lastTriggeredAt: Date | null;
@@ -49,15 +51,6 @@ export interface WebhookStatistics {
   failingEndpoints: number;
   totalDeliveries: number;
   overallSuccessRate: number;
-}
-
-interface CounterRow {
-  id: string;
-  is_active: boolean;
-  delivered: number;
-  failed: number;
-  success_rate: string;
-  last_triggered_at: Date | null;
 }
 
 /** RFC 9110 token: what a header name may contain. */
@@ -88,11 +81,10 @@ export class WebhookEndpointService {
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly dns: DnsResolver,
+    private readonly endpoints: WebhookEndpointRepository,
+    private readonly log: WebhookDeliveryLogRepository,
+    private readonly organizations: OrganizationService,
   ) {}
-
-  private repo() {
-    return this.ds.getRepository(WebhookEndpoint);
-  }
 
   async create(
     organizationId: string,
@@ -102,20 +94,14 @@ export class WebhookEndpointService {
     this.checkHeaders(input.customHeaders ?? []);
     await this.checkUrl(input.url);
     const secret = generateWebhookSecret();
-    const endpoint = await this.ds.transaction(async (em) => {
-      // Serialises creations per organization so two concurrent ones cannot pass the limit.
-      await em.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
-        `webhook_endpoints:${organizationId}`,
-      ]);
-      const org = await em.findOneBy(Organization, { id: organizationId });
-      if (!org) throw new NotFoundError('Organization');
-      const count = await em.countBy(WebhookEndpoint, { organizationId });
-      if (count >= WEBHOOK_ENDPOINT_LIMITS[org.plan]) {
+    const { plan } = await this.organizations.get(organizationId);
+    const id = await inTransaction(this.ds, async (em) => {
+      await this.endpoints.lockCreations(organizationId, em);
+      if ((await this.endpoints.count(organizationId, em)) >= WEBHOOK_ENDPOINT_LIMITS[plan])
         throw new ConflictError(WEBHOOK_MESSAGES.limitReached);
-      }
-      return em.save(
-        em.create(WebhookEndpoint, {
-          organizationId,
+      return this.endpoints.insert(
+        organizationId,
+        {
           url: input.url,
           description: input.description ?? null,
           events: [...new Set(input.events)],
@@ -123,20 +109,16 @@ export class WebhookEndpointService {
           maxRetries: input.maxRetries ?? WEBHOOK_DEFAULTS.maxRetries,
           timeoutSeconds: input.timeoutSeconds ?? WEBHOOK_DEFAULTS.timeoutSeconds,
           customHeaders: input.customHeaders ?? [],
-          secret,
-        }),
+        },
+        secret,
+        em,
       );
     });
-    return { view: await this.view(organizationId, endpoint.id), secret };
+    return { view: await this.view(organizationId, id), secret };
   }
 
   async list(organizationId: string, req: PageRequest): Promise<Page<WebhookEndpointView>> {
-    const [endpoints, total] = await this.repo().findAndCount({
-      where: { organizationId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: pageOffset(req),
-      take: req.limit,
-    });
+    const [endpoints, total] = await this.endpoints.page(organizationId, req);
     const counters = await this.counters(
       organizationId,
       endpoints.map((e) => e.id),
@@ -163,50 +145,17 @@ export class WebhookEndpointService {
     if (changes.events !== undefined) this.checkEvents(changes.events);
     if (changes.customHeaders !== undefined) this.checkHeaders(changes.customHeaders);
     if (changes.url !== undefined) await this.checkUrl(changes.url);
-    const patch: Partial<WebhookEndpoint> = {};
-    if (changes.url !== undefined) patch.url = changes.url;
-    if (changes.description !== undefined) patch.description = changes.description;
-    if (changes.events !== undefined) patch.events = [...new Set(changes.events)];
-    if (changes.isActive !== undefined) patch.isActive = changes.isActive;
-    if (changes.maxRetries !== undefined) patch.maxRetries = changes.maxRetries;
-    if (changes.timeoutSeconds !== undefined) patch.timeoutSeconds = changes.timeoutSeconds;
-    if (changes.customHeaders !== undefined) patch.customHeaders = changes.customHeaders;
-    if (Object.keys(patch).length) {
-      await this.repo().update({ id: endpoint.id, organizationId }, patch);
-    }
+    await this.endpoints.update(organizationId, endpoint.id, {
+      ...changes,
+      events: changes.events && [...new Set(changes.events)],
+    });
     return this.view(organizationId, id);
   }
 
-  /**
-   * Removes the endpoint, its secret and its delivery history. Attempts have no foreign key to
-   * their delivery (see migration 1763700003000), so they are removed here, in a statement after
-   * the deliveries' own: an attempt recorded before the deliveries were deleted is visible to it,
-   * and none can be recorded after (recording updates the delivery row, which is gone).
-   */
+  /** Removes the endpoint, its secret and its delivery history. */
   async remove(organizationId: string, id: string): Promise<void> {
-    await this.ds.transaction(async (em) => {
-      const found: unknown[] = await em.query(
-        `SELECT id FROM webhook_endpoints WHERE id = $1 AND organization_id = $2 FOR UPDATE`,
-        [id, organizationId],
-      );
-      if (!found.length) throw new NotFoundError('Webhook endpoint');
-      const gone = await query<{ id: string }>(
-        em,
-        sql`DELETE FROM webhook_deliveries
-            WHERE organization_id = ${organizationId} AND webhook_endpoint_id = ${id}
-            RETURNING id`,
-      );
-      if (gone.length)
-        await em.query(
-          `DELETE FROM webhook_attempts WHERE organization_id = $1 AND webhook_delivery_id = ANY($2)`,
-          [organizationId, gone.map((g) => g.id)],
-        );
-      // Its queue rows go with it (foreign key, cascade).
-      await em.query(`DELETE FROM webhook_endpoints WHERE id = $1 AND organization_id = $2`, [
-        id,
-        organizationId,
-      ]);
-    });
+    if (!(await this.endpoints.remove(organizationId, id)))
+      throw new NotFoundError('Webhook endpoint');
   }
 
   async regenerateSecret(
@@ -215,13 +164,13 @@ export class WebhookEndpointService {
   ): Promise<{ view: WebhookEndpointView; secret: string }> {
     await this.find(organizationId, id);
     const secret = generateWebhookSecret();
-    await this.repo().update({ id, organizationId }, { secret });
+    await this.endpoints.setSecret(organizationId, id, secret);
     return { view: await this.view(organizationId, id), secret };
   }
 
   /** The endpoint itself, for callers that need its state (never its secret). */
-  async find(organizationId: string, id: string): Promise<WebhookEndpoint> {
-    const endpoint = await this.repo().findOneBy({ id, organizationId });
+  async find(organizationId: string, id: string): Promise<EndpointRecord> {
+    const endpoint = await this.endpoints.find(organizationId, id);
     if (!endpoint) throw new NotFoundError('Webhook endpoint');
     return endpoint;
   }
@@ -231,17 +180,17 @@ export class WebhookEndpointService {
    * success rate below 95; the overall rate is rebuilt from each endpoint's rounded rate.
    */
   async statistics(organizationId: string): Promise<WebhookStatistics> {
-    const rows = await this.counterRows(organizationId);
+    const rows = await this.log.counters(organizationId);
     let totalDeliveries = 0;
     let weighted = 0; // Σ (rate × 10) × total, an integer
     let failing = 0;
     let active = 0;
     for (const r of rows) {
       const total = r.delivered + r.failed;
-      const rate = Number(r.success_rate);
+      const rate = r.successRate;
       totalDeliveries += total;
       weighted += Math.round(rate * 10) * total;
-      if (r.is_active) {
+      if (r.isActive) {
         active += 1;
         if (total > 0 && rate < FAILING_BELOW_PERCENT) failing += 1;
       }
@@ -256,32 +205,13 @@ export class WebhookEndpointService {
     };
   }
 
-  private async counters(organizationId: string, ids: string[]): Promise<Map<string, CounterRow>> {
+  private async counters(
+    organizationId: string,
+    ids: string[],
+  ): Promise<Map<string, EndpointCounters>> {
     if (!ids.length) return new Map();
-    const rows = await this.counterRows(organizationId, ids);
+    const rows = await this.log.counters(organizationId, ids);
     return new Map(rows.map((r) => [r.id, r]));
-  }
-
-  /** Counters of every endpoint of the organization (or of `ids`) in one statement. */
-  private counterRows(organizationId: string, ids?: string[]): Promise<CounterRow[]> {
-    return this.ds.query(
-      `SELECT e.id, e.is_active, c.delivered, c.failed,
-         CASE WHEN c.delivered + c.failed = 0 THEN 0
-              ELSE round(100.0 * c.delivered / (c.delivered + c.failed), 1) END AS success_rate,
-         lt.created_at AS last_triggered_at
-       FROM webhook_endpoints e
-       CROSS JOIN LATERAL (
-         SELECT count(*) FILTER (WHERE d.status = 'delivered')::int AS delivered,
-                count(*) FILTER (WHERE d.status = 'failed')::int AS failed
-         FROM webhook_deliveries d WHERE d.webhook_endpoint_id = e.id
-       ) c
-       LEFT JOIN LATERAL (
-         SELECT d.created_at FROM webhook_deliveries d WHERE d.webhook_endpoint_id = e.id
-         ORDER BY d.created_at DESC, d.id DESC LIMIT 1
-       ) lt ON true
-       WHERE e.organization_id = $1 ${ids ? 'AND e.id = ANY($2)' : ''}`,
-      ids ? [organizationId, ids] : [organizationId],
-    );
   }
 
   private checkEvents(events: string[]): void {
@@ -358,11 +288,11 @@ export class WebhookEndpointService {
   }
 }
 
-function toView(endpoint: WebhookEndpoint, c: CounterRow | undefined): WebhookEndpointView {
+function toView(endpoint: EndpointRecord, c: EndpointCounters | undefined): WebhookEndpointView {
   return {
     endpoint,
     totalDeliveries: c ? c.delivered + c.failed : 0,
-    successRate: c ? Number(c.success_rate) : 0,
-    lastTriggeredAt: c?.last_triggered_at ?? null,
+    successRate: c ? c.successRate : 0,
+    lastTriggeredAt: c?.lastTriggeredAt ?? null,
   };
 }

@@ -1,3 +1,4 @@
+// The outcome rules of an attempt and the retry delays.
 import { decideOutcome, retryDelayMs } from './webhook-retry-policy';
 
 describe('webhook retry policy', () => {

@@ -1,3 +1,4 @@
+// Which URLs an endpoint may have.
 import { parseWebhookUrl } from './webhook-target-guard';
 
 describe('parseWebhookUrl', () => {

@@ -1,29 +1,30 @@
-// Webhooks (§10): endpoints, deliveries and their attempts, and the producers' webhook events not
-// yet on the event path. The worker's dispatcher uses the repository's claim and finish statements.
+// Webhooks (§10): endpoints, deliveries and their attempts, their delivery (the dispatcher the
+// worker wakes and schedules), and the producers' webhook events not yet on the event path.
 import { Module } from '@nestjs/common';
 import { DnsModule } from '../dns/dns.module';
 import { EventsModule } from '../events/events.module';
-import { WebhookDeliveryRepository } from './webhook-delivery.repository';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { WebhookDeliveryLogRepository } from './webhook-delivery-log.repository';
 import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WebhookEndpointService } from './webhook-endpoint.service';
-import { WebhookEvents } from './webhook-events';
+import { WebhookHttpClient } from './webhook-http.client';
+import { WebhookQueueRepository } from './webhook-queue.repository';
 import { WebhookRetention } from './webhook-retention';
 
 @Module({
-  imports: [DnsModule, EventsModule],
+  imports: [DnsModule, EventsModule, TenancyModule],
   providers: [
-    WebhookDeliveryRepository,
+    WebhookQueueRepository,
+    WebhookDeliveryLogRepository,
+    WebhookEndpointRepository,
     WebhookEndpointService,
     WebhookDeliveryService,
-    WebhookEvents,
     WebhookRetention,
+    WebhookHttpClient,
+    WebhookDispatcher,
   ],
-  exports: [
-    WebhookDeliveryRepository,
-    WebhookEndpointService,
-    WebhookDeliveryService,
-    WebhookEvents,
-    WebhookRetention,
-  ],
+  exports: [WebhookEndpointService, WebhookDeliveryService, WebhookRetention, WebhookDispatcher],
 })
 export class WebhooksModule {}

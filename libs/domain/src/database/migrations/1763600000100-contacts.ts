@@ -1,5 +1,5 @@
-// Contacts baseline (§5): contacts, their channel records, tags, lists and list memberships, the
-// triggers that keep their derived columns and counters exact, and the contact event outbox.
+// Contacts baseline (§5): contacts, their channel records, tags, lists and list memberships, and
+// the triggers that keep their derived columns and counters exact.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -33,10 +33,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   statement.
  * - `contact_counters_on_update` sums -1 per old row and +1 per new row instead of joining the
  *   two transition tables (a nested loop, for lack of statistics).
- * - The channel-mask and tag_ids insert triggers return at once when the transaction-local
- *   setting `contacts.preset_by_writer` is `on`: the importer sets it only around statements
- *   adding records and tags to contacts it inserted in the same transaction with `channel_mask`
- *   and `tag_ids` already right. Every other writer leaves it unset.
+ * - A writer that inserts contacts with `channel_mask` and `tag_ids` already right (an import)
+ *   leaves the channel-mask and tag_ids insert triggers nothing to update.
  */
 
 /** Each channel table and its bit in `contacts.channel_mask`. */
@@ -49,8 +47,6 @@ const CHANNEL_TABLE_BITS: [table: string, bit: number][] = [
   ['contact_push', 32],
 ];
 
-const GUARD = `
-      IF current_setting('contacts.preset_by_writer', true) = 'on' THEN RETURN NULL; END IF;`;
 const OWN_ROW = `xmin = pg_current_xact_id()::xid`;
 /** A statement planned at each call. */
 const dynamic = (sql: string) => `EXECUTE $q$ ${sql} $q$`;
@@ -63,7 +59,7 @@ function maskFunctions(table: string, bit: number): string[] {
     `
     CREATE FUNCTION ${table}_mask_on_insert() RETURNS trigger LANGUAGE plpgsql
     SET jit = off AS $$
-    BEGIN${GUARD}
+    BEGIN
       ${dynamic(`SELECT 1 FROM contacts WHERE id IN (SELECT contact_id FROM new_rows) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
       ${dynamic(`UPDATE contacts c SET channel_mask = c.channel_mask | ${bit} WHERE c.id IN (SELECT contact_id FROM new_rows) AND c.channel_mask & ${bit} = 0`)};
       RETURN NULL;
@@ -101,7 +97,7 @@ function tagIdsFunction(op: string, ids: string): string {
   return `
     CREATE FUNCTION contact_tag_ids_on_${op}() RETURNS trigger LANGUAGE plpgsql
     SET jit = off AS $$
-    BEGIN${op === 'insert' ? GUARD : ''}
+    BEGIN
       ${dynamic(`SELECT 1 FROM contacts WHERE id IN (${ids}) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
       ${dynamic(update)};
       RETURN NULL;
@@ -454,37 +450,11 @@ export class Contacts1763600000100 implements MigrationInterface {
       CREATE TRIGGER contact_tag_assignments_tag_ids_upd AFTER UPDATE ON contact_tag_assignments
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_update()`);
-
-    // --- contact event outbox --------------------------------------------------------------------
-    // contact.created|updated|deleted|unsubscribed and push.token_invalidated, written in the
-    // change's own transaction so an event is never lost between the commit and the webhook bus.
-    // The api turns the rows into webhook deliveries right after the commit; rows it could not
-    // turn are taken by the worker's sweeper once `next_attempt_at` has passed. Only ids are
-    // kept: the event's data is the contact as it is when the event is raised.
-    await q.query(`
-      CREATE TABLE contact_event_outbox (
-        id bigserial PRIMARY KEY,
-        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-        type text NOT NULL,
-        contact_id uuid NOT NULL,
-        refs jsonb,
-        occurred_at timestamptz NOT NULL,
-        attempts integer NOT NULL DEFAULT 0,
-        next_attempt_at timestamptz NOT NULL,
-        last_error text
-      )`);
-    await q.query(
-      `CREATE INDEX contact_event_outbox_due_idx ON contact_event_outbox (next_attempt_at, id)`,
-    );
-    await q.query(
-      `CREATE INDEX contact_event_outbox_org_idx ON contact_event_outbox (organization_id)`,
-    );
   }
 
   // pg_trgm stays: it may have been there before, and other schemas may use it.
   async down(q: QueryRunner): Promise<void> {
     for (const t of [
-      'contact_event_outbox',
       'contact_counters',
       'contact_list_memberships',
       'contact_list_tags',

@@ -19,7 +19,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * or its organization, removes it), not the delivery, and webhook_attempts does not reference
  * webhook_deliveries either. A reference to webhook_deliveries is checked with a plan cached per
  * connection, and one planned while the table was nearly empty scans the whole table on every
- * later check. Deleting an endpoint removes its attempts itself (WebhookEndpointService.remove);
+ * later check. Deleting an endpoint removes its attempts itself (WebhookEndpointRepository.remove);
  * deleting an organization cascades to them.
  */
 export class Webhooks1763600000500 implements MigrationInterface {

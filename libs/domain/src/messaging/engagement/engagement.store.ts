@@ -7,6 +7,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { query, sql } from '../../database/sql';
 
 export const ENGAGEMENT_EVENT_TYPES = ['opened', 'clicked', 'unsubscribed', 'complained'] as const;
 export type EngagementEventType = (typeof ENGAGEMENT_EVENT_TYPES)[number];
@@ -77,20 +78,13 @@ export class EngagementStore implements OnModuleDestroy {
 
   async record(e: EngagementEventInput): Promise<void> {
     const ds = await this.connection();
-    await ds.query(
-      `INSERT INTO engagement_events
-         (organization_id, message_id, recipient_idx, type, url, user_agent, remote_ip, occurred_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        e.organizationId,
-        e.messageId,
-        e.recipientIndex,
-        e.type,
-        e.url ?? null,
-        e.userAgent ?? null,
-        e.remoteIp ?? null,
-        e.occurredAt,
-      ],
+    await query(
+      ds,
+      sql`INSERT INTO engagement_events (organization_id, message_id, recipient_idx, type, url,
+            user_agent, remote_ip, occurred_at)
+          VALUES (${e.organizationId}::uuid, ${e.messageId}::uuid, ${e.recipientIndex}, ${e.type},
+            ${e.url ?? null}, ${e.userAgent ?? null}, ${e.remoteIp ?? null},
+            ${e.occurredAt}::timestamptz)`,
     );
   }
 
@@ -101,20 +95,20 @@ export class EngagementStore implements OnModuleDestroy {
     limit: number,
   ): Promise<EngagementEventRow[]> {
     const ds = await this.connection();
-    const rows: {
+    const rows = await query<{
       recipient_idx: number;
       type: EngagementEventType;
       url: string | null;
       user_agent: string | null;
       remote_ip: string | null;
       occurred_at: Date;
-    }[] = await ds.query(
-      `SELECT recipient_idx, type, url, user_agent, remote_ip, occurred_at
-         FROM engagement_events
-        WHERE organization_id = $1 AND message_id = $2
-        ORDER BY occurred_at, id
-        LIMIT $3`,
-      [organizationId, messageId, limit],
+    }>(
+      ds,
+      sql`SELECT recipient_idx, type, url, user_agent, remote_ip, occurred_at
+            FROM engagement_events
+           WHERE organization_id = ${organizationId}::uuid AND message_id = ${messageId}::uuid
+           ORDER BY occurred_at, id
+           LIMIT ${limit}`,
     );
     return rows.map((r) => ({
       recipientIndex: r.recipient_idx,
@@ -126,15 +120,18 @@ export class EngagementStore implements OnModuleDestroy {
     }));
   }
 
-  /** Removes the events of purged messages (retention). */
+  /** The retention purge, across organizations: removes the events of purged messages. */
   async deleteForMessages(messageIds: string[]): Promise<number> {
     if (!messageIds.length) return 0;
     const ds = await this.connection();
-    const res: [unknown, number] = await ds.query(
-      `DELETE FROM engagement_events WHERE message_id = ANY($1::uuid[])`,
-      [messageIds],
+    const [{ n }] = await query<{ n: number }>(
+      ds,
+      sql`WITH gone AS (
+            DELETE FROM engagement_events WHERE message_id = ANY(${messageIds}::uuid[])
+            RETURNING 1)
+          SELECT count(*)::int AS n FROM gone`,
     );
-    return res[1] ?? 0;
+    return n;
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,3 +1,4 @@
+// Tracked HTML: links and pixel placed in one linear pass, everything else left byte for byte.
 import {
   MAX_TRACKED_HTML_BYTES,
   MAX_TRACKED_LINKS,

@@ -5,9 +5,8 @@ import { Clock } from '../../common/clock';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { NotFoundError } from '../../errors/domain-errors';
-import { EmailEvents } from '../email-events';
 import { EngagementStore } from '../engagement/engagement.store';
-import { MessageRepository } from '../message.repository';
+import { MessageService } from '../message.service';
 import { renderTrackedHtml, scanHtmlForTracking, TrackableHtml } from './html-rewriter';
 import { TrackingClaims, TrackingKind, TrackingTokens } from './tracking-token';
 
@@ -31,8 +30,7 @@ export class TrackingService {
   constructor(
     private readonly tokens: TrackingTokens,
     private readonly engagement: EngagementStore,
-    private readonly messages: MessageRepository,
-    private readonly events: EmailEvents,
+    private readonly messages: MessageService,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -116,17 +114,8 @@ export class TrackingService {
       this.engagement
         .record({ organizationId, messageId, recipientIndex, ...event })
         .catch(lost('engagement event not recorded')),
-      this.events
-        .engaged(
-          () =>
-            this.messages.eventRef(
-              organizationId,
-              messageId,
-              recipientIndex,
-              type === 'opened' ? 'email.opened' : 'email.clicked',
-            ),
-          event,
-        )
+      this.messages
+        .engaged(organizationId, messageId, recipientIndex, event)
         .catch(lost('engagement webhook event not stored')),
     ]);
   }

@@ -1,0 +1,319 @@
+// All SQL of campaigns and their recipients (the fan-out's work list).
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { PageRequest, pageOffset } from '../common/pagination';
+import { empty, query, sql, Sql } from '../database/sql';
+import { Campaign, CampaignStatus } from './campaign.entity';
+
+/** A sending campaign as the fan-out reads it. */
+export interface SendingCampaign {
+  id: string;
+  organizationId: string;
+  name: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  from: string;
+  startedAt: Date;
+}
+
+/** A recipient claimed for one try, with its (encrypted) email address, null when it has none. */
+export interface ClaimedRecipient {
+  contactId: string;
+  encryptedEmail: string | null;
+  attempts: number;
+}
+
+/** How a try at one recipient ended. */
+export type RecipientOutcome =
+  | { kind: 'sent'; jobId: string | null }
+  | { kind: 'held'; until: Date; error: string }
+  | { kind: 'failed'; error: string };
+
+export interface CampaignCounts {
+  recipientCount: number;
+  sentCount: number;
+  failedCount: number;
+}
+
+/**
+ * Every method takes the organization id first, except the fan-out's scan for due campaigns,
+ * which spans organizations; every statement after it names the campaign's organization.
+ */
+@Injectable()
+export class CampaignRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  private em(em?: EntityManager): EntityManager {
+    return em ?? this.ds.manager;
+  }
+
+  // ---- campaigns -------------------------------------------------------------------------------
+
+  list(
+    organizationId: string,
+    q: PageRequest & { status?: CampaignStatus },
+  ): Promise<[Campaign[], number]> {
+    return this.ds.manager.findAndCount(Campaign, {
+      where: { organizationId, ...(q.status ? { status: q.status } : {}) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: pageOffset(q),
+      take: q.limit,
+    });
+  }
+
+  /** The campaign, locked FOR UPDATE with `lock` (inside a transaction). */
+  find(
+    organizationId: string,
+    id: string,
+    opts: { em?: EntityManager; lock?: boolean } = {},
+  ): Promise<Campaign | null> {
+    return this.em(opts.em).findOne(Campaign, {
+      where: { organizationId, id },
+      ...(opts.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  async insert(organizationId: string, fields: Partial<Campaign>): Promise<string> {
+    const saved = await this.ds.manager.save(
+      this.ds.manager.create(Campaign, { ...fields, organizationId }),
+    );
+    return saved.id;
+  }
+
+  async update(
+    organizationId: string,
+    id: string,
+    patch: Partial<Campaign>,
+    em: EntityManager,
+  ): Promise<void> {
+    await em.update(Campaign, { organizationId, id }, patch);
+  }
+
+  async delete(organizationId: string, id: string, em: EntityManager): Promise<void> {
+    await em.delete(Campaign, { organizationId, id });
+  }
+
+  /** Records the recipients not yet sent failed, and the campaign cancelled. */
+  async cancel(organizationId: string, id: string, now: Date, em: EntityManager): Promise<void> {
+    const [dropped] = await query<{ n: number }>(
+      em,
+      sql`WITH d AS (
+            UPDATE campaign_recipients
+               SET status = 'failed', error = 'Campaign cancelled', updated_at = now()
+             WHERE organization_id = ${organizationId} AND campaign_id = ${id}
+               AND status IN ('pending','held')
+            RETURNING 1)
+          SELECT count(*)::int AS n FROM d`,
+    );
+    await query(
+      em,
+      sql`UPDATE campaigns SET status = 'cancelled', failed_count = failed_count + ${dropped.n},
+                 completed_at = ${now}, updated_at = now()
+           WHERE organization_id = ${organizationId} AND id = ${id}`,
+    );
+  }
+
+  // ---- the audience ----------------------------------------------------------------------------
+
+  async listExists(organizationId: string, listId: string, em?: EntityManager): Promise<boolean> {
+    const rows = await query(
+      this.em(em),
+      sql`SELECT 1 FROM contact_lists WHERE organization_id = ${organizationId} AND id = ${listId}`,
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * One pending recipient per contact of the audience that has an email, with its primary email
+   * (else its oldest); idempotent. The audience is a list's subscribed members, or the contacts
+   * `selection` (a predicate over `contacts c`) picks.
+   */
+  async addRecipients(
+    organizationId: string,
+    campaignId: string,
+    audience: { listId: string } | { selection: Sql },
+    now: Date,
+    em: EntityManager,
+  ): Promise<void> {
+    const contacts =
+      'listId' in audience
+        ? sql`SELECT m.contact_id AS id FROM contact_list_memberships m
+               WHERE m.organization_id = ${organizationId} AND m.contact_list_id = ${audience.listId}
+                 AND m.status = 'subscribed'`
+        : sql`SELECT c.id FROM contacts c
+               WHERE c.organization_id = ${organizationId} AND (${audience.selection})`;
+    await query(
+      em,
+      sql`INSERT INTO campaign_recipients
+                 (campaign_id, contact_id, organization_id, contact_email_id, status, next_attempt_at)
+          SELECT ${campaignId}, a.id, ${organizationId}, e.id, 'pending', ${now}
+            FROM (${contacts}) a
+            JOIN LATERAL (SELECT ce.id FROM contact_emails ce
+                           WHERE ce.organization_id = ${organizationId} AND ce.contact_id = a.id
+                           ORDER BY ce.is_primary DESC, ce.created_at, ce.id
+                           LIMIT 1) e ON true
+          ON CONFLICT (campaign_id, contact_id) DO NOTHING`,
+    );
+  }
+
+  async recipientCount(
+    organizationId: string,
+    campaignId: string,
+    em: EntityManager,
+  ): Promise<number> {
+    const [{ n }] = await query<{ n: number }>(
+      em,
+      sql`SELECT count(*)::int AS n FROM campaign_recipients
+           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}`,
+    );
+    return n;
+  }
+
+  // ---- the fan-out -----------------------------------------------------------------------------
+
+  /**
+   * Sending campaigns (of every organization, or only `campaignId`) with a due recipient or none
+   * left to send, oldest start first.
+   */
+  dueCampaigns(now: Date, campaignId?: string): Promise<{ organizationId: string; id: string }[]> {
+    return query(
+      this.ds,
+      sql`SELECT c.organization_id AS "organizationId", c.id FROM campaigns c
+           WHERE c.status = 'sending' ${campaignId ? sql`AND c.id = ${campaignId}` : empty}
+             AND (EXISTS (SELECT 1 FROM campaign_recipients r
+                           WHERE r.organization_id = c.organization_id AND r.campaign_id = c.id
+                             AND r.status IN ('pending','held') AND r.next_attempt_at <= ${now})
+                  OR NOT EXISTS (SELECT 1 FROM campaign_recipients r
+                                  WHERE r.organization_id = c.organization_id
+                                    AND r.campaign_id = c.id AND r.status IN ('pending','held')))
+           ORDER BY c.started_at
+           LIMIT 100`,
+    );
+  }
+
+  /** The campaign if it is sending and no other transaction holds it (SKIP LOCKED). */
+  async lockSending(
+    organizationId: string,
+    id: string,
+    em: EntityManager,
+  ): Promise<SendingCampaign | null> {
+    const [row] = await query<SendingCampaign>(
+      em,
+      sql`SELECT id, organization_id AS "organizationId", name, subject, html, text,
+                 from_address AS "from", started_at AS "startedAt"
+            FROM campaigns
+           WHERE organization_id = ${organizationId} AND id = ${id} AND status = 'sending'
+           FOR NO KEY UPDATE SKIP LOCKED`,
+    );
+    return row ?? null;
+  }
+
+  /** Up to `limit` due recipients, locked (SKIP LOCKED), their attempt counted. */
+  claimDue(
+    organizationId: string,
+    campaignId: string,
+    now: Date,
+    limit: number,
+    em: EntityManager,
+  ): Promise<ClaimedRecipient[]> {
+    return query<ClaimedRecipient>(
+      em,
+      sql`WITH due AS (
+            SELECT contact_id FROM campaign_recipients
+             WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
+               AND status IN ('pending','held') AND next_attempt_at <= ${now}
+             ORDER BY next_attempt_at, contact_id
+             LIMIT ${limit}
+             FOR UPDATE SKIP LOCKED),
+          claimed AS (
+            UPDATE campaign_recipients r
+               SET attempts = r.attempts + 1, updated_at = now()
+              FROM due
+             WHERE r.organization_id = ${organizationId} AND r.campaign_id = ${campaignId}
+               AND r.contact_id = due.contact_id
+            RETURNING r.contact_id, r.attempts,
+                      (SELECT e.email FROM contact_emails e
+                        WHERE e.organization_id = ${organizationId}
+                          AND e.id = r.contact_email_id) AS email)
+          SELECT contact_id AS "contactId", email AS "encryptedEmail", attempts FROM claimed`,
+    );
+  }
+
+  /** Contacts among `contactIds` that already have a message of the campaign, with its job id. */
+  async messagesSent(
+    organizationId: string,
+    campaignId: string,
+    contactIds: string[],
+    em: EntityManager,
+  ): Promise<Map<string, string>> {
+    if (!contactIds.length) return new Map();
+    const rows = await query<{ contact_id: string; job_id: string }>(
+      em,
+      sql`SELECT DISTINCT ON (contact_id) contact_id, job_id FROM messages
+           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
+             AND contact_id = ANY(${contactIds}::uuid[])
+           ORDER BY contact_id, created_at`,
+    );
+    return new Map(rows.map((r) => [r.contact_id, r.job_id]));
+  }
+
+  async recordOutcome(
+    organizationId: string,
+    campaignId: string,
+    contactId: string,
+    o: RecipientOutcome,
+    now: Date,
+    em: EntityManager,
+  ): Promise<void> {
+    const change =
+      o.kind === 'sent'
+        ? sql`status = 'sent', job_id = ${o.jobId}, sent_at = ${now}, error = NULL`
+        : o.kind === 'held'
+          ? sql`status = 'held', next_attempt_at = ${o.until}, error = ${o.error}`
+          : sql`status = 'failed', error = ${o.error}`;
+    await query(
+      em,
+      sql`UPDATE campaign_recipients SET ${change}, updated_at = now()
+           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
+             AND contact_id = ${contactId}`,
+    );
+  }
+
+  async addCounts(
+    organizationId: string,
+    id: string,
+    sent: number,
+    failed: number,
+    em: EntityManager,
+  ): Promise<void> {
+    await query(
+      em,
+      sql`UPDATE campaigns
+             SET sent_count = sent_count + ${sent}, failed_count = failed_count + ${failed},
+                 updated_at = now()
+           WHERE organization_id = ${organizationId} AND id = ${id}`,
+    );
+  }
+
+  /** Marks the campaign sent when no recipient is pending or held; its counts when it did. */
+  async completeIfDone(
+    organizationId: string,
+    id: string,
+    now: Date,
+    em: EntityManager,
+  ): Promise<CampaignCounts | null> {
+    const [row] = await query<CampaignCounts>(
+      em,
+      sql`UPDATE campaigns SET status = 'sent', completed_at = ${now}, updated_at = now()
+           WHERE organization_id = ${organizationId} AND id = ${id} AND status = 'sending'
+             AND NOT EXISTS (SELECT 1 FROM campaign_recipients
+                              WHERE organization_id = ${organizationId} AND campaign_id = ${id}
+                                AND status IN ('pending','held'))
+          RETURNING recipient_count AS "recipientCount", sent_count AS "sentCount",
+                    failed_count AS "failedCount"`,
+    );
+    return row ?? null;
+  }
+}

@@ -1,0 +1,361 @@
+// Contact reads: the GET /contacts page (one statement) and the batch loaders of contact views.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import { selectList, toEntities } from '../database/entity-rows';
+import { join, query, raw, sql, Sql } from '../database/sql';
+import { blindIndexCandidatesOf } from './blind-index';
+import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
+import { ContactList } from './contact-list.entity';
+import { ContactListMembership } from './contact-list-membership.entity';
+import { ContactListQuery, ContactSortField } from './contact-query';
+import { ContactTag } from './contact-tag.entity';
+import { ContactView } from './contact-views';
+import { Contact } from './contact.entity';
+import { escapeLike } from './contacts.repository';
+import { normalisePhone } from './phone-number';
+
+export interface ContactLoadOptions {
+  /** Channel arrays to preload. */
+  channels?: readonly ContactChannel[];
+  /** Tag names (Contact.tags). */
+  tags?: boolean;
+  /** Tag records (Contact.tagRecords). */
+  tagRecords?: boolean;
+  /** List memberships with their list (Contact.listMemberships). */
+  memberships?: boolean;
+}
+
+export const LOAD_EVERYTHING: ContactLoadOptions = {
+  channels: CONTACT_CHANNELS,
+  tags: true,
+  tagRecords: true,
+  memberships: true,
+};
+
+// Nullable fields sort NULLs last in both directions (one index per direction, see migration).
+const SORT_COLUMNS: Record<ContactSortField, { column: string; nullable: boolean }> = {
+  firstName: { column: 'first_name', nullable: true },
+  lastName: { column: 'last_name', nullable: true },
+  createdAt: { column: 'created_at', nullable: false },
+  updatedAt: { column: 'updated_at', nullable: false },
+  lastActivityAt: { column: 'last_activity_at', nullable: true },
+};
+
+const PHONE_TABLES = ['contact_sms', 'contact_whatsapp', 'contact_telegram'];
+
+@Injectable()
+export class ContactViewsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /**
+   * The SQL of one GET /contacts page. `page` is one statement: per contact of the page, the
+   * total (`total`), the contact (`contact`), its channel records as a JSON array per channel
+   * (`ch_<channel>`, only for the channels its channel_mask has) and its tag names (`tag_names`).
+   * The total comes from contact_counters (kept by triggers) unless there is a search, else a
+   * window count over the matches; the page walks the sort field's index and the records and tags
+   * are looked up for the page's rows only. `count` is the same total on its own, needed only when
+   * the page is empty (past the last page).
+   */
+  listQueries(orgId: string, q: ContactListQuery): { page: Sql; count: Sql } {
+    const where = [sql`c.organization_id = ${orgId}::uuid`];
+    const cond = [sql`cc.organization_id = ${orgId}::uuid`];
+    if (q.status) {
+      where.push(sql`c.status = ${q.status}`);
+      cond.push(sql`cc.status = ${q.status}`);
+    }
+    if (q.channel) {
+      const bit = CHANNEL_INFO[q.channel].bit;
+      where.push(sql`(c.channel_mask & ${bit}::smallint) <> 0`);
+      cond.push(sql`(cc.channel_mask & ${bit}::smallint) <> 0`);
+    }
+    if (q.search) where.push(sql`c.id IN (${this.searchQuery(orgId, q.search)})`);
+    const matching = join(where, ' AND ');
+
+    const count = q.search
+      ? sql`SELECT count(*) AS total FROM contacts c WHERE ${matching}`
+      : sql`SELECT coalesce(sum(cc.total), 0) AS total FROM contact_counters cc
+             WHERE ${join(cond, ' AND ')}`;
+    const total = q.search ? raw('count(*) OVER ()') : sql`(${count})`;
+
+    const sort = SORT_COLUMNS[q.sortBy];
+    const order = raw(
+      `${sort.column} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}${sort.nullable ? ' NULLS LAST' : ''}`,
+    );
+    const idOrder = raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC');
+    const contacts = sql`
+      SELECT ${raw(selectList(this.ds, Contact, 'c', 'c'))}, ${total} AS total
+        FROM contacts c WHERE ${matching}
+       ORDER BY c.${order}, c.id ${idOrder}
+       LIMIT ${Math.trunc(q.limit)} OFFSET ${Math.trunc((q.page - 1) * q.limit)}`;
+    // The limited page is a subquery, so the lookups below run for its rows only; the outer ORDER
+    // BY restores its order (a sort of at most 100 rows).
+    const page = sql`
+      SELECT p.total, ${this.embeddedColumns(orgId)} FROM (${contacts}) p
+       ORDER BY p.c_${order}, p.c_id ${idOrder}`;
+    return { page, count };
+  }
+
+  /**
+   * Per contact of a page (`p`): the contact as a JSON object keyed by column name; one JSON
+   * array of records per channel, in the loaders' order, null when the contact's channel_mask
+   * lacks the channel (not looked up) or it has no record; its tag names as a JSON array.
+   */
+  private embeddedColumns(orgId: string): Sql {
+    const pairs = (entity: ContactChannel | 'contact', alias: string) =>
+      this.ds
+        .getMetadata(entity === 'contact' ? Contact : CHANNEL_INFO[entity].entity)
+        .columns.filter((c) => c.isSelect)
+        .map((c) => `'${c.databaseName}', ${alias}${c.databaseName}`)
+        .join(', ');
+    const parts = [sql`json_build_object(${raw(pairs('contact', 'p.c_'))}) AS contact`];
+    for (const ch of CONTACT_CHANNELS) {
+      const { bit, table } = CHANNEL_INFO[ch];
+      parts.push(sql`
+        CASE WHEN (p.c_channel_mask & ${raw(String(bit))}) <> 0 THEN
+          (SELECT json_agg(json_build_object(${raw(pairs(ch, 'r.'))}) ORDER BY r.created_at, r.id)
+             FROM ${raw(table)} r
+            WHERE r.organization_id = ${orgId}::uuid AND r.contact_id = p.c_id)
+        END AS ${raw(`ch_${ch}`)}`);
+    }
+    parts.push(sql`
+      (SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tag_assignments a
+         JOIN contact_tags t ON t.id = a.tag_id
+        WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = p.c_id) AS tag_names`);
+    return join(parts, ', ');
+  }
+
+  /**
+   * One GET /contacts page: its contacts with every channel array (empty when the contact has no
+   * record) and tag names, and the total.
+   */
+  async listPage(
+    orgId: string,
+    q: ContactListQuery,
+  ): Promise<{ views: ContactView[]; total: number }> {
+    type PageRow = Record<string, unknown> & {
+      total: string;
+      contact: Record<string, unknown>;
+      tag_names: string[] | null;
+    };
+    const { page, count } = this.listQueries(orgId, q);
+    const rows = await query<PageRow>(this.ds, page);
+    if (!rows.length) {
+      // An empty first page means nothing matches; past the last page the total is counted apart.
+      if (q.page === 1) return { views: [], total: 0 };
+      const [row] = await query<{ total: string }>(this.ds, count);
+      return { views: [], total: Number(row?.total ?? 0) };
+    }
+    const contacts = toEntities<Contact>(
+      this.ds,
+      Contact,
+      rows.map((row) => row.contact),
+    );
+    const views = rows.map((row, i) => {
+      const view: ContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
+      for (const ch of CONTACT_CHANNELS) {
+        const records = (row[`ch_${ch}`] as Record<string, unknown>[] | null) ?? [];
+        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = toEntities(
+          this.ds,
+          CHANNEL_INFO[ch].entity,
+          records,
+        );
+      }
+      return view;
+    });
+    return { views, total: Number(rows[0].total) };
+  }
+
+  /** Name fragment (one trigram index) or exact email / phone number (blind indexes, every key). */
+  private searchQuery(orgId: string, search: string): Sql {
+    // contact_search_text joins the three names with chr(1), which a fragment never contains, and
+    // leaves out a display name stored encrypted (it carries an address).
+    // eslint-disable-next-line no-control-regex
+    const pattern = `%${escapeLike(search.replace(/[\x00-\x1f]/g, ''))}%`;
+    const parts = [
+      sql`SELECT n.id FROM contacts n WHERE n.organization_id = ${orgId}::uuid
+            AND contact_search_text(n.first_name, n.last_name, n.display_name) ILIKE ${pattern}`,
+    ];
+    if (search.includes('@')) {
+      parts.push(sql`
+        SELECT e.contact_id FROM contact_emails e WHERE e.organization_id = ${orgId}::uuid
+           AND e.email_hash = ANY(${blindIndexCandidatesOf('email', search)}::text[])`);
+    }
+    const phone = normalisePhone(search);
+    if (phone) {
+      const hashes = blindIndexCandidatesOf('phone', phone);
+      for (const table of PHONE_TABLES) {
+        parts.push(sql`
+          SELECT t.contact_id FROM ${raw(table)} t WHERE t.organization_id = ${orgId}::uuid
+             AND t.phone_hash = ANY(${hashes}::text[])`);
+      }
+    }
+    return join(parts, ' UNION ALL ');
+  }
+
+  /** Contacts of the organization by id, in the order of `ids` (unknown ids are skipped). */
+  async load(
+    orgId: string,
+    ids: string[],
+    opts: ContactLoadOptions = {},
+    db: DataSource | EntityManager = this.ds,
+  ): Promise<ContactView[]> {
+    if (!ids.length) return [];
+    const rows = await query<Record<string, unknown>>(
+      db,
+      sql`SELECT ${raw(selectList(this.ds, Contact, 'c'))} FROM contacts c
+           WHERE c.organization_id = ${orgId}::uuid AND c.id = ANY(${ids}::uuid[])`,
+    );
+    const byId = new Map(toEntities<Contact>(this.ds, Contact, rows).map((c) => [c.id, c]));
+    const contacts = ids.map((id) => byId.get(id)).filter((c): c is Contact => Boolean(c));
+    return this.complete(orgId, contacts, opts, db);
+  }
+
+  /**
+   * Adds to already loaded contacts what `opts` asks for: one query per kind of data (in
+   * parallel outside a transaction), never one query per contact.
+   */
+  private async complete(
+    orgId: string,
+    contacts: Contact[],
+    opts: ContactLoadOptions = {},
+    db: DataSource | EntityManager = this.ds,
+  ): Promise<ContactView[]> {
+    if (!contacts.length) return [];
+    const ids = contacts.map((c) => c.id);
+    const wanted = opts.channels ?? [];
+    const channels = this.channelsFor(contacts, wanted);
+    const [channelRows, tagRows, memberships] = await readAll(db, [
+      () =>
+        readAll(
+          db,
+          channels.map((ch) => () => this.channelRecords(orgId, ids, ch, db)),
+        ),
+      () =>
+        opts.tags || opts.tagRecords
+          ? query<{ contact_id: string; tag_id: string; name: string }>(
+              db,
+              sql`SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
+                    JOIN contact_tags t ON t.id = a.tag_id
+                   WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = ANY(${ids}::uuid[])
+                   ORDER BY lower(t.name), t.id`,
+            )
+          : Promise.resolve([]),
+      () =>
+        opts.memberships
+          ? this.entities<ContactListMembership>(
+              db,
+              ContactListMembership,
+              sql`SELECT * FROM contact_list_memberships
+                   WHERE organization_id = ${orgId}::uuid AND contact_id = ANY(${ids}::uuid[])
+                   ORDER BY created_at, id`,
+            )
+          : Promise.resolve([]),
+    ] as const);
+    const tagIds = [...new Set(tagRows.map((r) => r.tag_id))];
+    const listIds = [...new Set(memberships.map((m) => m.contactListId))];
+    const [tagRecords, lists] = await readAll(db, [
+      () =>
+        opts.tagRecords && tagIds.length
+          ? this.entities<ContactTag>(
+              db,
+              ContactTag,
+              sql`SELECT * FROM contact_tags
+                   WHERE organization_id = ${orgId}::uuid AND id = ANY(${tagIds}::uuid[])`,
+            )
+          : Promise.resolve([]),
+      () =>
+        listIds.length
+          ? this.entities<ContactList>(
+              db,
+              ContactList,
+              sql`SELECT * FROM contact_lists
+                   WHERE organization_id = ${orgId}::uuid AND id = ANY(${listIds}::uuid[])`,
+            )
+          : Promise.resolve([]),
+    ] as const);
+
+    const byId = new Map<string, ContactView>();
+    const views = contacts.map((contact) => {
+      const view: ContactView = { contact, tags: [] };
+      for (const ch of wanted) {
+        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = [];
+      }
+      if (opts.tagRecords) view.tagRecords = [];
+      if (opts.memberships) view.listMemberships = [];
+      byId.set(contact.id, view);
+      return view;
+    });
+    channels.forEach((ch, i) => {
+      for (const r of channelRows[i]) {
+        const view = byId.get(r.contactId as string);
+        if (view) (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key].push(r);
+      }
+    });
+    const tagById = new Map(tagRecords.map((t) => [t.id, t]));
+    for (const r of tagRows) {
+      const view = byId.get(r.contact_id);
+      if (!view) continue;
+      if (opts.tags) view.tags.push(r.name);
+      const tag = tagById.get(r.tag_id);
+      if (opts.tagRecords && tag) view.tagRecords!.push(tag);
+    }
+    const listById = new Map(lists.map((l) => [l.id, l]));
+    for (const m of memberships) {
+      const list = listById.get(m.contactListId);
+      byId.get(m.contactId)?.listMemberships?.push({
+        membership: m,
+        contactList: list ? { list, tags: [] } : undefined,
+      });
+    }
+    return views;
+  }
+
+  private async entities<T extends ObjectLiteral>(
+    db: DataSource | EntityManager,
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+    entity: Function,
+    q: Sql,
+  ): Promise<T[]> {
+    return toEntities<T>(this.ds, entity, await query<Record<string, unknown>>(db, q));
+  }
+
+  private channelRecords(
+    orgId: string,
+    ids: string[],
+    channel: ContactChannel,
+    db: DataSource | EntityManager,
+  ): Promise<ObjectLiteral[]> {
+    const { entity, table } = CHANNEL_INFO[channel];
+    return this.entities(
+      db,
+      entity,
+      sql`SELECT ${raw(selectList(this.ds, entity, 'r'))} FROM ${raw(table)} r
+           WHERE r.organization_id = ${orgId}::uuid AND r.contact_id = ANY(${ids}::uuid[])
+           ORDER BY r.created_at, r.id`,
+    );
+  }
+
+  /**
+   * Channels worth querying for these contacts: a channel no contact has a record on (by its
+   * channel_mask bit) is not queried at all.
+   */
+  private channelsFor(contacts: Contact[], wanted: readonly ContactChannel[]): ContactChannel[] {
+    const mask = contacts.reduce((m, c) => m | c.channelMask, 0);
+    return wanted.filter((ch) => (mask & CHANNEL_INFO[ch].bit) !== 0);
+  }
+}
+
+/**
+ * Runs the reads in parallel through the pool, or one after the other on a transaction's own
+ * connection (which takes one statement at a time).
+ */
+async function readAll<T extends readonly unknown[]>(
+  db: DataSource | EntityManager,
+  reads: { readonly [K in keyof T]: () => Promise<T[K]> },
+): Promise<T> {
+  const out: unknown[] = [];
+  if (db instanceof DataSource) out.push(...(await Promise.all(reads.map((read) => read()))));
+  else for (const read of reads) out.push(await read());
+  return out as unknown as T;
+}

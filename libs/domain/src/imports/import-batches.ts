@@ -1,0 +1,238 @@
+// The second read of an import's file: batches committed one at a time, in file order.
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ContactsRepository, isDuplicateEmail } from '../contacts/contacts.repository';
+import { inTransaction } from '../database/transaction';
+import { ContactImport } from './contact-import.entity';
+import { describeCsvError, readCsv } from './csv-file';
+import { EmailHashFilter } from './email-hash-filter';
+import { CsvBroken, ImportFailure, ImportStopped, WorkerStopping } from './import-errors';
+import { errorLine, ErrorsFile } from './import-errors-file';
+import { checkRow, CompiledMapping } from './import-fields';
+import { PreparedRow, prepareRow } from './import-rows';
+import { ImportStorage } from './import-storage';
+import { ImportWriter } from './import-writer';
+import { ImportsRepository } from './imports.repository';
+
+const TARGET_COMMIT_MS = 600;
+const MIN_BATCH = 100;
+
+/** What a run tells its batches: whether it lost its lease, whether the process is stopping. */
+export interface RunControl {
+  lease: string;
+  lost(): boolean;
+  stopping(): boolean;
+}
+
+interface RawRow {
+  rowNo: number;
+  record: string[];
+  undecodable?: number[];
+  endByte: number;
+}
+
+/** A batch validated and prepared, ready for its transaction. */
+interface Prepared {
+  firstRow: number;
+  lastRow: number;
+  endByte: number;
+  valid: PreparedRow[];
+  errorLines: string[];
+}
+
+/** The file's records from `fromByte`; a broken file surfaces as CsvBroken with a readable reason. */
+export async function* importRecords(source: string, delimiter: ',' | ';', fromByte: number) {
+  try {
+    yield* readCsv(source, delimiter, fromByte);
+  } catch (err) {
+    // A read error (the file removed: the import was cancelled meanwhile) is not the CSV's.
+    if (err && typeof err === 'object' && 'syscall' in err)
+      throw new ImportFailure('The uploaded file is no longer available');
+    throw new CsvBroken(describeCsvError(err));
+  }
+}
+
+@Injectable()
+export class ImportBatches {
+  private readonly batchSize: number;
+
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly imports: ImportsRepository,
+    private readonly contacts: ContactsRepository,
+    private readonly storage: ImportStorage,
+    private readonly writer: ImportWriter,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.batchSize = config.imports.batchSize;
+  }
+
+  /**
+   * Writes the file from the checkpoint. While a batch's transaction runs, the next batch is read
+   * and prepared (validation, hashing, encryption): the CPU-bound work of one overlaps the
+   * database work of the other. Batches are sized so one commits in about TARGET_COMMIT_MS: polls
+   * see progress at least every second whatever the machine's speed, and a crash loses at most
+   * that much work.
+   */
+  async write(
+    imp: ContactImport,
+    mapping: CompiledMapping,
+    source: string,
+    listId: string | null,
+    run: RunControl,
+  ): Promise<void> {
+    const errorsPath = this.storage.errorsPath(imp.organizationId, imp.id);
+    await this.storage.ensureImportDir(imp.organizationId, imp.id);
+    const errors = await ErrorsFile.open(
+      this.storage.absolute(errorsPath),
+      imp.errorsFileBytes,
+      imp.headers,
+    );
+    const filter = await EmailHashFilter.load(this.contacts, imp.organizationId);
+    const fromByte = imp.checkpointRow > 0 ? imp.checkpointByte : 0;
+    let rowNo = imp.checkpointRow;
+    let header = fromByte === 0;
+    let batch: RawRow[] = [];
+    let size = Math.min(this.batchSize, 1000);
+    /** The batch being committed: resolves to null once committed, else to its error. */
+    let inFlight: Promise<unknown> = Promise.resolve(null);
+
+    const commit = async (p: Prepared): Promise<void> => {
+      const began = Date.now();
+      const errorsLength = await errors.append(p.errorLines);
+      await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, filter);
+      errors.commit(errorsLength);
+      for (const r of p.valid) if (r.emailHash) filter.add(r.emailHash);
+      const ms = Math.max(1, Date.now() - began);
+      const ideal = ((p.lastRow - p.firstRow + 1) * TARGET_COMMIT_MS) / ms;
+      size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
+    };
+    const flush = async () => {
+      if (!batch.length) return;
+      const prepared = this.prepare(batch, mapping);
+      batch = [];
+      const failure = await inFlight;
+      if (failure) throw failure;
+      if (run.lost()) throw new ImportStopped('lease lost');
+      if (run.stopping()) throw new WorkerStopping();
+      inFlight = commit(prepared).then(
+        () => null,
+        (err: unknown) => err,
+      );
+    };
+
+    try {
+      for await (const rec of importRecords(source, imp.delimiter, fromByte)) {
+        if (header) {
+          header = false;
+          continue;
+        }
+        rowNo++;
+        batch.push({
+          rowNo,
+          record: rec.record,
+          undecodable: rec.undecodable,
+          endByte: rec.endByte,
+        });
+        if (batch.length >= size) await flush();
+      }
+      await flush();
+      const failure = await inFlight;
+      if (failure) throw failure;
+    } catch (err) {
+      // Let the batch in flight settle before the file handle goes away; the errors file keeps
+      // what the committed batches hold.
+      await inFlight;
+      await errors.rollback();
+      throw err;
+    } finally {
+      await errors.close();
+    }
+  }
+
+  private prepare(rows: RawRow[], mapping: CompiledMapping): Prepared {
+    const valid: PreparedRow[] = [];
+    const errorLines: string[] = [];
+    for (const r of rows) {
+      const check = checkRow(r.record, mapping, r.undecodable);
+      if (check.ok) valid.push(prepareRow(r.rowNo, check.values));
+      else errorLines.push(errorLine(r.record, mapping.headerCount, r.rowNo, check.error));
+    }
+    return {
+      firstRow: rows[0].rowNo,
+      lastRow: rows[rows.length - 1].rowNo,
+      endByte: rows[rows.length - 1].endByte,
+      valid,
+      errorLines,
+    };
+  }
+
+  /**
+   * One transaction: the import row locked and checked (still ours, still processing, checkpoint
+   * right before the batch), the batch written, the counters and checkpoint moved. A batch that
+   * meets a concurrent write of one of its emails (the unique index) is retried whole, looking
+   * every row up.
+   */
+  private async commit(
+    imp: ContactImport,
+    lease: string,
+    listId: string | null,
+    p: Prepared,
+    errorsPath: string,
+    errorsLength: number,
+    filter: EmailHashFilter,
+  ): Promise<void> {
+    const orgId = imp.organizationId;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await inTransaction(this.ds, async (em) => {
+          const row = await this.imports.beginBatch(orgId, imp.id, em);
+          if (!row) throw new ImportStopped('the import was deleted');
+          if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
+          if (row.lease_token !== lease) throw new ImportStopped('another worker took the import');
+          if (row.checkpoint_row !== p.firstRow - 1)
+            throw new ImportStopped('the checkpoint moved under this run');
+          const written = p.valid.length
+            ? await this.writer.writeBatch(
+                em,
+                {
+                  organizationId: orgId,
+                  duplicateHandling: imp.duplicateHandling,
+                  listId,
+                  tags: imp.tags,
+                },
+                p.valid,
+                // A retry after a unique violation: someone wrote one of these emails since the
+                // filter was loaded, so every row is looked up.
+                attempt === 1 ? filter : null,
+              )
+            : { newCount: 0, duplicateCount: 0 };
+          const rows = p.lastRow - p.firstRow + 1;
+          await this.imports.recordBatch(
+            orgId,
+            imp.id,
+            {
+              rows,
+              success: p.valid.length,
+              errors: rows - p.valid.length,
+              created: written.newCount,
+              duplicates: written.duplicateCount,
+              checkpointRow: p.lastRow,
+              checkpointByte: p.endByte,
+              errorsFilePath: errorsPath,
+              errorsFileBytes: errorsLength,
+            },
+            em,
+          );
+        });
+        return;
+      } catch (err) {
+        if (isDuplicateEmail(err) && attempt < 3) continue;
+        throw err;
+      }
+    }
+  }
+}

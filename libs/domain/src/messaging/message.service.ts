@@ -1,0 +1,234 @@
+// The message log's changes with their email events: a new message with its email.sent events, a
+// delivery run with its outcome events, an open or click with its event, each written in one
+// transaction (Events.emit in it), the webhook dispatchers woken after the commit.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { MicroBatcher } from '../common/micro-batcher';
+import { inTransaction } from '../database/transaction';
+import { Events, NewEvent } from '../events/events.service';
+import { ContactEmailStatusRepository } from './contact-email-status.repository';
+import {
+  EmailEngagement,
+  EmailEventRef,
+  engagementEvent,
+  outcomeEvent,
+  sentEvent,
+} from './email-events';
+import { MessageLogRepository } from './message-log.repository';
+import { LeaseRequest, MessageRepository } from './message.repository';
+import {
+  ClaimedMessage,
+  DELIVERY_LEASE_MS,
+  NewMessage,
+  RecipientState,
+  RunRecord,
+} from './message.types';
+
+interface ClaimCall extends LeaseRequest {
+  organizationId: string;
+}
+
+interface EngagementCall {
+  organizationId: string;
+  event: NewEvent;
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Items grouped by organization, in their order. */
+function byOrganization<T>(items: T[], org: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(org(item));
+    if (list) list.push(item);
+    else out.set(org(item), [item]);
+  }
+  return out;
+}
+
+function refOf(
+  m: Pick<ClaimedMessage, 'jobId' | 'messageId' | 'campaignId' | 'contactId' | 'tags'>,
+  r: Pick<RecipientState, 'email' | 'kind'>,
+): EmailEventRef {
+  return {
+    jobId: m.jobId,
+    messageId: m.messageId,
+    campaignId: m.campaignId,
+    contactId: m.contactId,
+    tags: m.tags,
+    recipient: { email: r.email, kind: r.kind },
+  };
+}
+
+/** The email.sent events of a new message: one per recipient. */
+function sentEvents(m: NewMessage): NewEvent[] {
+  return m.recipients.map((r) => sentEvent(refOf(m, r), m.source, m.createdAt));
+}
+
+/** The outcome event of each attempt of a run. */
+function outcomeEvents(run: RunRecord): NewEvent[] {
+  const states = new Map(run.recipients.map((r) => [r.idx, r]));
+  return run.attempts.map((a) => {
+    const r = states.get(a.recipientIdx)!;
+    return outcomeEvent(refOf(run.message, r), { ...a, nextAttemptAt: r.nextAttemptAt });
+  });
+}
+
+/**
+ * Concurrent calls of each kind are group-committed (MicroBatcher): N messages accepted or
+ * delivery runs recorded at once share one transaction and one WAL flush, and each caller still
+ * returns only once its change is durable.
+ */
+@Injectable()
+export class MessageService {
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly messages: MessageRepository,
+    private readonly log: MessageLogRepository,
+    private readonly contactEmails: ContactEmailStatusRepository,
+    private readonly events: Events,
+  ) {}
+
+  /** Commits a new message with its recipients and email.sent events; answers its row id. */
+  create(message: NewMessage): Promise<string> {
+    return this.creates.push(message);
+  }
+
+  /**
+   * Takes the delivery lease on a message that is due, so no other worker delivers it at the same
+   * time. Null when it is not due, already leased, finished or gone.
+   */
+  async claim(
+    organizationId: string,
+    id: string,
+    now: Date,
+    leaseMs = DELIVERY_LEASE_MS,
+  ): Promise<ClaimedMessage | null> {
+    const until = new Date(now.getTime() + leaseMs);
+    const claimed = await this.claims.push({ organizationId, id, now, until });
+    if (claimed instanceof Error) throw claimed;
+    return claimed;
+  }
+
+  /**
+   * Records a delivery run (attempts, recipient states, message status, the lease given back),
+   * its bounces on the ContactEmails and an outcome event per attempt; answers the dispatch
+   * sequence of the message's follow-up job.
+   */
+  record(run: RunRecord): Promise<number> {
+    return this.records.push(run);
+  }
+
+  /** Gives the lease back without a result (the run failed before anything was recorded). */
+  releaseLease(organizationId: string, id: string): Promise<void> {
+    return this.messages.releaseLease(organizationId, id);
+  }
+
+  /**
+   * Stores the webhook event of an open or click of one recipient of the organization's message;
+   * nothing when the message is gone. Durable when this resolves.
+   */
+  async engaged(
+    organizationId: string,
+    messageId: string,
+    recipientIdx: number,
+    engagement: EmailEngagement,
+  ): Promise<void> {
+    const ref = await this.log.eventRef(organizationId, messageId, recipientIdx);
+    if (ref)
+      await this.engagements.push({ organizationId, event: engagementEvent(ref, engagement) });
+  }
+
+  private readonly creates = new MicroBatcher<NewMessage, string>(
+    (items) => this.committed((em) => this.createMany(em, items)),
+    (item) => this.committed((em) => this.createMany(em, [item])).then(([id]) => id),
+  );
+
+  private async createMany(em: EntityManager, items: NewMessage[]): Promise<string[]> {
+    const ids = new Map<NewMessage, string>();
+    for (const [organizationId, group] of byOrganization(items, (m) => m.organizationId)) {
+      const rows = await this.messages.insert(em, organizationId, group);
+      group.forEach((m, i) => ids.set(m, rows[i]));
+      await this.events.emit(em, organizationId, group.flatMap(sentEvents));
+    }
+    return items.map((m) => ids.get(m)!);
+  }
+
+  // A message that cannot be read (content under a key this worker lacks, corrupt JSON) is an
+  // Error for its own claimer only. It must not fail the batch: the statement has already
+  // committed every lease of the batch, so re-running the items alone (MicroBatcher's fallback)
+  // would find them all leased and answer null, leaving the batch's other messages undelivered
+  // until their leases expire.
+  private readonly claims = new MicroBatcher<ClaimCall, ClaimedMessage | null | Error>(
+    (items) => this.claimMany(items),
+    (item) => this.claimMany([item]).then(([claimed]) => claimed),
+  );
+
+  /**
+   * One statement per organization of the batch. The statements commit apart, so one that fails
+   * must not fail the others' callers (their leases are taken): its own requests are tried again
+   * one by one, and each gets its answer or its error.
+   */
+  private async claimMany(items: ClaimCall[]): Promise<(ClaimedMessage | null | Error)[]> {
+    const out = new Map<ClaimCall, ClaimedMessage | null | Error>();
+    const claimGroup = async (organizationId: string, group: ClaimCall[]) => {
+      const claimed = await this.messages.claim(organizationId, group);
+      group.forEach((c, i) => out.set(c, claimed[i]));
+    };
+    await Promise.all(
+      [...byOrganization(items, (c) => c.organizationId)].map(([organizationId, group]) =>
+        claimGroup(organizationId, group).catch(async (err: unknown) => {
+          if (group.length === 1) return out.set(group[0], asError(err));
+          for (const c of group)
+            await claimGroup(organizationId, [c]).catch((e: unknown) => out.set(c, asError(e)));
+        }),
+      ),
+    );
+    return items.map((c) => out.get(c)!);
+  }
+
+  private readonly records = new MicroBatcher<RunRecord, number>(
+    (items) => this.committed((em) => this.recordMany(em, items)),
+    (item) => this.committed((em) => this.recordMany(em, [item])).then(([seq]) => seq),
+  );
+
+  private async recordMany(em: EntityManager, runs: RunRecord[]): Promise<number[]> {
+    const seqs = new Map<RunRecord, number>();
+    for (const [organizationId, group] of byOrganization(runs, (r) => r.message.organizationId)) {
+      const rows = await this.messages.recordRuns(em, organizationId, group);
+      group.forEach((r, i) => seqs.set(r, rows[i]));
+      for (const r of group) {
+        if (r.bounces.length)
+          await this.contactEmails.recordBounces(em, organizationId, r.bounces, r.at);
+      }
+      await this.events.emit(em, organizationId, group.flatMap(outcomeEvents));
+    }
+    return runs.map((r) => seqs.get(r)!);
+  }
+
+  private readonly engagements = new MicroBatcher<EngagementCall, void>(
+    (items) => this.committed((em) => this.emitMany(em, items)),
+    (item) => this.committed((em) => this.emitMany(em, [item])).then(() => undefined),
+  );
+
+  private async emitMany(em: EntityManager, items: EngagementCall[]): Promise<void[]> {
+    for (const [organizationId, group] of byOrganization(items, (e) => e.organizationId)) {
+      await this.events.emit(
+        em,
+        organizationId,
+        group.map((e) => e.event),
+      );
+    }
+    return items.map(() => undefined);
+  }
+
+  /** `work` in one transaction; once it has committed, the webhook dispatchers are woken. */
+  private async committed<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    const out = await inTransaction(this.ds, work);
+    this.events.wake();
+    return out;
+  }
+}

@@ -1,0 +1,117 @@
+// All SQL of users, memberships and access tokens.
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { query, sql } from '../database/sql';
+import { AccessToken, Membership, Role, User } from './user.entity';
+
+/** A user as other code sees it: never its password hash. */
+export type UserRecord = Pick<User, 'id' | 'email'>;
+
+/** One organization a user belongs to, as the dashboard's organization picker lists it. */
+export interface UserOrganization {
+  id: string;
+  name: string;
+  plan: string;
+  role: Role;
+}
+
+/**
+ * A user belongs to no single organization (a membership ties it to one), so the statements about
+ * users and their tokens carry none; those about memberships take the organization id first.
+ */
+@Injectable()
+export class UserRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  private em(em?: EntityManager): EntityManager {
+    return em ?? this.ds.manager;
+  }
+
+  // ---- memberships (organization first) -------------------------------------------------------
+
+  async roleIn(organizationId: string, userId: string, em?: EntityManager): Promise<Role | null> {
+    const m = await this.em(em).findOneBy(Membership, { organizationId, userId });
+    return m?.role ?? null;
+  }
+
+  async addMember(
+    organizationId: string,
+    userId: string,
+    role: Role,
+    em: EntityManager,
+  ): Promise<void> {
+    await em.insert(Membership, { organizationId, userId, role });
+  }
+
+  /** The organizations of a user, by name, with the user's role in each. */
+  organizationsOf(userId: string): Promise<UserOrganization[]> {
+    return query<UserOrganization>(
+      this.ds,
+      sql`SELECT o.id, o.name, o.plan, m.role
+            FROM memberships m JOIN organizations o ON o.id = m.organization_id
+           WHERE m.user_id = ${userId}
+           ORDER BY o.name, o.id`,
+    );
+  }
+
+  // ---- users -------------------------------------------------------------------------------------
+
+  /** The user with this (normalised) email, compared case-insensitively. */
+  async findByEmail(email: string, em?: EntityManager): Promise<UserRecord | null> {
+    const [row] = await query<UserRecord>(
+      this.em(em),
+      sql`SELECT id, email FROM users WHERE lower(email) = ${email}`,
+    );
+    return row ?? null;
+  }
+
+  async insert(email: string, passwordHash: string, em: EntityManager): Promise<UserRecord> {
+    const { identifiers } = await em.insert(User, { email, passwordHash });
+    return { id: (identifiers[0] as { id: string }).id, email };
+  }
+
+  /** Id and password hash of the user with this (normalised) email. */
+  async credentialsOf(email: string): Promise<{ id: string; passwordHash: string } | null> {
+    const [row] = await query<{ id: string; passwordHash: string }>(
+      this.ds,
+      sql`SELECT id, password_hash AS "passwordHash" FROM users WHERE lower(email) = ${email}`,
+    );
+    return row ?? null;
+  }
+
+  /** Stores `next` unless the hash changed since `previous` was read; true when it did. */
+  async replacePasswordHash(userId: string, previous: string, next: string): Promise<boolean> {
+    const rows = await query(
+      this.ds,
+      sql`UPDATE users SET password_hash = ${next}, updated_at = CURRENT_TIMESTAMP
+           WHERE id = ${userId} AND password_hash = ${previous}
+          RETURNING id`,
+    );
+    return rows.length > 0;
+  }
+
+  // ---- access tokens -----------------------------------------------------------------------------
+
+  async insertToken(userId: string, tokenHash: string, expiresAt: Date): Promise<void> {
+    await this.ds.manager.insert(AccessToken, { userId, tokenHash, expiresAt, revokedAt: null });
+  }
+
+  async revokeToken(tokenHash: string): Promise<void> {
+    await query(
+      this.ds,
+      sql`UPDATE access_tokens SET revoked_at = now()
+           WHERE token_hash = ${tokenHash} AND revoked_at IS NULL`,
+    );
+  }
+
+  /** The user of a token that is neither revoked nor expired at `now`. */
+  async userOfLiveToken(tokenHash: string, now: Date): Promise<string | null> {
+    const [row] = await query<{ user_id: string }>(
+      this.ds,
+      sql`SELECT user_id FROM access_tokens
+           WHERE token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > ${now}`,
+    );
+    return row?.user_id ?? null;
+  }
+}
