@@ -1,4 +1,4 @@
-// `npm run admin -- import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
+// `mp-admin import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
 // [--tags a,b] [--duplicates skip|update] [--partial] [--via-worker]`: uploads the file through
 // ImportsService (the API's own path, not HTTP), starts the import and follows it with a progress
 // bar on stderr until it ends; the final import is the command's JSON on stdout.
@@ -16,16 +16,6 @@ import {
   toImportResponse,
   ValidationFailedError,
 } from '@app/domain';
-
-export const IMPORT_FILE_OPTIONS = {
-  file: { type: 'string' },
-  map: { type: 'string' },
-  list: { type: 'string' },
-  tags: { type: 'string' },
-  duplicates: { type: 'string' },
-  partial: { type: 'boolean' },
-  'via-worker': { type: 'boolean' },
-} as const;
 
 type Flags = Record<string, string | boolean | undefined>;
 
