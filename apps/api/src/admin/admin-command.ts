@@ -72,19 +72,22 @@ export function oneOf<T extends string>(
   return v as T;
 }
 
-/** Checks what can be checked without the database: required options and ids. */
+/** Checks what can be checked without the database (required options, ids), all at once. */
 export function checkOptions(command: AdminCommand, flags: Flags): void {
+  const errors: ValidationFailedError['errors'] = [];
   for (const [name, option] of Object.entries(command.options)) {
-    if (option.required) need(flags, name);
     const v = flags[name];
-    if (option.id && v !== undefined && !isUuid(v)) {
-      throw ValidationFailedError.field(
-        name,
-        'uuid',
-        `--${name} must be an id (a UUID), got "${v}"`,
-      );
+    if (option.required && (typeof v !== 'string' || !v)) {
+      errors.push({ field: name, rule: 'required', message: `--${name} is required` });
+    } else if (option.id && v !== undefined && !isUuid(v)) {
+      errors.push({
+        field: name,
+        rule: 'uuid',
+        message: `--${name} must be an id (a UUID), got "${v}"`,
+      });
     }
   }
+  if (errors.length) throw new ValidationFailedError(errors);
 }
 
 /** The --org option's organization id, once it is known to exist (`NotFoundError` otherwise). */
