@@ -2,7 +2,7 @@
 // SMTP_OUTBOUND_URL, no WEBHOOK_ALLOW_PRIVATE_TARGETS, a fresh data directory), its ready block
 // must match the README's, and the shell blocks of the README's walk-through run verbatim, in
 // order, in one bash, with only the ports swapped for free ones (and the run's PostgreSQL and Redis).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuilt, freePort, freshDatabase, isolatedRedis, Proc, ROOT } from './support';
@@ -29,6 +29,21 @@ function swap(text: string, ports: Record<string, string>): string {
   }
   return text;
 }
+
+describe('README', () => {
+  it('is short, links only files of the repository, and every doc', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(250);
+    const links = [...README.matchAll(/\]\(([^)]+)\)/g)].map((m) => m[1]);
+    for (const link of links) {
+      expect(link).not.toMatch(/^[a-z]+:/i);
+      expect(existsSync(join(ROOT, link.split('#')[0]))).toBe(true);
+    }
+    expect(README).not.toMatch(/<https?:/);
+    const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+    for (const doc of docs) expect(links).toContain(`docs/${doc}`);
+    expect(links).toContain('docs/openapi.json');
+  });
+});
 
 describe('README walk-through', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'mp-readme-'));
