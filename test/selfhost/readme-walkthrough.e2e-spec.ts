@@ -132,6 +132,7 @@ describe('README walk-through', () => {
     expect(out).toMatch(/^email\.delivered t=\d+,v1=[0-9a-f]{64} \d+ bytes$/m);
     expect(out).toMatch(/^campaign\.sent /m);
     expect(out).toMatch(/^49\.9$/m);
+    expect(out).toMatch(/^ana@acme\.test$/m);
 
     const inbox = (await (
       await fetch(`http://127.0.0.1:${ports.catcherHttp}/messages`)
