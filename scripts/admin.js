@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Runs the compiled admin CLI, building the api first when the build is missing.
-const { existsSync } = require('node:fs');
-const { execSync } = require('node:child_process');
+// The `mp-admin` bin (`npx mp-admin <command>`, `npm run admin -- <command>`): runs the compiled
+// admin CLI (apps/api/src/cli.ts), building the api first when its build is missing or stale.
+// `mp-admin --help` lists the commands; `mp-admin <command> --help` explains one.
 const path = require('node:path');
+const { build } = require('./build');
 
 const root = path.resolve(__dirname, '..');
-const cli = path.join(root, 'dist/apps/api/apps/api/src/cli.js');
-if (!existsSync(cli)) {
-  process.stderr.write('building the api (first run)...\n');
-  execSync('npx nest build api', { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+try {
+  build(['api'], { ifStale: true });
+} catch (err) {
+  process.stderr.write(`mp-admin: ${err.message}\n`);
+  process.exit(1);
 }
-require(cli).cliMain(process.argv.slice(2));
+require(path.join(root, 'dist/apps/api/apps/api/src/cli.js')).cliMain(process.argv.slice(2));

@@ -1,18 +1,30 @@
 #!/usr/bin/env node
-// Runs the whole platform: the embedded PostgreSQL when DATABASE_URL is unset, migrations once,
-// then api, worker and smtp-relay as child processes. Ctrl-C stops all of them.
+// `npm start`: builds what is stale, starts the embedded PostgreSQL when DATABASE_URL is unset,
+// applies migrations, then runs api, worker and smtp-relay as child processes and, once each has
+// said "ready", prints where everything is. Ctrl-C stops the apps first, then the database.
+//
+// Outside production it also starts the development mail catcher (scripts/mail-catcher.js) and
+// routes outbound mail to it unless SMTP_OUTBOUND_URL is set, and lets webhooks target loopback
+// unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set. Production behaviour is the apps' own.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
+const readline = require('node:readline');
+const { build } = require('./build');
+const { startMailCatcher } = require('./mail-catcher');
 
 const root = path.resolve(__dirname, '..');
+const APPS = ['api', 'worker', 'smtp-relay'];
 const dist = (app) => path.join(root, `dist/apps/${app}/apps/${app}/src/main.js`);
 const log = (msg, extra = {}) =>
   process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', service: 'launcher', msg, ...extra }) + '\n');
 
+/** Runs a script to its end; resolves with its stdout. */
 function run(file, args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { env, stdio: 'inherit' });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited with ${code}`))));
+    const child = spawn(process.execPath, [file, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${path.basename(file)} exited with ${code}`))));
   });
 }
 
@@ -48,38 +60,93 @@ function startDatabase(env) {
   });
 }
 
+/** Starts one app; its log lines pass through, and `onReady` gets its "<app> ready" line. */
+function startApp(app, env, onReady) {
+  const child = spawn(process.execPath, [dist(app)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    process.stdout.write(line + '\n');
+    if (!line.includes(`"${app} ready"`)) return;
+    try {
+      onReady(app, JSON.parse(line));
+    } catch {
+      // not a JSON line: only passed through
+    }
+  });
+  return child;
+}
+
+function readyBlock(ready, env, catcher) {
+  const api = ready.api.url;
+  const mail = catcher
+    ? `Mail catcher  ${catcher.webUrl}   (every email the platform sends lands here)`
+    : `Outbound mail ${ready.worker.outbound}`;
+  const lines = [
+    `Messaging platform ready (${env.NODE_ENV || 'development'})`,
+    `  API           ${api}/api/v1`,
+    `  OpenAPI       ${api}/docs   (JSON: ${api}/docs/json)`,
+    `  Dashboard     ${api}/dashboard`,
+    `  SMTP relay    localhost:${ready['smtp-relay'].port}   (STARTTLS; password: an API key)`,
+    `  Inbound SMTP  localhost:${ready['smtp-relay'].inboundPort}   (bounces, complaints, unsubscribes)`,
+    `  ${mail}`,
+    '',
+    'Next: npx mp-admin create-org --name Acme --with-key',
+    '      then follow the walk-through in README.md. Ctrl-C stops everything.',
+  ];
+  const rule = '─'.repeat(Math.max(...lines.map((l) => l.length)) + 2);
+  return `${rule}\n${lines.map((l) => ` ${l}`).join('\n')}\n${rule}\n`;
+}
+
 async function main() {
   const env = { ...process.env };
+  const production = env.NODE_ENV === 'production';
+  build(undefined, { ifStale: true, log: (m) => log(m) });
+
   let stopDb = async () => undefined;
   if (!env.DATABASE_URL) {
     const db = await startDatabase(env);
     env.DATABASE_URL = db.url;
     stopDb = db.stop;
   }
-  log('applying migrations');
-  await run(path.join(root, 'scripts/migrate.js'), [], env);
+  const migrated = JSON.parse(await run(path.join(root, 'scripts/admin.js'), ['migrate', '--json'], env));
+  log('migrations applied', { count: migrated.migrated.length });
 
-  const children = ['api', 'worker', 'smtp-relay'].map((app) => {
-    const child = spawn(process.execPath, [dist(app)], { env: { ...env, RUN_MIGRATIONS: 'false' }, stdio: 'inherit' });
+  let catcher = null;
+  if (!production && !env.SMTP_OUTBOUND_URL) {
+    catcher = await startMailCatcher({
+      smtpPort: Number(env.MAIL_CATCHER_SMTP_PORT || 1025),
+      httpPort: Number(env.MAIL_CATCHER_HTTP_PORT || 1080),
+    });
+    env.SMTP_OUTBOUND_URL = catcher.smtpUrl;
+    log('mail catcher ready', { smtp: catcher.smtpUrl, url: catcher.webUrl });
+  }
+  if (!production && env.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined) env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+
+  let stopping = false;
+  const ready = {};
+  const onReady = (app, line) => {
+    ready[app] = line;
+    if (Object.keys(ready).length === APPS.length) process.stdout.write(readyBlock(ready, env, catcher));
+  };
+  const children = APPS.map((app) => {
+    const child = startApp(app, { ...env, RUN_MIGRATIONS: 'false' }, onReady);
     child.on('exit', (code, signal) => {
       log(`${app} exited`, { code, signal });
-      if (!stopping) shutdown(1);
+      if (!stopping) void shutdown(1);
     });
     return child;
   });
-  log('platform started', { api: `http://localhost:${env.PORT || 3000}`, smtp: Number(env.SMTP_PORT || 2525), inbound: Number(env.INBOUND_SMTP_PORT || 2526) });
 
-  let stopping = false;
   async function shutdown(code) {
     if (stopping) return;
     stopping = true;
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.on('exit', r)) : null)));
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.on('exit', r)) : null)));
+    await catcher?.close();
     await stopDb().catch(() => undefined);
     process.exit(code);
   }
-  process.on('SIGINT', () => shutdown(0));
-  process.on('SIGTERM', () => shutdown(0));
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
 }
 
 main().catch((err) => {

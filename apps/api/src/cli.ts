@@ -1,14 +1,10 @@
-// `npm run admin -- <command> [--json]`: operator commands that need no HTTP (§3).
-// Output is one JSON object on stdout; progress and errors go to stderr.
-// `create-user` needs a password of at least 12 characters; `unlock-login [--email E] [--ip A]`
-// ends a login lock early (the account's failure window, the IP's, or both). Sending domains:
-// `add-domain`, `verify-domain`, `list-domains` (sending-domains/domains.command.ts).
+// The admin CLI (`mp-admin <command>`, §3): operator commands that need no HTTP. Parses the
+// command line, prints help, boots the domain without the HTTP layer and runs one command of
+// admin/commands.ts. The result is JSON on stdout; progress, logs and errors go to stderr.
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { parseArgs } from 'node:util';
-import { DataSource } from 'typeorm';
+import { parseArgs, ParseArgsConfig } from 'node:util';
 import {
-  ApiKeyService,
   AppConfigModule,
   ConfigError,
   ContactsModule,
@@ -18,29 +14,16 @@ import {
   JsonLogger,
   LimitsModule,
   loadConfig,
-  LoginService,
-  migrateEngagementDatabase,
-  OrganizationService,
-  PLANS,
-  Plan,
   QueuesModule,
   RedisModule,
-  ROLES,
-  rotateContactEncryption,
-  Role,
-  runMigrations,
   SendingDomainsModule,
+  setLogSink,
   TenancyModule,
-  UserService,
   ValidationFailedError,
 } from '@app/domain';
-import { IMPORT_FILE_OPTIONS, importFileCommand } from './imports/import-file.command';
-import {
-  DOMAIN_COMMANDS,
-  DOMAIN_OPTIONS,
-  DomainCommand,
-  domainCommand,
-} from './sending-domains/domains.command';
+import { AdminCommand, checkOptions, Flags } from './admin/admin-command';
+import { ADMIN_COMMANDS } from './admin/commands';
+import { commandHelp, TOOL, toolHelp } from './admin/help';
 
 @Module({
   imports: [
@@ -57,229 +40,146 @@ import {
 })
 class CliModule {}
 
-type Flags = Record<string, string | boolean | undefined>;
+export const COMMANDS = ADMIN_COMMANDS.map((c) => c.name);
 
-function need(flags: Flags, name: string): string {
-  const v = flags[name];
-  if (typeof v !== 'string' || !v)
-    throw ValidationFailedError.field(name, 'required', `--${name} is required`);
-  return v;
+interface Parsed {
+  command?: AdminCommand;
+  flags: Flags;
+  help: boolean;
+  json: boolean;
 }
 
-function optInt(flags: Flags, name: string): number | null | undefined {
-  const v = flags[name];
-  if (v === undefined) return undefined;
-  if (v === 'none' || v === 'null') return null;
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) {
-    throw ValidationFailedError.field(name, 'type', `--${name} must be a whole number or "none"`);
-  }
-  return Number(v);
-}
-
-function oneOf<T extends string>(
-  flags: Flags,
-  name: string,
-  allowed: readonly T[],
-  fallback?: T,
-): T {
-  const v = (flags[name] as string | undefined) ?? fallback;
-  if (!v || !allowed.includes(v as T)) {
-    throw ValidationFailedError.field(
-      name,
-      'enum',
-      `--${name} must be one of ${allowed.join(', ')}`,
-    );
-  }
-  return v as T;
-}
-
-export const COMMANDS = [
-  'migrate',
-  'create-org',
-  'create-user',
-  'create-key',
-  'revoke-key',
-  'unlock-login',
-  'set-limits',
-  'rotate-keys',
-  'import-file',
-  ...DOMAIN_COMMANDS,
-] as const;
-
-const OPTIONS = {
-  name: { type: 'string' },
-  plan: { type: 'string' },
-  'with-key': { type: 'boolean' },
-  email: { type: 'string' },
-  password: { type: 'string' },
-  org: { type: 'string' },
-  role: { type: 'string' },
-  scopes: { type: 'string' },
-  'per-minute': { type: 'string' },
-  'per-day': { type: 'string' },
-  'per-second': { type: 'string' },
-  'per-hour': { type: 'string' },
-  'per-month': { type: 'string' },
-  id: { type: 'string' },
-  ip: { type: 'string' },
-  'batch-size': { type: 'string' },
-  json: { type: 'boolean' },
-  ...IMPORT_FILE_OPTIONS,
-  ...DOMAIN_OPTIONS,
-} as const;
-
-/**
- * Runs one operator command. Output is one JSON object; `create-user` needs a password of at least
- * 12 characters; `unlock-login [--email E] [--ip A]` ends a login lock early (the account's
- * failure window, the IP's, or both).
- */
-export async function runAdmin(argv: string[]): Promise<Record<string, unknown>> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: true,
-  });
-  const command = positionals[0];
-  if (!command || !(COMMANDS as readonly string[]).includes(command)) {
+/** Finds the command and reads its options; usage mistakes are `ValidationFailedError`s. */
+export function parseCommandLine(argv: string[]): Parsed {
+  const json = argv.includes('--json');
+  const help = argv.includes('--help') || argv.includes('-h') || argv[0] === 'help';
+  const name = argv.find((a, i) => !a.startsWith('-') && !(i === 0 && a === 'help'));
+  if (name === undefined) return { flags: {}, help: true, json };
+  const command = ADMIN_COMMANDS.find((c) => c.name === name);
+  if (!command) {
     throw ValidationFailedError.field(
       'command',
       'enum',
-      `command must be one of ${COMMANDS.join(', ')}`,
+      `unknown command "${name}"; the commands are ${COMMANDS.join(', ')}`,
     );
   }
-  const flags = values as Flags;
+  if (help) return { command, flags: {}, help, json };
+  const options: ParseArgsConfig['options'] = {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [option, o] of Object.entries(command.options)) options[option] = { type: o.type };
+  try {
+    const args = [...argv];
+    args.splice(argv.indexOf(name), 1);
+    const { values, positionals } = parseArgs({
+      args,
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length) {
+      throw ValidationFailedError.field(
+        'command',
+        'unexpected',
+        `unexpected argument "${positionals[0]}" (options start with --)`,
+      );
+    }
+    return { command, flags: values as Flags, help, json };
+  } catch (err) {
+    if (err instanceof ValidationFailedError) throw err;
+    const code = (err as { code?: string }).code;
+    const option = /'(-[^']*)'/.exec((err as Error).message)?.[1] ?? '';
+    const message =
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown option ${option}`
+        : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' &&
+            /argument missing/.test((err as Error).message)
+          ? `${option.split(' ')[0]} needs a value`
+          : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+            ? `${option.split(' ')[0]} takes no value`
+            : (err as Error).message;
+    throw ValidationFailedError.field(
+      option.replace(/^-+/, '').split(' ')[0] || 'command',
+      'usage',
+      message,
+    );
+  }
+}
+
+/** Runs one command and returns its result; throws domain, configuration or usage errors. */
+export async function runAdmin(argv: string[]): Promise<Record<string, unknown>> {
+  const { command, flags } = parseCommandLine(argv);
+  if (!command) {
+    throw ValidationFailedError.field(
+      'command',
+      'required',
+      `give a command: ${COMMANDS.join(', ')}`,
+    );
+  }
+  checkOptions(command, flags);
   const config = loadConfig();
   const app = await NestFactory.createApplicationContext(CliModule, {
     logger: new JsonLogger('admin', config.logLevel === 'debug' ? 'debug' : 'warn'),
-    // A boot failure is thrown to the caller (and reported as JSON), never a bare process.exit.
+    // A boot failure is thrown to the caller (and reported), never a bare process.exit.
     abortOnError: false,
   });
   try {
-    const orgs = app.get(OrganizationService);
-    const keys = app.get(ApiKeyService);
-    const users = app.get(UserService);
-    switch (command) {
-      case 'migrate': {
-        const ds = app.get(DataSource);
-        const migrated = await runMigrations(ds);
-        const mainUrl = (ds.options as { url: string }).url;
-        const engagement = await migrateEngagementDatabase(config.engagementDatabaseUrl, mainUrl);
-        return engagement.length ? { migrated, engagementMigrated: engagement } : { migrated };
-      }
-      case 'create-org': {
-        const org = await orgs.create({
-          name: need(flags, 'name'),
-          plan: oneOf<Plan>(flags, 'plan', PLANS, 'free'),
-        });
-        const out: Record<string, unknown> = {
-          organization: { id: org.id, name: org.name, plan: org.plan },
-        };
-        if (flags['with-key']) {
-          const { key, value } = await keys.create(org.id, { name: 'admin', scopes: 'all' });
-          out.apiKey = { id: key.id, key: value, scopes: key.scopes };
-        }
-        return out;
-      }
-      case 'create-user': {
-        const user = await users.createUser({
-          email: need(flags, 'email'),
-          password: need(flags, 'password'),
-          organizationId: need(flags, 'org'),
-          role: oneOf<Role>(flags, 'role', ROLES, 'member'),
-        });
-        return { user: { id: user.id, email: user.email } };
-      }
-      case 'create-key': {
-        const scopesFlag = need(flags, 'scopes');
-        const { key, value } = await keys.create(need(flags, 'org'), {
-          name: need(flags, 'name'),
-          scopes: scopesFlag === 'all' ? 'all' : scopesFlag.split(',').map((s) => s.trim()),
-          rateLimitPerMinute: optInt(flags, 'per-minute') ?? undefined,
-          rateLimitPerDay: optInt(flags, 'per-day'),
-        });
-        return {
-          apiKey: {
-            id: key.id,
-            organizationId: key.organizationId,
-            key: value,
-            scopes: key.scopes,
-          },
-        };
-      }
-      case 'revoke-key': {
-        const key = await keys.revokeById(need(flags, 'id'));
-        return { apiKey: { id: key.id, revokedAt: key.revokedAt } };
-      }
-      case 'unlock-login': {
-        // Either or both: an account's window, an IP's window.
-        const email = flags.email === undefined ? undefined : need(flags, 'email');
-        const ip = flags.ip === undefined && email !== undefined ? undefined : need(flags, 'ip');
-        await app.get(LoginService).unlock({ email, ip });
-        return { unlocked: { email: email ?? null, ip: ip ?? null } };
-      }
-      case 'rotate-keys': {
-        // Re-encrypts values written under an ENCRYPTION_KEYS_OLD key with ENCRYPTION_KEY and
-        // recomputes their blind indexes; afterwards the old key can be dropped.
-        const result = await rotateContactEncryption(app.get(DataSource), {
-          batchSize: optInt(flags, 'batch-size') ?? 1000,
-          organizationId: flags.org === undefined ? undefined : need(flags, 'org'),
-        });
-        return { rotation: result };
-      }
-      case 'import-file':
-        return await importFileCommand(app, flags, (name) => need(flags, name));
-      case 'add-domain':
-      case 'verify-domain':
-      case 'list-domains':
-        return await domainCommand(app, command as DomainCommand, flags, (name) =>
-          need(flags, name),
-        );
-      case 'set-limits': {
-        const org = await orgs.setLimits(need(flags, 'org'), {
-          perSecond: optInt(flags, 'per-second'),
-          perMinute: optInt(flags, 'per-minute'),
-          perHour: optInt(flags, 'per-hour'),
-          perDay: optInt(flags, 'per-day'),
-          perMonth: optInt(flags, 'per-month'),
-        });
-        return {
-          organization: {
-            id: org.id,
-            limits: {
-              perSecond: org.limitPerSecond,
-              perMinute: org.limitPerMinute,
-              perHour: org.limitPerHour,
-              perDay: org.limitPerDay,
-              perMonth: org.limitPerMonth,
-            },
-          },
-        };
-      }
-    }
-    throw new Error('unreachable');
+    return await command.run({ app, config }, flags);
   } finally {
     await app.close();
   }
 }
 
-/** Entry used by scripts/admin.js: one JSON object on stdout, or an error object on stderr and exit 1. */
+/** One error, as JSON (`--json`) or in plain words with a pointer to the help. */
+export function describeError(err: unknown, argv: string[], json: boolean): string {
+  const command = ADMIN_COMMANDS.find((c) => argv.includes(c.name));
+  if (json) {
+    const body =
+      err instanceof ValidationFailedError
+        ? { error: err.message, code: err.code, errors: err.errors }
+        : err instanceof DomainError
+          ? { error: err.message, code: err.code }
+          : { error: (err as Error).message };
+    return JSON.stringify(body);
+  }
+  const prefix = command ? `${TOOL} ${command.name}` : TOOL;
+  if (err instanceof ValidationFailedError) {
+    const lines = err.errors.map((e) =>
+      e.field === 'command' || e.message.includes(e.field) ? e.message : `${e.field}: ${e.message}`,
+    );
+    const help = command ? `${TOOL} ${command.name} --help` : `${TOOL} --help`;
+    return `${prefix}: ${lines.join('; ')}\nRun "${help}" for the usage.`;
+  }
+  if (err instanceof DomainError || err instanceof ConfigError) return `${prefix}: ${err.message}`;
+  return `${prefix} failed: ${(err as Error).message}`;
+}
+
+/**
+ * Entry of the `mp-admin` bin (scripts/admin.js): help on stdout and exit 0; a result as JSON on
+ * stdout and exit 0; an error on stderr and exit 1. Log lines go to stderr, never to stdout.
+ */
 export function cliMain(argv: string[]): void {
+  setLogSink((line) => process.stderr.write(line + '\n'));
+  const json = argv.includes('--json');
+  let parsed: Parsed;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (err) {
+    process.stderr.write(describeError(err, argv, json) + '\n');
+    process.exit(1);
+  }
+  if (parsed.help) {
+    process.stdout.write(parsed.command ? commandHelp(parsed.command) : toolHelp(ADMIN_COMMANDS));
+    process.exit(0);
+  }
   runAdmin(argv).then(
     (out) => {
-      process.stdout.write(JSON.stringify(out) + '\n');
+      process.stdout.write(JSON.stringify(out, null, json ? undefined : 2) + '\n');
       process.exit(0);
     },
     (err: unknown) => {
-      const body =
-        err instanceof ValidationFailedError
-          ? { error: err.message, code: err.code, errors: err.errors }
-          : err instanceof DomainError
-            ? { error: err.message, code: err.code }
-            : err instanceof ConfigError
-              ? { error: err.message }
-              : { error: (err as Error).message };
-      process.stderr.write(JSON.stringify(body) + '\n');
+      process.stderr.write(describeError(err, argv, json) + '\n');
       process.exit(1);
     },
   );

@@ -10,7 +10,10 @@ async function bootstrap(config: AppConfig): Promise<void> {
   const app = await NestFactory.create(ApiModule, { bodyParser: false, logger });
   configureApp(app, config);
   await app.listen(config.port);
-  logger.log({ msg: 'api listening', port: config.port, pid: process.pid }, 'bootstrap');
+  // Under a primary, the primary says "ready" once every process listens.
+  const line = { port: config.port, pid: process.pid, url: `http://localhost:${config.port}` };
+  if (cluster.isPrimary) logger.log({ msg: 'api ready', ...line }, 'bootstrap');
+  else logger.debug({ msg: 'api process listening', ...line }, 'bootstrap');
 }
 
 /**
@@ -24,6 +27,16 @@ function supervise(config: AppConfig): void {
   const logger = new JsonLogger('api-primary', config.logLevel);
   let stopping = false;
   let alive = 0;
+  let listening = 0;
+  cluster.on('listening', () => {
+    if (++listening !== config.apiProcesses) return;
+    logger.log({
+      msg: 'api ready',
+      port: config.port,
+      processes: config.apiProcesses,
+      url: `http://localhost:${config.port}`,
+    });
+  });
   const fork = () => {
     const worker = cluster.fork();
     alive++;
@@ -52,7 +65,7 @@ function supervise(config: AppConfig): void {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  logger.log({ msg: 'api primary started', processes: config.apiProcesses, port: config.port });
+  logger.debug({ msg: 'api primary started', processes: config.apiProcesses, port: config.port });
 }
 
 const config = loadConfigOrExit();

@@ -78,6 +78,8 @@ function sends(key: ResolvedKey | null): key is ResolvedKey {
 export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SmtpRelayService.name);
   private server?: SMTPServer;
+  /** Whether STARTTLS runs on the generated self-signed pair (no SMTP_TLS_CERT/KEY). */
+  selfSignedTls = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -95,6 +97,12 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
 
   async onApplicationBootstrap(): Promise<void> {
     const tls = await relayTlsMaterial(this.config);
+    this.selfSignedTls = tls.selfSigned;
+    if (tls.selfSigned && this.config.isProduction) {
+      this.logger.warn({
+        msg: 'SMTP_TLS_CERT and SMTP_TLS_KEY are unset: STARTTLS uses a self-signed certificate kept in DATA_DIR/smtp-tls; set a real certificate for clients that verify it',
+      });
+    }
     this.server = new SMTPServer({
       name: 'messaging-relay',
       banner: 'Messaging platform relay',
@@ -103,9 +111,8 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
       authMethods: ['PLAIN', 'LOGIN'],
       // Insecure AUTH is judged per connection in onAuth (loopback or SMTP_ALLOW_INSECURE_AUTH).
       allowInsecureAuth: true,
-      hideSTARTTLS: !tls,
-      key: tls?.key,
-      cert: tls?.cert,
+      key: tls.key,
+      cert: tls.cert,
       logger: false,
       closeTimeout: 10_000,
       onConnect: (session, cb) => void this.onConnect(session).then(() => cb(), cb),
@@ -138,7 +145,7 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
       }
     });
     await new Promise<void>((resolve) => this.server!.listen(this.config.smtpPort, resolve));
-    this.logger.log({ msg: 'smtp relay listening', port: this.port, starttls: Boolean(tls) });
+    this.logger.debug({ msg: 'smtp relay listening', port: this.port });
   }
 
   /** Stops accepting, lets open transactions finish (up to closeTimeout), then resolves. */

@@ -9,7 +9,15 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(WorkerModule, { logger });
   app.enableShutdownHooks();
   await app.listen(config.workerHealthPort, '127.0.0.1');
-  logger.log({ msg: 'worker started', healthPort: config.workerHealthPort }, 'bootstrap');
+  logger.log(
+    {
+      msg: 'worker ready',
+      health: `http://127.0.0.1:${config.workerHealthPort}/health`,
+      // Where mail goes: a smarthost (its host only, never its credentials) or recipients' MX.
+      outbound: config.smtpOutboundUrl ? new URL(config.smtpOutboundUrl).host : 'recipient MX',
+    },
+    'bootstrap',
+  );
 }
 
 void bootstrap();

@@ -1,4 +1,4 @@
-// `npm run admin -- import-file`: a local CSV imported through ImportsService, followed on stderr.
+// `mp-admin import-file`: a local CSV imported through ImportsService, followed on stderr.
 import { INestApplicationContext } from '@nestjs/common';
 import {
   ContactImport,
@@ -10,16 +10,6 @@ import {
   toImportResponse,
   ValidationFailedError,
 } from '@app/domain';
-
-export const IMPORT_FILE_OPTIONS = {
-  file: { type: 'string' },
-  map: { type: 'string' },
-  list: { type: 'string' },
-  tags: { type: 'string' },
-  duplicates: { type: 'string' },
-  partial: { type: 'boolean' },
-  'via-worker': { type: 'boolean' },
-} as const;
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -61,7 +51,7 @@ function bar(imp: ContactImport, startedAt: number): string {
 }
 
 /**
- * `npm run admin -- import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
+ * `mp-admin import-file --org ID --file F --map "Email=email,First=firstName" [--list NAME]
  * [--tags a,b] [--duplicates skip|update] [--partial] [--via-worker]`: uploads the file through
  * ImportsService (the API's own path, not HTTP), starts the import and follows it with a progress
  * bar on stderr until it ends; the final import is the command's JSON on stdout.

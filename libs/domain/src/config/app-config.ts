@@ -228,7 +228,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', 'must be one of debug, info, warn, error');
   }
-  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:'], 'http://localhost:3000')!;
+  // By default the api's own address on this machine (its PORT).
+  const localPort = /^\d{1,5}$/.test(env.PORT ?? '') ? env.PORT : '3000';
+  const publicBaseUrl = url(
+    env,
+    'PUBLIC_BASE_URL',
+    ['http:', 'https:'],
+    `http://localhost:${localPort}`,
+  )!;
   // By default `bounces.` + the public host (an IP literal such as `[::1]` is no mail domain:
   // `bounces.localhost` then).
   const publicHost = new URL(publicBaseUrl).hostname;

@@ -29,6 +29,12 @@ export const PLAN_SENDING_LIMITS: Record<Plan, SendingLimits> = {
   },
 };
 
+/**
+ * An override that stands for "no limit": the largest value the limit columns hold, which no
+ * window's count reaches. Null, by contrast, means "the plan's default".
+ */
+export const UNLIMITED_SENDING_LIMIT = 2_147_483_647;
+
 /** The organization columns the limits are resolved from (organizations.limit_per_*). */
 export interface OrganizationLimitSource {
   plan: Plan;

@@ -13,6 +13,18 @@ const LEVELS = {
 } as const;
 type Level = keyof typeof LEVELS;
 
+/**
+ * Nest's own start-up lines (one per module, controller and route: about a hundred for the api)
+ * are debug lines here; each app logs one "ready" line of its own once it listens.
+ */
+const FRAMEWORK_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
+
 export type LogSink = (line: string) => void;
 
 let sink: LogSink = (line) => process.stdout.write(line + '\n');
@@ -74,7 +86,8 @@ export class JsonLogger implements LoggerService {
 
   log(message: unknown, ...params: unknown[]): void {
     const { context, extra } = this.split(params);
-    this.write('info', message, context, extra);
+    const level = context && FRAMEWORK_CONTEXTS.has(context) ? 'debug' : 'info';
+    this.write(level, message, context, extra);
   }
   error(message: unknown, ...params: unknown[]): void {
     const { context, extra } = this.split(params);

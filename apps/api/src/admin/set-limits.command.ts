@@ -1,0 +1,87 @@
+// `mp-admin set-limits`: an organization's sending-limit overrides (§8): a number, the plan's
+// default, or unlimited, per window.
+import {
+  OrganizationService,
+  resolveSendingLimits,
+  SENDING_WINDOWS,
+  SendingWindow,
+  UNLIMITED_SENDING_LIMIT,
+  ValidationFailedError,
+} from '@app/domain';
+import { AdminCommand, Flags, need, opt } from './admin-command';
+
+const FLAG: Record<SendingWindow, string> = {
+  perSecond: 'per-second',
+  perMinute: 'per-minute',
+  perHour: 'per-hour',
+  perDay: 'per-day',
+  perMonth: 'per-month',
+};
+
+/** `default` → null (the plan's value), `unlimited` → the never-reached limit, else a count. */
+function limitFlag(flags: Flags, name: string): number | null | undefined {
+  const v = opt(flags, name);
+  if (v === undefined) return undefined;
+  if (v === 'default') return null;
+  if (v === 'unlimited') return UNLIMITED_SENDING_LIMIT;
+  if (!/^\d+$/.test(v)) {
+    throw ValidationFailedError.field(
+      name,
+      'type',
+      `--${name} must be a whole number, default or unlimited, got "${v}"`,
+    );
+  }
+  return Number(v);
+}
+
+const shown = (n: number | null): number | string =>
+  n === null ? 'default' : n >= UNLIMITED_SENDING_LIMIT ? 'unlimited' : n;
+
+export const setLimitsCommand: AdminCommand = {
+  name: 'set-limits',
+  summary: "set an organization's sending limits (a number, default or unlimited)",
+  description:
+    'Overrides the sending limits of an organization, per window. Each value is a whole number ' +
+    "(0 stops sending), `default` (back to the plan's limit) or `unlimited`. Windows not given " +
+    'keep their current setting. perSecond, perMinute and perHour count send requests; perDay ' +
+    'and perMonth count recipients. The output shows the overrides and the limits in effect.',
+  options: {
+    org: { type: 'string', value: 'ID', description: 'organization id', required: true, id: true },
+    ...Object.fromEntries(
+      SENDING_WINDOWS.map((w) => [
+        FLAG[w],
+        {
+          type: 'string',
+          value: 'LIMIT',
+          description: `${w}: a whole number, default or unlimited`,
+        },
+      ]),
+    ),
+  },
+  examples: [
+    'mp-admin set-limits --org $ORG --per-second 5 --per-minute 100 --per-day default',
+    'mp-admin set-limits --org $ORG --per-month unlimited --json',
+  ],
+  async run({ app }, flags) {
+    const overrides = Object.fromEntries(
+      SENDING_WINDOWS.map((w) => [w, limitFlag(flags, FLAG[w])]),
+    ) as Record<SendingWindow, number | null | undefined>;
+    const org = await app.get(OrganizationService).setLimits(need(flags, 'org'), overrides);
+    const stored: Record<SendingWindow, number | null> = {
+      perSecond: org.limitPerSecond,
+      perMinute: org.limitPerMinute,
+      perHour: org.limitPerHour,
+      perDay: org.limitPerDay,
+      perMonth: org.limitPerMonth,
+    };
+    const effective = resolveSendingLimits(org);
+    return {
+      organization: {
+        id: org.id,
+        plan: org.plan,
+        limits: Object.fromEntries(SENDING_WINDOWS.map((w) => [w, shown(stored[w])])),
+        effective: Object.fromEntries(SENDING_WINDOWS.map((w) => [w, shown(effective[w])])),
+      },
+    };
+  },
+};

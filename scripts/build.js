@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+// Builds the apps and the dashboard, skipping a target whose output is newer than every one of its
+// inputs (`--if-stale`). `npm run build` builds everything; `npm start`, the admin CLI and the
+// self-hosting tests build only what is stale.
+//
+// A target is up to date when its entry file exists and is newer than the newest of its inputs:
+// source files and the folders holding them (a deleted or renamed file changes its folder's
+// time), the build configuration and the installed dependencies' lockfile. A failed build removes
+// the entry file, so it can never be taken for a current one.
+const { spawnSync } = require('node:child_process');
+const { existsSync, readdirSync, rmSync, statSync } = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const CONFIG = ['package.json', 'package-lock.json', 'node_modules/.package-lock.json', 'tsconfig.json'];
+
+const nestTarget = (app) => ({
+  entry: `dist/apps/${app}/apps/${app}/src/main.js`,
+  inputs: [`apps/${app}/src`, 'libs', `apps/${app}/tsconfig.app.json`, 'nest-cli.json', ...CONFIG],
+  command: ['npx', 'nest', 'build', app],
+});
+
+const TARGETS = {
+  api: nestTarget('api'),
+  worker: nestTarget('worker'),
+  'smtp-relay': nestTarget('smtp-relay'),
+  dashboard: {
+    entry: 'dist/dashboard/index.html',
+    inputs: ['apps/dashboard', ...CONFIG],
+    command: ['npm', 'run', '--silent', 'build:dashboard'],
+  },
+};
+
+/** Newest modification time (ms) under `p`: files and folders; spec files do not count. */
+function newest(p) {
+  let stat;
+  try {
+    stat = statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!stat.isDirectory()) return /\.spec\.tsx?$/.test(p) ? 0 : stat.mtimeMs;
+  let max = stat.mtimeMs;
+  for (const entry of readdirSync(p)) {
+    if (entry === 'node_modules') continue;
+    max = Math.max(max, newest(path.join(p, entry)));
+  }
+  return max;
+}
+
+/** True when the target's sources are absent (a production image ships only dist/) or older. */
+function upToDate(name) {
+  const t = TARGETS[name];
+  const entry = path.join(root, t.entry);
+  if (!existsSync(entry)) return false;
+  if (!existsSync(path.join(root, t.inputs[0]))) return true;
+  return statSync(entry).mtimeMs > Math.max(...t.inputs.map((i) => newest(path.join(root, i))));
+}
+
+/**
+ * Builds the named targets in order (all when none is named). With `ifStale`, a target that is up
+ * to date is skipped. Progress goes to `log` (stderr by default: stdout may be a command's JSON).
+ * Throws when a build fails.
+ */
+function build(names = Object.keys(TARGETS), { ifStale = false, log = (m) => process.stderr.write(m + '\n') } = {}) {
+  for (const name of names) {
+    const t = TARGETS[name];
+    if (!t) throw new Error(`unknown build target "${name}" (one of ${Object.keys(TARGETS).join(', ')})`);
+    if (ifStale && upToDate(name)) continue;
+    log(`building ${name}...`);
+    const began = Date.now();
+    const [cmd, ...args] = t.command;
+    const res = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 2, 2] });
+    if (res.status !== 0) {
+      rmSync(path.join(root, t.entry), { force: true });
+      throw new Error(`the build of ${name} failed`);
+    }
+    log(`built ${name} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+  }
+}
+
+module.exports = { build, upToDate, TARGETS };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const ifStale = args.includes('--if-stale');
+  const names = args.filter((a) => !a.startsWith('--'));
+  try {
+    build(names.length ? names : undefined, { ifStale });
+  } catch (err) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}
