@@ -151,7 +151,7 @@ describe('DKIM signing and the sender policy (require)', () => {
     await expectSignedBy(m, domain);
   });
 
-  it('signs campaign messages', async () => {
+  it('signs campaign messages, their List-Unsubscribe headers included', async () => {
     const list = await seedList(app, a.org.id, { subscribed: 2 });
     const created = await a.http
       .post(
@@ -164,7 +164,13 @@ describe('DKIM signing and the sender policy (require)', () => {
       .expect(201);
     await a.http.post(`/api/v1/user/campaigns/${created.body.data.id}/send`).expect(202);
     const mails = await arrived('Signed campaign', 2);
-    for (const m of mails) await expectSignedBy(m, domain);
+    for (const m of mails) {
+      await expectSignedBy(m, domain);
+      expect(m.raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$/m);
+      expect(m.raw).toMatch(/^List-Unsubscribe:\s+<http[^>]+\/u\/[0-9a-z]{46}>,\s+<mailto:unsub/m);
+      const signed = dkimTags(m.raw).h.toLowerCase().split(':');
+      expect(signed).toEqual(expect.arrayContaining(['list-unsubscribe', 'list-unsubscribe-post']));
+    }
   });
 
   it('signs relayed messages, prepending the signature and leaving the body as submitted', async () => {

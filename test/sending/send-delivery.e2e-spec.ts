@@ -66,7 +66,7 @@ describe('POST /api/v1/send → delivery', () => {
       ['dave@example.test'],
     ]);
     for (const m of mails) {
-      expect(m.from).toMatch(/^bounces\+[0-9a-f]{52}@localhost$/);
+      expect(m.from).toMatch(/^bounces\+[0-9a-f]{52}@bounces\.localhost$/);
       expect(m.raw).not.toMatch(/^bcc:/im);
       expect(m.raw).not.toContain('dave@example.test');
     }

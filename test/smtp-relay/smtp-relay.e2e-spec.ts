@@ -319,7 +319,7 @@ describe('SMTP relay', () => {
         ['rcpt@example.test'],
       ]);
       for (const delivered of relayed) {
-        expect(delivered.from).toMatch(/^bounces\+[0-9a-f]{52}@localhost$/);
+        expect(delivered.from).toMatch(/^bounces\+[0-9a-f]{52}@bounces\.localhost$/);
         // Sent byte for byte: the Bcc stays out of the headers, the body is the submitted one.
         expect(delivered.raw).not.toMatch(/^Bcc:/im);
         expect(delivered.parsed.text?.trim()).toBe('Hello over SMTP');

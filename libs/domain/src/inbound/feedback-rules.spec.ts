@@ -49,6 +49,7 @@ describe('reportedRecipient', () => {
 describe('messageIdReference', () => {
   it('names the job of a Message-ID the send path made', () => {
     expect(messageIdReference(' <01jdx3r2f8k7q0m9v4t6z5y8ab@shop.example> ')).toEqual({
+      id: null,
       jobId: 'job_01JDX3R2F8K7Q0M9V4T6Z5Y8AB',
       messageId: '<01jdx3r2f8k7q0m9v4t6z5y8ab@shop.example>',
       recipientIdx: null,
