@@ -31,6 +31,9 @@ describe('Campaign fan-out (worker)', () => {
     worker = await startWorker(override);
     ds = app.get(DataSource);
   });
+  afterEach(() => {
+    sink.onRcpt = undefined;
+  });
   afterAll(async () => {
     await worker.close();
     await app.close();
@@ -178,6 +181,10 @@ describe('Campaign fan-out (worker)', () => {
     await setLimits(s.org.id, 1000);
     const list = await seedList(app, s.org.id, { subscribed: 6 });
     const members = list.contactIds.slice(0, 3);
+    sink.onRcpt = (address) =>
+      address === `c-${members[0]}@example.test`
+        ? { code: 550, message: '5.1.1 No such user' }
+        : null;
     const seg = await s.http
       .post('/api/v1/user/contact-segments', { name: 'VIP', type: 'static', contactIds: members })
       .expect(201);
@@ -190,6 +197,23 @@ describe('Campaign fan-out (worker)', () => {
       failedCount: 0,
     });
     expect(await messagedContacts(id)).toEqual([...members].sort());
+    // Handed over is not delivered: the campaign shows what became of its messages.
+    const delivery = await waitFor(
+      async () => {
+        const { data } = (await s.http.get(`${BASE}/${id}`).expect(200)).body;
+        return data.delivery.queued === 0 && data.delivery;
+      },
+      { what: 'every campaign message out of the queue' },
+    );
+    expect(delivery).toEqual({
+      queued: 0,
+      deferred: 0,
+      delivered: 2,
+      partially_delivered: 0,
+      bounced: 1,
+      failed: 0,
+      suppressed: 0,
+    });
   });
 
   it('a campaign to a dynamic segment sends to the contacts its rules select at send time', async () => {

@@ -39,7 +39,8 @@ export class CampaignsController {
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaign fetched successfully')
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return toCampaignResponse(await this.campaigns.get(orgId, id));
+    const campaign = await this.campaigns.get(orgId, id);
+    return { ...toCampaignResponse(campaign), delivery: await this.campaigns.delivery(orgId, id) };
   }
 
   /** Drafts only (409 E_BUSINESS_RULE_VIOLATION otherwise). */

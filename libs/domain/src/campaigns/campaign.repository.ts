@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { empty, query, sql, Sql } from '../database/sql';
+import { MESSAGE_STATUSES, MessageStatus } from '../messaging/message.types';
 import { Campaign, CampaignStatus } from './campaign.entity';
 
 /** A sending campaign as the fan-out reads it. */
@@ -41,6 +42,9 @@ export interface CampaignCounts {
  * Every method takes the organization id first, except the fan-out's scan for due campaigns,
  * which spans organizations; every statement after it names the campaign's organization.
  */
+/** How many of a campaign's messages are in each delivery status. */
+export type CampaignDelivery = Record<MessageStatus, number>;
+
 @Injectable()
 export class CampaignRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -239,6 +243,19 @@ export class CampaignRepository {
                           AND e.id = r.contact_email_id) AS email)
           SELECT contact_id AS "contactId", email AS "encryptedEmail", attempts FROM claimed`,
     );
+  }
+
+  /** The campaign's messages still in the log, by delivery status (GET /campaigns/{id}). */
+  async deliveryCounts(organizationId: string, campaignId: string): Promise<CampaignDelivery> {
+    const rows = await query<{ status: MessageStatus; n: number }>(
+      this.ds,
+      sql`SELECT status, count(*)::int AS n FROM messages
+           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
+           GROUP BY status`,
+    );
+    const counts = Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0])) as CampaignDelivery;
+    for (const r of rows) counts[r.status] = r.n;
+    return counts;
   }
 
   /** Contacts among `contactIds` that already have a message of the campaign, with its job id. */
