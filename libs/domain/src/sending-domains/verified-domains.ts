@@ -1,14 +1,13 @@
 // Each organization's verified sending domains, read once per process and kept until PostgreSQL
 // says they changed (NOTIFY `sending_domain_changed` with the organization id, from the table's
 // trigger): the send policy and the worker's signer look a From domain up for every message, and
-// that costs no query. The same discipline as the organization cache: nothing is served from the
-// cache while the LISTEN connection is down, and a read a notification overtook is not stored.
+// that costs no query (database/notified-cache.ts).
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createPrivateKey, KeyObject } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
-import { PgListener } from '../database/pg-listener';
+import { NotifiedCache } from '../database/notified-cache';
 import { selfAndParents } from './domain-name';
 import { SendingDomainRepository, VerifiedDomainRow } from './sending-domain.repository';
 
@@ -45,38 +44,26 @@ function toVerified(row: VerifiedDomainRow): VerifiedDomain {
 
 @Injectable()
 export class VerifiedDomains implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(VerifiedDomains.name);
-  private readonly entries = new Map<
-    string,
-    { domains: Map<string, VerifiedDomain>; at: number }
-  >();
-  private generation = 0;
-  private listening = false;
-  private readonly listener: PgListener;
+  private readonly cache: NotifiedCache<Map<string, VerifiedDomain>>;
 
-  constructor(
-    @InjectDataSource() ds: DataSource,
-    private readonly repository: SendingDomainRepository,
-  ) {
-    this.listener = new PgListener(
-      (ds.options as { url?: string }).url,
-      SENDING_DOMAIN_CHANGED_CHANNEL,
-      {
-        notified: (organizationId) => organizationId && this.forget(organizationId),
-        up: () => (this.listening = true),
-        down: () => this.forgetAll(),
-      },
-      this.logger,
-    );
+  constructor(@InjectDataSource() ds: DataSource, repository: SendingDomainRepository) {
+    this.cache = new NotifiedCache({
+      connectionString: (ds.options as { url?: string }).url,
+      channel: SENDING_DOMAIN_CHANGED_CHANNEL,
+      load: async (organizationId) =>
+        new Map((await repository.verifiedOf(organizationId)).map((r) => [r.name, toVerified(r)])),
+      logger: new Logger(VerifiedDomains.name),
+      maxEntries: MAX_ENTRIES,
+      maxAgeMs: MAX_AGE_MS,
+    });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.listener.start();
+  onApplicationBootstrap(): Promise<void> {
+    return this.cache.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.listener.stop();
-    this.forgetAll();
+  onApplicationShutdown(): Promise<void> {
+    return this.cache.stop();
   }
 
   /**
@@ -84,36 +71,12 @@ export class VerifiedDomains implements OnApplicationBootstrap, OnApplicationShu
    * null when there is none. `domain` is normalised (domain-name.ts).
    */
   async match(organizationId: string, domain: string): Promise<VerifiedDomain | null> {
-    const domains = await this.of(organizationId);
+    const domains = await this.cache.get(organizationId);
     if (!domains.size) return null;
     for (const name of selfAndParents(domain)) {
       const hit = domains.get(name);
       if (hit) return hit;
     }
     return null;
-  }
-
-  private async of(organizationId: string): Promise<Map<string, VerifiedDomain>> {
-    const hit = this.entries.get(organizationId);
-    if (hit && this.listening && Date.now() - hit.at < MAX_AGE_MS) return hit.domains;
-    const generation = this.generation;
-    const rows = await this.repository.verifiedOf(organizationId);
-    const domains = new Map(rows.map((r) => [r.name, toVerified(r)]));
-    if (this.listening && generation === this.generation) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(organizationId, { domains, at: Date.now() });
-    }
-    return domains;
-  }
-
-  private forget(organizationId: string): void {
-    this.generation++;
-    this.entries.delete(organizationId);
-  }
-
-  private forgetAll(): void {
-    this.listening = false;
-    this.generation++;
-    this.entries.clear();
   }
 }
