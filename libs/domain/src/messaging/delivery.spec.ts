@@ -1,4 +1,5 @@
 // Delivery's pure parts: a message's status, per-recipient SMTP results, MX choice and refusal.
+import { Logger } from '@nestjs/common';
 import { summariseRecipients } from './delivery.service';
 import type { RecipientState } from './message.types';
 import { recipientResults, SmtpOutbound } from './smtp-outbound';
@@ -101,7 +102,11 @@ describe(SmtpOutbound.name, () => {
     },
   };
   let outbound: SmtpOutbound;
-  beforeAll(() => (outbound = new SmtpOutbound(config, dns)));
+  beforeAll(() => {
+    // Nest's default logger would print the thread's debug line at shutdown.
+    Logger.overrideLogger(['error']);
+    outbound = new SmtpOutbound(config, dns);
+  });
   afterAll(() => outbound.onModuleDestroy());
 
   it('orders MX hosts by preference and falls back to the domain without MX', async () => {
