@@ -10,6 +10,7 @@ import {
   List,
   Paper,
   SimpleGrid,
+  Spoiler,
   Stack,
   Table,
   Text,
@@ -18,7 +19,7 @@ import {
 } from '@mantine/core';
 import { IconCheck, IconCopy, IconInfoCircle } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { Fragment, useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
 import type { DnsRecord, SendingDomain } from '../../api/models';
@@ -43,11 +44,19 @@ function Item({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-/** A record's name or value as published, with a button copying it exactly. */
-function Copyable({ value, label }: { value: string; label: string }) {
+/** A record's name or value, shown as `children`, with a button copying it exactly. */
+function Copyable({
+  value,
+  label,
+  children,
+}: {
+  value: string;
+  label: string;
+  children: ReactNode;
+}) {
   return (
     <Group gap={4} wrap="nowrap" align="flex-start">
-      <Code style={{ wordBreak: 'break-all' }}>{value}</Code>
+      <div style={{ flex: 1, minWidth: 0 }}>{children}</div>
       <CopyButton value={value}>
         {({ copied, copy }) => (
           <Tooltip label={copied ? 'Copied' : 'Copy'} withArrow>
@@ -65,6 +74,27 @@ function Copyable({ value, label }: { value: string; label: string }) {
     </Group>
   );
 }
+
+/** A DNS name that wraps after its dots rather than inside a label (`<wbr>` adds no character). */
+function DnsName({ name }: { name: string }) {
+  const labels = name.split('.');
+  return (
+    <Code>
+      {labels.map((label, i) => (
+        <Fragment key={i}>
+          {label}
+          {i < labels.length - 1 && (
+            <>
+              .<wbr />
+            </>
+          )}
+        </Fragment>
+      ))}
+    </Code>
+  );
+}
+
+const SPOILER_STYLES = { control: { fontSize: 'var(--mantine-font-size-xs)' } };
 
 /** Alert titles take their colour's shade, under 4.5:1 on the green tint: keep them in text colour. */
 const ALERT_STYLES = { title: { color: 'var(--mantine-color-text)' } };
@@ -103,34 +133,34 @@ function StatusExplanation({ d }: { d: SendingDomain }) {
       styles={ALERT_STYLES}
       title="Publish the records below"
     >
-      Add them where the DNS of {d.name} is managed (usually your domain registrar or DNS host). The
-      domain is verified once both required records are found. We check every 10 minutes for 72
-      hours; a new record can take a while to be visible. Verify now checks at once.
+      Add them where the DNS of {d.name} is managed, usually at your domain registrar or DNS host.
+      The domain is verified once both required records are found: we look every 10 minutes for 72
+      hours, and Verify now looks at once. A new record can take a while to be visible.
     </Alert>
   );
 }
 
 function RecordsTable({ records }: { records: DnsRecord[] }) {
   return (
-    <Table.ScrollContainer minWidth={1000}>
-      <Table verticalSpacing="sm" data-testid="dns-records">
+    <Table.ScrollContainer minWidth={960}>
+      <Table layout="fixed" verticalSpacing="sm" data-testid="dns-records">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Purpose</Table.Th>
-            <Table.Th>Type</Table.Th>
-            <Table.Th>Name</Table.Th>
+            <Table.Th w={160}>Purpose</Table.Th>
+            <Table.Th w={64}>Type</Table.Th>
+            <Table.Th w={200}>Name</Table.Th>
             <Table.Th>Value</Table.Th>
-            <Table.Th>Required</Table.Th>
-            <Table.Th>Status</Table.Th>
-            <Table.Th>Last checked</Table.Th>
+            <Table.Th w={86}>Required</Table.Th>
+            <Table.Th w={104}>Status</Table.Th>
+            <Table.Th w={112}>Last checked</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {records.map((r) => {
             const p = PURPOSE[r.purpose];
             return (
-              <Table.Tr key={r.purpose} data-purpose={r.purpose}>
-                <Table.Td maw={200}>
+              <Table.Tr key={r.purpose} data-purpose={r.purpose} style={{ verticalAlign: 'top' }}>
+                <Table.Td>
                   <Text size="sm" fw={500}>
                     {p.label}
                   </Text>
@@ -139,17 +169,30 @@ function RecordsTable({ records }: { records: DnsRecord[] }) {
                   </Text>
                 </Table.Td>
                 <Table.Td>{r.type}</Table.Td>
-                <Table.Td maw={240}>
-                  <Copyable value={r.name} label={`Copy ${p.label} name`} />
+                <Table.Td>
+                  <Copyable value={r.name} label={`Copy ${p.label} name`}>
+                    <DnsName name={r.name} />
+                  </Copyable>
                 </Table.Td>
-                <Table.Td maw={360}>
-                  <Copyable value={r.value} label={`Copy ${p.label} value`} />
+                <Table.Td>
+                  <Copyable value={r.value} label={`Copy ${p.label} value`}>
+                    <Spoiler
+                      maxHeight={60}
+                      showLabel="Show all"
+                      hideLabel="Show less"
+                      styles={SPOILER_STYLES}
+                    >
+                      <Code style={{ wordBreak: 'break-all' }}>{r.value}</Code>
+                    </Spoiler>
+                  </Copyable>
                 </Table.Td>
                 <Table.Td>{r.required ? 'Yes' : 'No'}</Table.Td>
                 <Table.Td>
                   <DomainStatusBadge status={r.status} testId={`record-status-${r.purpose}`} />
                 </Table.Td>
-                <Table.Td>{formatDateTime(r.lastCheckedAt)}</Table.Td>
+                <Table.Td>
+                  <Text size="xs">{formatDateTime(r.lastCheckedAt)}</Text>
+                </Table.Td>
               </Table.Tr>
             );
           })}
