@@ -71,6 +71,7 @@ describe('dashboard campaigns, API keys and every page', () => {
     await dialog.getByRole('button', { name: 'Create key' }).click();
     await dialog.getByText('Choose at least one scope').waitFor();
     await dialog.getByRole('checkbox', { name: 'contacts:read' }).check();
+    await dialog.getByRole('checkbox', { name: 'domains:read' }).check();
     await dialog.getByRole('button', { name: 'Create key' }).click();
     const value = (await page.getByTestId('api-key-value').textContent())!.trim();
     expect(value).toMatch(/^bk_live_[A-Za-z0-9]{40}$/);
@@ -82,6 +83,8 @@ describe('dashboard campaigns, API keys and every page', () => {
 
     const withKey = client(app, { 'X-API-Key': value });
     await withKey.get('/api/v1/user/contacts').expect(200);
+    await withKey.get('/api/v1/user/sending-domains').expect(200);
+    await withKey.post('/api/v1/user/sending-domains', { name: 'reporting.test' }).expect(403);
     await row.getByRole('button', { name: 'Revoke reporting' }).click();
     await page
       .getByRole('dialog', { name: 'Revoke API key' })

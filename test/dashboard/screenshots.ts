@@ -2,24 +2,33 @@
 // 1280×800 screenshot of each dashboard page to docs/screenshots/. Not part of `npm test`.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { BOUNCE_DOMAIN } from '../sending-domains/support';
+import { startDnsServer, TestDnsServer } from '../support/dns-server';
 import { DashboardStack, signIn, startDashboardStack } from './support/browser';
 import { seedShowcase, Showcase } from './support/showcase';
 
 const OUT = join(__dirname, '../../docs/screenshots');
 
 describe('dashboard screenshots', () => {
+  let dns: TestDnsServer;
   let stack: DashboardStack;
   let data: Showcase;
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
-    stack = await startDashboardStack({ name: 'Northwind Coffee' });
-    data = await seedShowcase(stack);
+    // Every lookup of the api and worker goes to this server: the sending domains' records.
+    dns = await startDnsServer();
+    stack = await startDashboardStack({
+      name: 'Northwind Coffee',
+      env: { DNS_SERVERS: dns.address, BOUNCE_DOMAIN },
+    });
+    data = await seedShowcase(stack, dns);
     await signIn(stack);
   }, 300_000);
   afterAll(async () => {
     await stack.close();
     if (data) await new Promise((r) => data.receiver.close(r));
+    await dns.stop();
   });
 
   it('writes one screenshot per page', async () => {
@@ -42,6 +51,7 @@ describe('dashboard screenshots', () => {
       ['webhook', `/webhooks/${data.endpointId}`, 'Webhook endpoint'],
       ['api-keys', '/api-keys', 'API keys'],
       ['sending-domains', '/sending-domains', 'Sending domains'],
+      ['sending-domain', `/sending-domains/${data.domainId}`, 'northwind-wholesale.example'],
     ];
     for (const [name, path, heading] of shots) {
       // Client-side navigation keeps the in-memory session (a page load would sign out).
@@ -55,6 +65,6 @@ describe('dashboard screenshots', () => {
       await page.waitForTimeout(600); // chart animations
       await page.screenshot({ path: join(OUT, `${name}.png`) });
     }
-    expect(shots).toHaveLength(17);
+    expect(shots).toHaveLength(18);
   }, 300_000);
 });

@@ -21,7 +21,8 @@ import { OverviewPage } from './pages/overview/overview-page';
 import { RevenuePage } from './pages/revenue/revenue-page';
 import { SegmentEditorPage } from './pages/segments/segment-editor-page';
 import { SegmentsPage } from './pages/segments/segments-page';
-import { SendingDomainsPage } from './pages/sending-domains-page';
+import { SendingDomainDetailPage } from './pages/sending-domains/sending-domain-detail-page';
+import { SendingDomainsPage } from './pages/sending-domains/sending-domains-page';
 import { SignInPage } from './pages/sign-in';
 import { WebhookDetailPage } from './pages/webhooks/webhook-detail-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
@@ -65,6 +66,7 @@ export const router = createBrowserRouter(
         { path: 'webhooks/:id', element: <WebhookDetailPage /> },
         { path: 'api-keys', element: <ApiKeysPage /> },
         { path: 'sending-domains', element: <SendingDomainsPage /> },
+        { path: 'sending-domains/:id', element: <SendingDomainDetailPage /> },
         { path: '*', element: <NotFoundPage /> },
       ],
     },

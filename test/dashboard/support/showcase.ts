@@ -1,10 +1,13 @@
 // Realistic data for the dashboard's screenshots, arranged through the public API as a customer
 // would: an import of a few hundred contacts, lists, segments, sent email with attempts and
-// opens, campaigns, 30 days of conversions, webhook endpoints with deliveries and API keys.
+// opens, campaigns, 30 days of conversions, webhook endpoints with deliveries, API keys and sending
+// domains whose DNS records are published in a DNS server on loopback.
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { DashboardStack } from './browser';
+import { DomainJson, publish } from '../../sending-domains/support';
+import type { TestDnsServer } from '../../support/dns-server';
 import { waitFor } from '../../support/wait-for';
 
 const FIRST = [
@@ -73,9 +76,12 @@ export interface Showcase {
   jobId: string;
   campaignId: string;
   endpointId: string;
+  /** A sending domain on its way: some records published, others not yet. */
+  domainId: string;
 }
 
-export async function seedShowcase(stack: DashboardStack): Promise<Showcase> {
+/** `dns` is the server the api's DNS_SERVERS points at: the sending domains' records go there. */
+export async function seedShowcase(stack: DashboardStack, dns: TestDnsServer): Promise<Showcase> {
   const { s, app, sink } = stack;
   const http = s.http;
   const rand = rng(42);
@@ -299,6 +305,21 @@ export async function seedShowcase(stack: DashboardStack): Promise<Showcase> {
     .expect(201);
   await http.delete(`/api/v1/user/api-keys/${old.body.data.id}`).expect(200);
 
+  // Sending domains: the shop's own domain with every record published, verified; the wholesale
+  // domain added later, its DKIM record published but not yet its return path.
+  const shop: DomainJson = (
+    await http.post('/api/v1/user/sending-domains', { name: 'northwind.example' }).expect(201)
+  ).body.data;
+  publish(dns, shop);
+  await http.post(`/api/v1/user/sending-domains/${shop.id}/verify`).expect(200);
+  const wholesale: DomainJson = (
+    await http
+      .post('/api/v1/user/sending-domains', { name: 'northwind-wholesale.example' })
+      .expect(201)
+  ).body.data;
+  publish(dns, wholesale, ['dkim']);
+  await http.post(`/api/v1/user/sending-domains/${wholesale.id}/verify`).expect(200);
+
   await waitFor(
     async () =>
       (await http.get(`/api/v1/user/webhook-endpoints/${crm.body.data.id}`)).body.data
@@ -313,5 +334,6 @@ export async function seedShowcase(stack: DashboardStack): Promise<Showcase> {
     jobId,
     campaignId: campaign.body.data.id,
     endpointId: crm.body.data.id,
+    domainId: wholesale.id,
   };
 }

@@ -1,5 +1,7 @@
 // Response models of the API, written from the contract's resource tables (spec, §5–§11). The
-// OpenAPI document types requests; these type the `data` the dashboard reads.
+// OpenAPI document types requests; these type the `data` the dashboard reads. A route whose response
+// the document describes is typed from it instead.
+import type { components } from './schema';
 
 export type Plan = 'free' | 'pro' | 'enterprise';
 export type Role = 'owner' | 'admin' | 'member';
@@ -286,3 +288,8 @@ export interface ApiKey {
   lastUsedAt: string | null;
   createdAt: string;
 }
+
+/** A sending domain (§13) and its DNS records, as the document describes them. */
+export type SendingDomain = components['schemas']['SendingDomainDto'];
+export type DnsRecord = components['schemas']['DnsRecordDto'];
+export type DomainStatus = SendingDomain['status'];

@@ -31,6 +31,8 @@ export const SCOPES: Scope[] = [
   'webhooks:write',
   'campaigns:read',
   'campaigns:write',
+  'domains:read',
+  'domains:write',
   'keys:manage',
 ];
 
