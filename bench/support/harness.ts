@@ -40,6 +40,9 @@ export function benchEnv(
     ENCRYPTION_KEY: Buffer.alloc(32, 42).toString('base64'),
     BULL_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
     LOG_LEVEL: 'warn',
+    // The benches send From domains they have not verified (production would refuse them); the
+    // send bench verifies one where it measures signing.
+    SENDING_DOMAIN_POLICY: 'allow',
     ...extra,
   };
 }
@@ -98,7 +101,12 @@ export function admin(env: NodeJS.ProcessEnv, args: string[]): Record<string, un
   const cli = resolve(ROOT, 'dist/bench/apps/api/src/cli.js');
   const out = execFileSync(
     process.execPath,
-    ['-r', ALIAS, '-e', `require(${JSON.stringify(cli)}).cliMain(${JSON.stringify(args)})`],
+    [
+      '-r',
+      ALIAS,
+      '-e',
+      `require(${JSON.stringify(cli)}).cliMain(${JSON.stringify([...args, '--json'])})`,
+    ],
     { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return JSON.parse(out.trim().split('\n').pop()!);

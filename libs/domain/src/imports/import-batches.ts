@@ -1,7 +1,7 @@
-// The second read of an import's file: batches committed one at a time, in file order.
+// The second read of an import's file: batches committed in file order, two at a time.
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ContactsRepository, isDuplicateEmail } from '../contacts/contacts.repository';
@@ -72,10 +72,11 @@ export class ImportBatches {
 
   /**
    * Writes the file from the checkpoint. While a batch's transaction runs, the next batch is read
-   * and prepared (validation, hashing, encryption): the CPU-bound work of one overlaps the
-   * database work of the other. Batches are sized so one commits in about TARGET_COMMIT_MS: polls
-   * see progress at least every second whatever the machine's speed, and a crash loses at most
-   * that much work.
+   * and prepared (validation, hashing, encryption) and its transaction started: the new contacts
+   * of one are written while the other finishes, and the two use both the worker's and the
+   * database's cores. Batches are sized so one commits in about TARGET_COMMIT_MS: polls see
+   * progress at least every second whatever the machine's speed, and a crash loses at most that
+   * much work.
    */
   async write(
     imp: ContactImport,
@@ -97,13 +98,15 @@ export class ImportBatches {
     let header = fromByte === 0;
     let batch: RawRow[] = [];
     let size = Math.min(this.batchSize, 1000);
-    /** The batch being committed: resolves to null once committed, else to its error. */
-    let inFlight: Promise<unknown> = Promise.resolve(null);
+    /** The last two batches started: each resolves to null once committed, else to its error. */
+    let older: Outcome = Promise.resolve(null);
+    let newer: Outcome = Promise.resolve(null);
 
-    const commit = async (p: Prepared): Promise<void> => {
+    const commit = async (p: Prepared, previous: Outcome): Promise<void> => {
       const began = Date.now();
+      // Called in file order, so error lines are appended in file order (ErrorsFile.append).
       const errorsLength = await errors.append(p.errorLines);
-      await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, filter);
+      await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, filter, previous);
       errors.commit(errorsLength);
       for (const r of p.valid) if (r.emailHash) filter.add(r.emailHash);
       const ms = Math.max(1, Date.now() - began);
@@ -114,14 +117,14 @@ export class ImportBatches {
       if (!batch.length) return;
       const prepared = this.prepare(batch, mapping);
       batch = [];
-      const failure = await inFlight;
+      // At most two batches at once: the one before the previous must be done.
+      const failure = await older;
       if (failure) throw failure;
       if (run.lost()) throw new ImportStopped('lease lost');
       if (run.stopping()) throw new WorkerStopping();
-      inFlight = commit(prepared).then(
-        () => null,
-        (err: unknown) => err,
-      );
+      const previous = newer;
+      older = previous;
+      newer = settled(commit(prepared, previous));
     };
 
     try {
@@ -140,12 +143,12 @@ export class ImportBatches {
         if (batch.length >= size) await flush();
       }
       await flush();
-      const failure = await inFlight;
+      const failure = (await older) ?? (await newer);
       if (failure) throw failure;
     } catch (err) {
-      // Let the batch in flight settle before the file handle goes away; the errors file keeps
+      // Let the batches in flight settle before the file handle goes away; the errors file keeps
       // what the committed batches hold.
-      await inFlight;
+      await Promise.all([older, newer]);
       await errors.rollback();
       throw err;
     } finally {
@@ -171,10 +174,13 @@ export class ImportBatches {
   }
 
   /**
-   * One transaction: the import row locked and checked (still ours, still processing, checkpoint
-   * right before the batch), the batch written, the counters and checkpoint moved. A batch that
-   * meets a concurrent write of one of its emails (the unique index) is retried whole, looking
-   * every row up.
+   * One transaction: the batch's new contacts written, then the import row locked and checked
+   * (still ours, still processing, checkpoint right before the batch), the rest of the batch
+   * written, the counters and checkpoint moved. The lock orders it after the previous batch,
+   * which holds the row until it commits. Should that batch not have committed (its transaction
+   * was retried, or failed), this one rolls back, waits for its outcome and runs again, or stops.
+   * A batch that meets a concurrent write of one of its emails (the unique index) is retried
+   * whole, looking every row up.
    */
   private async commit(
     imp: ContactImport,
@@ -184,17 +190,24 @@ export class ImportBatches {
     errorsPath: string,
     errorsLength: number,
     filter: EmailHashFilter,
+    previous: Outcome | null,
   ): Promise<void> {
     const orgId = imp.organizationId;
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; ;) {
+      const waitingFor = previous;
+      const takeTurn = async (em: EntityManager) => {
+        const row = await this.imports.lockForBatch(orgId, imp.id, em);
+        if (!row) throw new ImportStopped('the import was deleted');
+        if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
+        if (row.lease_token !== lease) throw new ImportStopped('another worker took the import');
+        if (row.checkpoint_row !== p.firstRow - 1) {
+          if (waitingFor) throw new PreviousBatchPending();
+          throw new ImportStopped('the checkpoint moved under this run');
+        }
+      };
       try {
         await inTransaction(this.ds, async (em) => {
-          const row = await this.imports.beginBatch(orgId, imp.id, em);
-          if (!row) throw new ImportStopped('the import was deleted');
-          if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
-          if (row.lease_token !== lease) throw new ImportStopped('another worker took the import');
-          if (row.checkpoint_row !== p.firstRow - 1)
-            throw new ImportStopped('the checkpoint moved under this run');
+          await this.imports.beginBatch(em);
           const written = p.valid.length
             ? await this.writer.writeBatch(
                 em,
@@ -208,8 +221,9 @@ export class ImportBatches {
                 // A retry after a unique violation: someone wrote one of these emails since the
                 // filter was loaded, so every row is looked up.
                 attempt === 1 ? filter : null,
+                () => takeTurn(em),
               )
-            : { newCount: 0, duplicateCount: 0 };
+            : (await takeTurn(em), { newCount: 0, duplicateCount: 0 });
           const rows = p.lastRow - p.firstRow + 1;
           await this.imports.recordBatch(
             orgId,
@@ -230,9 +244,31 @@ export class ImportBatches {
         });
         return;
       } catch (err) {
-        if (isDuplicateEmail(err) && attempt < 3) continue;
+        if (err instanceof PreviousBatchPending && waitingFor) {
+          // Rolled back, so it holds nothing the previous batch could wait for.
+          if (await waitingFor) throw new ImportStopped('an earlier batch of this run failed');
+          previous = null;
+          continue;
+        }
+        if (isDuplicateEmail(err) && attempt < 3) {
+          attempt++;
+          continue;
+        }
         throw err;
       }
     }
   }
 }
+
+/** A batch's outcome: null once committed, else its error. */
+type Outcome = Promise<unknown>;
+
+function settled(p: Promise<void>): Outcome {
+  return p.then(
+    () => null,
+    (err: unknown) => err ?? new Error('batch failed'),
+  );
+}
+
+/** The batch before this one had not committed when this one reached the import row. */
+class PreviousBatchPending extends Error {}

@@ -50,14 +50,17 @@ export class ErrorsFile {
   /** Bytes written after `committed` (by the batches in flight, in file order). */
   pending = 0;
 
-  /** Appends a batch's lines; returns the file's length with them (the batch's checkpoint). */
+  /**
+   * Appends a batch's lines; returns the file's length with them (the batch's checkpoint). The
+   * place is taken when called, so batches append in the order they call, even two at once.
+   */
   async append(lines: string[]): Promise<number> {
-    if (lines.length) {
-      const buf = Buffer.from(lines.join(''));
-      await this.fh.write(buf, 0, buf.length, this.committed + this.pending);
-      this.pending += buf.length;
-    }
-    return this.committed + this.pending;
+    const at = this.committed + this.pending;
+    if (!lines.length) return at;
+    const buf = Buffer.from(lines.join(''));
+    this.pending += buf.length;
+    await this.fh.write(buf, 0, buf.length, at);
+    return at + buf.length;
   }
 
   /** A batch committed with this length (batches commit in file order). */

@@ -117,6 +117,9 @@ export class ImportWriter {
   }
 
   /**
+   * Writes one batch in `em`'s transaction: the new contacts and their channel records first,
+   * then, after `beforeShared` (which orders this batch after the one before it), everything
+   * that touches rows other batches touch too.
    * @param filter the organization's known email hashes: only rows it may contain are looked up
    *   in the database (null: look every row up).
    */
@@ -124,7 +127,8 @@ export class ImportWriter {
     em: EntityManager,
     ctx: BatchContext,
     rows: PreparedRow[],
-    filter: EmailHashFilter | null = null,
+    filter: EmailHashFilter | null,
+    beforeShared: () => Promise<void>,
   ): Promise<BatchResult> {
     const orgId = ctx.organizationId;
     const update = ctx.duplicateHandling === 'update';
@@ -214,6 +218,9 @@ export class ImportWriter {
     );
     for (const ch of PHONE_CHANNELS)
       await this.channels.insertPhones(orgId, ch, phonesOf(created, ch), false, em);
+    // What follows changes rows other batches may change too (existing contacts, the list and
+    // its counters, tag assignments): it waits for the batch before this one to commit.
+    await beforeShared();
     if (update) {
       await this.contacts.overwriteMany(
         orgId,

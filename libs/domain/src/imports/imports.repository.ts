@@ -281,21 +281,25 @@ export class ImportsRepository {
     return this.whileRunning(orgId, id, lease, sql`list_id = ${listId}::uuid`);
   }
 
-  /**
-   * Starts a batch's transaction: its settings, then the import row locked; answers what the
-   * batch checks before it writes.
-   */
-  async beginBatch(
-    orgId: string,
-    id: string,
-    em: EntityManager,
-  ): Promise<{ status: ImportStatus; lease_token: string | null; checkpoint_row: number } | null> {
+  /** The settings of a batch's transaction, its first statements. */
+  async beginBatch(em: EntityManager): Promise<void> {
     // The batch and its checkpoint commit together, so a commit lost in a database crash loses
     // both and the import redoes that batch: it need not wait for the WAL flush.
     await query(em, sql`SET LOCAL synchronous_commit = off`);
     // A batch's statements (and the triggers they fire) are estimated costly enough for JIT,
     // whose compilation (0.5 s and more per statement) a few thousand rows never repay.
     await query(em, sql`SET LOCAL jit = off`);
+  }
+
+  /**
+   * Locks the import row for the rest of a batch's transaction (the batch before it, if still
+   * running, holds it until it commits); answers what the batch checks before it goes on.
+   */
+  async lockForBatch(
+    orgId: string,
+    id: string,
+    em: EntityManager,
+  ): Promise<{ status: ImportStatus; lease_token: string | null; checkpoint_row: number } | null> {
     const [row] = await query<{
       status: ImportStatus;
       lease_token: string | null;
