@@ -42,7 +42,9 @@ export class EventRepository {
   /**
    * Stores the events of one organization: a delivery per event and active endpoint subscribed to
    * its type, in the order of `events`, read in the statement's snapshot. `data` is encrypted
-   * once per event, shared by its deliveries. Answers the delivery ids.
+   * once per event, shared by its deliveries. Answers the delivery ids. The endpoints are locked
+   * (KEY SHARE): one deleted meanwhile is skipped, not a foreign-key error, and one being deleted
+   * waits for this transaction (its deliveries then go with it).
    */
   async insert(
     em: EntityManager,
@@ -60,7 +62,8 @@ export class EventRepository {
         ${events.map((e) => e.occurredAt)}::timestamptz[]
       ) WITH ORDINALITY AS ev(type, data, occurred_at, ord)
       JOIN webhook_endpoints e
-        ON e.organization_id = ${organizationId}::uuid AND e.is_active AND ev.type = ANY(e.events)`;
+        ON e.organization_id = ${organizationId}::uuid AND e.is_active AND ev.type = ANY(e.events)
+      FOR KEY SHARE OF e`;
     const rows = await query<{ id: string }>(em, insertDeliveries(selected, at));
     return rows.map((r) => r.id);
   }
@@ -79,7 +82,8 @@ export class EventRepository {
              ${data}::text AS data, ${event.occurredAt}::timestamptz AS occurred_at, 1 AS ord
       FROM webhook_endpoints e
       WHERE e.organization_id = ${organizationId}::uuid AND e.id = ${endpointId}::uuid
-        AND e.is_active`;
+        AND e.is_active
+      FOR KEY SHARE OF e`;
     const rows = await query<{ id: string }>(em, insertDeliveries(selected, at));
     return rows[0]?.id ?? null;
   }
