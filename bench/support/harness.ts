@@ -51,8 +51,8 @@ export function benchEnv(
  * Starts a compiled app (api, worker, smtp-relay) and resolves once `ready` answers. `ownSession`
  * starts it in a session of its own, as a deployed service runs: with the kernel's autogroup
  * scheduling (Linux desktop and many VM defaults), CPU is shared between sessions first, so an
- * app in the bench's session would share one session's share with the bench and its load
- * generator.
+ * app in the bench's own process session would split that session's CPU share with the bench
+ * and its load generator.
  */
 export async function startApp(
   app: 'api' | 'worker' | 'smtp-relay',

@@ -21,7 +21,7 @@ describe('Key management by keys (§16)', () => {
   });
   afterAll(() => app.close());
 
-  /** A key of the session's organization, called through HTTP. */
+  /** A key of the test organization, called through HTTP. */
   async function keyClient(opts: {
     scopes: Scope[];
     perMinute?: number;

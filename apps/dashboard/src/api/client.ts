@@ -1,5 +1,5 @@
 // The one HTTP client of the dashboard: openapi-fetch typed by the paths of the api's OpenAPI
-// document (schema.d.ts), with the session's credential and organization on every call and the
+// document (schema.d.ts), with the signed-in user's credential and organization on every call and the
 // error envelope turned into an ApiError.
 import createClient, { type Middleware } from 'openapi-fetch';
 import { ApiError, toErrorBody } from './errors';

@@ -1,5 +1,5 @@
 // Downloads a file the API serves behind the credential (the errors CSV): fetched with the
-// session's headers, then handed to the browser as a file.
+// signed-in user's headers, then handed to the browser as a file.
 import { api } from '../../api/client';
 import { ApiError, toErrorBody } from '../../api/errors';
 
