@@ -8,9 +8,9 @@ import {
   createSecretKey,
   hkdfSync,
   KeyObject,
-  randomBytes,
 } from 'node:crypto';
 import type { ValueTransformer } from 'typeorm';
+import { pooledRandomBytes } from './random-pool';
 
 interface KeyEntry {
   id: string;
@@ -19,9 +19,9 @@ interface KeyEntry {
   blindKey: Buffer;
 }
 
-/** A fresh random 96-bit AES-GCM nonce. */
+/** A fresh random 96-bit AES-GCM nonce, never handed out twice (see random-pool). */
 function nextNonce(): Buffer {
-  return randomBytes(12);
+  return pooledRandomBytes(12);
 }
 
 function entry(key: Buffer): KeyEntry {
