@@ -2,7 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
-import { selectList, toEntities } from '../database/entity-rows';
+import { selectList, toEntities, toListedEntities } from '../database/entity-rows';
 import { join, query, raw, sql, Sql } from '../database/sql';
 import { blindIndexCandidatesOf } from './blind-index';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
@@ -10,7 +10,7 @@ import { ContactList } from './contact-list.entity';
 import { ContactListMembership } from './contact-list-membership.entity';
 import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
-import { ContactView } from './contact-views';
+import { ContactResponseSource, ContactView } from './contact-views';
 import { Contact } from './contact.entity';
 import { escapeLike } from './contacts.repository';
 import { normalisePhone } from './phone-number';
@@ -127,12 +127,13 @@ export class ContactViewsRepository {
 
   /**
    * One GET /contacts page: its contacts with every channel array (empty when the contact has no
-   * record) and tag names, and the total.
+   * record) and tag names, and the total. The page is only printed: its timestamps stay text
+   * (toListedEntities).
    */
   async listPage(
     orgId: string,
     q: ContactListQuery,
-  ): Promise<{ views: ContactView[]; total: number }> {
+  ): Promise<{ views: ContactResponseSource[]; total: number }> {
     type PageRow = Record<string, unknown> & {
       total: string;
       contact: Record<string, unknown>;
@@ -146,16 +147,16 @@ export class ContactViewsRepository {
       const [row] = await query<{ total: string }>(this.ds, count);
       return { views: [], total: Number(row?.total ?? 0) };
     }
-    const contacts = toEntities<Contact>(
+    const contacts = toListedEntities<Contact>(
       this.ds,
       Contact,
       rows.map((row) => row.contact),
     );
     const views = rows.map((row, i) => {
-      const view: ContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
+      const view: ContactResponseSource = { contact: contacts[i], tags: row.tag_names ?? [] };
       for (const ch of CONTACT_CHANNELS) {
         const records = (row[`ch_${ch}`] as Record<string, unknown>[] | null) ?? [];
-        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = toEntities(
+        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = toListedEntities(
           this.ds,
           CHANNEL_INFO[ch].entity,
           records,

@@ -25,7 +25,7 @@ import {
   normaliseContactListQuery,
 } from './contact-query';
 import { ContactTagsService } from './contact-tags.service';
-import { ContactView } from './contact-views';
+import { ContactResponseSource, ContactView } from './contact-views';
 import { ContactStatus, deriveDisplayName } from './contact.entity';
 import {
   ContactLoadOptions,
@@ -89,7 +89,7 @@ export class ContactsService {
   ) {}
 
   /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
-  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactView>> {
+  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactResponseSource>> {
     const q = normaliseContactListQuery(input);
     const { views, total } = await this.views.listPage(orgId, q);
     return new Page(
