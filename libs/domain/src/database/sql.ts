@@ -19,9 +19,10 @@ export const join = joinSql as (values: unknown[], separator?: string) => Sql;
  * arrays, so that shape cannot be mistaken for rows).
  *
  * `prepare` names the statement: each connection parses and plans it once and then reuses the
- * plan, where an unnamed statement is planned on every run (docs/performance.md). For the hot
- * statements of the event, delivery-record and webhook paths, not for those that carry message
- * content (megabytes). A name stands for one text.
+ * plan, where an unnamed statement is planned on every run (docs/performance.md). For the
+ * statements of the hot paths (send, relay, events, webhook delivery). A name stands for one
+ * text: a statement whose text varies with its input (a VALUES list of as many rows as items)
+ * takes one name per variant.
  */
 export async function query<T>(
   db: DataSource | EntityManager,
