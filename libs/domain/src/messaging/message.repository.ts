@@ -124,8 +124,6 @@ export class MessageRepository {
               ${recipients.map((x) => cipher.encrypt(x.r.email))}::text[],
               ${recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email)))}::text[])
               AS t(message_id, idx, kind, address, address_hash)`,
-      // The text depends on the number of messages only (a row of values each).
-      { prepare: `messages_insert_${messages.length}` },
     );
     return ids;
   }
@@ -142,10 +140,7 @@ export class MessageRepository {
     requests: LeaseRequest[],
   ): Promise<(ClaimedMessage | null | Error)[]> {
     // The leases are committed without waiting for the WAL flush: losing one in a database crash
-    // can only lead to a repeated attempt (at-least-once), never to a lost message. The claimed
-    // rows are the organization's own messages, so their recipients are looked up by the primary
-    // key alone: a second condition on organization_id would let the planner, without statistics
-    // yet, AND in a scan of the organization's whole recipient index for every message.
+    // can only lead to a repeated attempt (at-least-once), never to a lost message.
     const rows = await query<ClaimedRow>(
       this.ds,
       sql`WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
@@ -173,9 +168,8 @@ export class MessageRepository {
                     FROM message_recipients r
                     LEFT JOIN contact_emails ce
                       ON ce.organization_id = r.organization_id AND ce.email_hash = r.address_hash
-                   WHERE r.message_id = c.id) AS recipients
+                   WHERE r.organization_id = c.organization_id AND r.message_id = c.id) AS recipients
             FROM claimed c, relaxed`,
-      { prepare: 'messages_claim' },
     );
     const cipher = fieldCipher();
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -284,7 +278,6 @@ export class MessageRepository {
               AS t(id, status, next_at, completed_at)
            WHERE m.organization_id = ${organizationId}::uuid AND m.id = t.id
           RETURNING m.id, m.dispatch_seq`,
-      { prepare: 'messages_record' },
     );
     const seq = new Map(rows.map((r) => [r.id, r.dispatch_seq]));
     return runs.map((r) => seq.get(r.message.id) ?? 0);
