@@ -26,43 +26,47 @@ function isTimestamp(column: ColumnMetadata): boolean {
   );
 }
 
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+type EntityClass = Function;
+
+/** The columns TypeORM selects for `entity` (not those marked `select: false`). */
+function selectedColumns(ds: DataSource, entity: EntityClass): ColumnMetadata[] {
+  return ds.getMetadata(entity).columns.filter((c) => c.isSelect);
+}
+
+/** `rows` as instances of `entity`, each selected column's value given by `hydrate`. */
+function hydrateRows(
+  ds: DataSource,
+  entity: EntityClass,
+  rows: Record<string, unknown>[],
+  prefix: string | undefined,
+  hydrate: (column: ColumnMetadata, value: unknown) => unknown,
+): ObjectLiteral[] {
+  const columns = selectedColumns(ds, entity);
+  const proto = (ds.getMetadata(entity).target as { prototype: object }).prototype;
+  return rows.map((row) => {
+    const out = Object.create(proto) as ObjectLiteral;
+    for (const column of columns) {
+      const key = prefix ? `${prefix}_${column.databaseName}` : column.databaseName;
+      out[column.propertyName] = hydrate(column, row[key]);
+    }
+    return out;
+  });
+}
+
 /**
  * `rows` (keyed by column name, or `<prefix>_<column>`) as instances of `entity`. Columns the
  * entity does not select (`select: false`) are left out, as TypeORM leaves them out.
  */
 export function toEntities<T extends ObjectLiteral>(
   ds: DataSource,
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  entity: Function,
+  entity: EntityClass,
   rows: Record<string, unknown>[],
   prefix?: string,
 ): T[] {
-  const meta = ds.getMetadata(entity);
-  const columns = meta.columns.filter((c) => c.isSelect);
-  const proto = (meta.target as { prototype: object }).prototype;
-  return rows.map((row) => {
-    const out = Object.create(proto) as ObjectLiteral;
-    for (const column of columns) {
-      const key = prefix ? `${prefix}_${column.databaseName}` : column.databaseName;
-      out[column.propertyName] = ds.driver.prepareHydratedValue(row[key], column);
-    }
-    return out as T;
-  });
-}
-
-/** The entity's selected columns as a select list: `a.col` or, with `prefix`, `a.col AS p_col`. */
-export function selectList(
-  ds: DataSource,
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  entity: Function,
-  alias: string,
-  prefix?: string,
-): string {
-  return ds
-    .getMetadata(entity)
-    .columns.filter((c) => c.isSelect)
-    .map((c) => `${alias}.${c.databaseName}${prefix ? ` AS ${prefix}_${c.databaseName}` : ''}`)
-    .join(', ');
+  return hydrateRows(ds, entity, rows, prefix, (column, value) =>
+    ds.driver.prepareHydratedValue(value, column),
+  ) as T[];
 }
 
 /**
@@ -74,22 +78,24 @@ export function selectList(
  */
 export function toListedEntities<T extends ObjectLiteral>(
   ds: DataSource,
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  entity: Function,
+  entity: EntityClass,
   rows: Record<string, unknown>[],
 ): Listed<T>[] {
-  const meta = ds.getMetadata(entity);
-  const columns = meta.columns
-    .filter((c) => c.isSelect)
-    .map((column) => ({ column, timestamp: isTimestamp(column) }));
-  const proto = (meta.target as { prototype: object }).prototype;
-  return rows.map((row) => {
-    const out = Object.create(proto) as ObjectLiteral;
-    for (const { column, timestamp } of columns) {
-      const value = row[column.databaseName];
-      const text = timestamp && typeof value === 'string' ? isoFromPgJsonTimestamp(value) : null;
-      out[column.propertyName] = text ?? ds.driver.prepareHydratedValue(value, column);
-    }
-    return out as Listed<T>;
-  });
+  return hydrateRows(ds, entity, rows, undefined, (column, value) => {
+    const text =
+      typeof value === 'string' && isTimestamp(column) ? isoFromPgJsonTimestamp(value) : null;
+    return text ?? ds.driver.prepareHydratedValue(value, column);
+  }) as Listed<T>[];
+}
+
+/** The entity's selected columns as a select list: `a.col` or, with `prefix`, `a.col AS p_col`. */
+export function selectList(
+  ds: DataSource,
+  entity: EntityClass,
+  alias: string,
+  prefix?: string,
+): string {
+  return selectedColumns(ds, entity)
+    .map((c) => `${alias}.${c.databaseName}${prefix ? ` AS ${prefix}_${c.databaseName}` : ''}`)
+    .join(', ');
 }
