@@ -66,4 +66,24 @@ describe(FieldCipher.name, () => {
     expect(() => before.decryptBytes(tampered)).toThrow();
     expect(() => new FieldCipher(newKey).decryptBytes(stored)).toThrow(/ENCRYPTION_KEYS_OLD/);
   });
+
+  it('decrypts in turns what decrypt reads, across a rotation, and refuses the same tampering', async () => {
+    const text = `<p>Zoë 😀</p>${'x'.repeat(100_000)}`;
+    const stored = new FieldCipher(oldKey).encrypt(text);
+    const after = new FieldCipher(newKey, [oldKey]);
+    // An immediate that queues itself again runs once per turn: the steps take three turns.
+    let turns = 0;
+    let next = setImmediate(function tick() {
+      turns++;
+      next = setImmediate(tick);
+    });
+    await expect(after.decryptInTurns(stored)).resolves.toBe(text);
+    clearImmediate(next);
+    expect(turns).toBeGreaterThanOrEqual(3);
+    const tampered = stored.slice(0, -4) + (stored.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    await expect(after.decryptInTurns(tampered)).rejects.toThrow();
+    await expect(new FieldCipher(newKey).decryptInTurns(stored)).rejects.toThrow(
+      /ENCRYPTION_KEYS_OLD/,
+    );
+  });
 });

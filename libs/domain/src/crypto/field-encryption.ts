@@ -9,6 +9,7 @@ import {
   hkdfSync,
   KeyObject,
 } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ValueTransformer } from 'typeorm';
 import { pooledRandomBytes } from './random-pool';
 
@@ -57,23 +58,47 @@ export class FieldCipher {
   }
 
   decrypt(stored: string): string {
-    // `v1:<keyId>:<payload>` read with indexOf (no split array), the plaintext straight to a
-    // string (no Buffer.concat): this runs for every encrypted value of every page read.
+    const { key, sealed } = this.opened(stored);
+    return this.decipher(key, Buffer.from(sealed, 'base64')).toString('utf8');
+  }
+
+  /**
+   * `decrypt` for a value of megabytes (a message's content): its three steps (base64, AES, UTF-8)
+   * each take milliseconds there, so each runs in an event-loop turn of its own, with I/O between.
+   */
+  async decryptInTurns(stored: string): Promise<string> {
+    const { key, sealed } = this.opened(stored);
+    await nextTurn();
+    const buf = Buffer.from(sealed, 'base64');
+    await nextTurn();
+    const plain = this.decipher(key, buf);
+    await nextTurn();
+    return plain.toString('utf8');
+  }
+
+  /** The key and base64 payload of `v1:<keyId>:<payload>`, read with indexOf (no split array). */
+  private opened(stored: string): { key: KeyObject; sealed: string } {
     const second = stored.indexOf(':', 3);
     if (!stored.startsWith('v1:') || second < 4 || stored.indexOf(':', second + 1) !== -1)
       throw new Error('Unrecognised encrypted value');
     const keyId = stored.slice(3, second);
     const k = this.byId.get(keyId);
     if (!k) throw new Error(`No decryption key with id ${keyId} (set ENCRYPTION_KEYS_OLD)`);
-    const buf = Buffer.from(stored.slice(second + 1), 'base64');
+    return { key: k.key, sealed: stored.slice(second + 1) };
+  }
+
+  /**
+   * The plaintext bytes of nonce | ciphertext | tag. Bytes out (an output encoding makes update
+   * and final go through a StringDecoder created per value); final() verifies the tag before
+   * anything is returned.
+   */
+  private decipher(key: KeyObject, buf: Buffer): Buffer {
     if (buf.length < 28) throw new Error('Unrecognised encrypted value');
-    const decipher = createDecipheriv('aes-256-gcm', k.key, buf.subarray(0, 12));
+    const decipher = createDecipheriv('aes-256-gcm', key, buf.subarray(0, 12));
     decipher.setAuthTag(buf.subarray(buf.length - 16));
-    // Bytes out, one toString: an output encoding makes update / final go through a
-    // StringDecoder created per value. final() verifies the tag before anything is returned.
     const plain = decipher.update(buf.subarray(12, buf.length - 16));
     decipher.final();
-    return plain.toString('utf8');
+    return plain;
   }
 
   /**
@@ -96,13 +121,7 @@ export class FieldCipher {
     const keyId = stored.toString('latin1', 3, second);
     const k = this.byId.get(keyId);
     if (!k) throw new Error(`No decryption key with id ${keyId} (set ENCRYPTION_KEYS_OLD)`);
-    const buf = stored.subarray(second + 1);
-    if (buf.length < 28) throw new Error('Unrecognised encrypted value');
-    const decipher = createDecipheriv('aes-256-gcm', k.key, buf.subarray(0, 12));
-    decipher.setAuthTag(buf.subarray(buf.length - 16));
-    const plain = decipher.update(buf.subarray(12, buf.length - 16));
-    decipher.final();
-    return plain;
+    return this.decipher(k.key, stored.subarray(second + 1));
   }
 
   /** True when the value was written under an older key and should be re-encrypted. */

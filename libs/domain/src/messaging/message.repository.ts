@@ -51,7 +51,7 @@ export interface LeaseRequest {
   until: Date;
 }
 
-/** Stored content (encrypted, base64) from which a claimed message is read in a turn of its own. */
+/** Stored content (encrypted, base64) from which a claimed message is read a step per turn. */
 const LARGE_CONTENT_CHARS = 1024 * 1024;
 
 @Injectable()
@@ -184,11 +184,8 @@ export class MessageRepository {
         continue;
       }
       byId.delete(request.id);
-      // Decrypting and parsing megabytes of content takes milliseconds: each such message is
-      // read in an event-loop turn of its own, not in one turn with the statement's whole batch.
-      if (row.content.length > LARGE_CONTENT_CHARS) await nextTurn();
       try {
-        out.push(this.readClaimed(row, cipher));
+        out.push(this.readClaimed(row, await this.contentOf(row, cipher), cipher));
       } catch (err) {
         out.push(err instanceof Error ? err : new Error(String(err)));
       }
@@ -196,7 +193,28 @@ export class MessageRepository {
     return out;
   }
 
-  private readClaimed(row: ClaimedRow, cipher: FieldCipher): ClaimedMessage {
+  /**
+   * A claimed message's content. Decrypting and parsing megabytes takes tens of milliseconds, so
+   * large content is read a step per event-loop turn (I/O in between), never in one turn with
+   * the statement's whole batch.
+   */
+  private async contentOf(row: ClaimedRow, cipher: FieldCipher): Promise<MessageContent> {
+    if (row.content.length <= LARGE_CONTENT_CHARS) {
+      return JSON.parse(cipher.decrypt(row.content)) as MessageContent;
+    }
+    // The rows were parsed in this turn's I/O phase, and a setImmediate queued there still runs
+    // before the next I/O: the steps start one turn later.
+    await nextTurn();
+    const json = await cipher.decryptInTurns(row.content);
+    await nextTurn();
+    return JSON.parse(json) as MessageContent;
+  }
+
+  private readClaimed(
+    row: ClaimedRow,
+    content: MessageContent,
+    cipher: FieldCipher,
+  ): ClaimedMessage {
     const date = (v: string | null) => (v === null ? null : new Date(v));
     return {
       id: row.id,
@@ -210,7 +228,7 @@ export class MessageRepository {
       trackOpens: row.track_opens,
       trackClicks: row.track_clicks,
       createdAt: row.created_at,
-      content: JSON.parse(cipher.decrypt(row.content)) as MessageContent,
+      content,
       raw: row.raw ? cipher.decryptBytes(row.raw) : undefined,
       recipients: (row.recipients ?? []).map((r) => ({
         idx: r.idx,
