@@ -3,9 +3,9 @@ import { join, query, raw, sql } from './sql';
 
 /** A DataSource whose `query` answers what TypeORM's PostgreSQL runner answers for `command`. */
 function fakeDb(command: 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE', rows: unknown[]) {
-  const calls: { text: string; values: unknown[] }[] = [];
+  const calls: { text: string | { name: string; text: string }; values: unknown[] }[] = [];
   const db = {
-    query: (text: string, values: unknown[]) => {
+    query: (text: string | { name: string; text: string }, values: unknown[]) => {
       calls.push({ text, values });
       return Promise.resolve(
         command === 'UPDATE' || command === 'DELETE' ? [rows, rows.length] : rows,
@@ -51,5 +51,23 @@ describe('query', () => {
     const rows = [{ n: 1 }, { n: 2 }];
     const { db } = fakeDb('SELECT', rows);
     await expect(query(db, sql`SELECT n FROM t`)).resolves.toEqual(rows);
+  });
+
+  it('hands a prepared statement to the driver by name and text', async () => {
+    const { db, calls } = fakeDb('SELECT', [{ n: 1 }]);
+    const q = sql`SELECT n FROM t WHERE id = ${7}`;
+    await expect(query(db, q, { prepare: 'spec_by_name' })).resolves.toEqual([{ n: 1 }]);
+    expect(calls).toEqual([
+      { text: { name: 'spec_by_name', text: 'SELECT n FROM t WHERE id = $1' }, values: [7] },
+    ]);
+  });
+
+  it('refuses a second text under a prepared name', async () => {
+    const { db, calls } = fakeDb('SELECT', []);
+    await query(db, sql`SELECT a FROM t`, { prepare: 'spec_one_text' });
+    await expect(query(db, sql`SELECT b FROM t`, { prepare: 'spec_one_text' })).rejects.toThrow(
+      'statement spec_one_text was prepared with another text',
+    );
+    expect(calls).toHaveLength(1);
   });
 });

@@ -64,7 +64,9 @@ export class EventRepository {
       JOIN webhook_endpoints e
         ON e.organization_id = ${organizationId}::uuid AND e.is_active AND ev.type = ANY(e.events)
       FOR KEY SHARE OF e`;
-    const rows = await query<{ id: string }>(em, insertDeliveries(selected, at));
+    const rows = await query<{ id: string }>(em, insertDeliveries(selected, at), {
+      prepare: 'events_insert',
+    });
     return rows.map((r) => r.id);
   }
 

@@ -124,6 +124,8 @@ export class MessageRepository {
               ${recipients.map((x) => cipher.encrypt(x.r.email))}::text[],
               ${recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email)))}::text[])
               AS t(message_id, idx, kind, address, address_hash)`,
+      // The text depends on the number of messages only (a row of values each).
+      { prepare: `messages_insert_${messages.length}` },
     );
     return ids;
   }
@@ -173,6 +175,7 @@ export class MessageRepository {
                       ON ce.organization_id = r.organization_id AND ce.email_hash = r.address_hash
                    WHERE r.message_id = c.id) AS recipients
             FROM claimed c, relaxed`,
+      { prepare: 'messages_claim' },
     );
     const cipher = fieldCipher();
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -299,6 +302,7 @@ export class MessageRepository {
               AS t(id, status, next_at, completed_at)
            WHERE m.organization_id = ${organizationId}::uuid AND m.id = t.id
           RETURNING m.id, m.dispatch_seq`,
+      { prepare: 'messages_record' },
     );
     const seq = new Map(rows.map((r) => [r.id, r.dispatch_seq]));
     return runs.map((r) => seq.get(r.message.id) ?? 0);

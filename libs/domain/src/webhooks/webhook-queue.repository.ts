@@ -93,6 +93,7 @@ export class WebhookQueueRepository {
     // The ids come first, as a join: left to itself the planner may read the whole queue index
     // (dead entries included) and AND it with the primary key on every claim.
     return this.claim(
+      'webhooks_claim_ids',
       now,
       sql`target AS MATERIALIZED (SELECT unnest(${ids}::uuid[]) AS id),
       due AS (
@@ -114,6 +115,7 @@ export class WebhookQueueRepository {
   claimDue(now: Date, limit: number, skipEndpoints: string[] = []): Promise<ClaimedDelivery[]> {
     const staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
     return this.claim(
+      'webhooks_claim_due',
       now,
       sql`due AS (
         SELECT delivery_id FROM webhook_delivery_queue
@@ -136,6 +138,7 @@ export class WebhookQueueRepository {
    */
   claimForEndpoint(endpointId: string, limit: number, now: Date): Promise<ClaimedDelivery[]> {
     return this.claim(
+      'webhooks_claim_endpoint',
       now,
       sql`due AS (
         SELECT delivery_id FROM webhook_delivery_queue
@@ -237,6 +240,7 @@ export class WebhookQueueRepository {
          duration_ms, started_at, ${now}::timestamptz
        FROM upd
        RETURNING webhook_delivery_id AS id`,
+        { prepare: 'webhooks_finish' },
       ),
     );
     return new Set(rows.map((r) => r.id));
@@ -325,10 +329,11 @@ export class WebhookQueueRepository {
   }
 
   /**
-   * One claim statement: `due` (common table expressions ending with `due`, the queue rows to
-   * take) gets one new lease; the claimed deliveries come back with their endpoints.
+   * One claim statement, prepared as `name`: `due` (common table expressions ending with `due`,
+   * the queue rows to take) gets one new lease; the claimed deliveries come back with their
+   * endpoints.
    */
-  private async claim(now: Date, due: Sql): Promise<ClaimedDelivery[]> {
+  private async claim(name: string, now: Date, due: Sql): Promise<ClaimedDelivery[]> {
     const lease = randomUUID();
     const rows = await query<ClaimRow>(
       this.ds,
@@ -339,6 +344,7 @@ export class WebhookQueueRepository {
         AND e.id = d.webhook_endpoint_id
       RETURNING d.id, d.organization_id, d.type, d.data, d.occurred_at, d.attempt_count,
         e.id AS endpoint_id, e.xmin::text AS endpoint_version`,
+      { prepare: name },
     );
     return this.claimedFrom(rows, lease);
   }
