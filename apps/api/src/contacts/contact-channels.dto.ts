@@ -1,4 +1,5 @@
-// Bodies of the channel-record routes; an update body never carries the encrypted value.
+// Bodies of the channel-record routes: a create body is the update body plus the identifying
+// fields; an update body never carries the encrypted value.
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import {
@@ -59,15 +60,17 @@ const CountryCode = () =>
     IsISO31661Alpha2(),
   );
 
-export class CreateEmailDto extends PrimaryFlag {
+export class UpdateEmailDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(EMAIL_STATUSES)
+  status?: EmailStatus;
+}
+
+export class CreateEmailDto extends UpdateEmailDto {
   @IsDefined()
   @Trim()
   @ContactRule('email')
   email: string;
-
-  @OptionalValue()
-  @IsIn(EMAIL_STATUSES)
-  status?: EmailStatus;
 
   @IsOptional()
   @ToDate()
@@ -75,13 +78,13 @@ export class CreateEmailDto extends PrimaryFlag {
   verifiedAt?: Date | null;
 }
 
-export class UpdateEmailDto extends PrimaryFlag {
+export class UpdateSmsDto extends PrimaryFlag {
   @OptionalValue()
-  @IsIn(EMAIL_STATUSES)
-  status?: EmailStatus;
+  @IsIn(SMS_STATUSES)
+  status?: SmsStatus;
 }
 
-export class CreateSmsDto extends PrimaryFlag {
+export class CreateSmsDto extends UpdateSmsDto {
   @IsDefined()
   @IsString(PHONE)
   @ContactRule('phoneNumber')
@@ -91,40 +94,6 @@ export class CreateSmsDto extends PrimaryFlag {
   @OptionalValue()
   @CountryCode()
   countryCode?: string;
-
-  @OptionalValue()
-  @IsIn(SMS_STATUSES)
-  status?: SmsStatus;
-}
-
-export class UpdateSmsDto extends PrimaryFlag {
-  @OptionalValue()
-  @IsIn(SMS_STATUSES)
-  status?: SmsStatus;
-}
-
-export class CreateWhatsappDto extends PrimaryFlag {
-  @IsDefined()
-  @IsString(PHONE)
-  @ContactRule('phoneNumber')
-  phoneNumber: string;
-
-  @OptionalValue()
-  @CountryCode()
-  countryCode?: string;
-
-  @OptionalValue()
-  @IsIn(WHATSAPP_STATUSES)
-  status?: WhatsappStatus;
-
-  @OptionalValue()
-  @IsBoolean()
-  isBusinessAccount?: boolean;
-
-  @IsOptional()
-  @ToDate()
-  @IsDate()
-  lastSeenAt?: Date | null;
 }
 
 export class UpdateWhatsappDto extends PrimaryFlag {
@@ -142,7 +111,29 @@ export class UpdateWhatsappDto extends PrimaryFlag {
   lastSeenAt?: Date | null;
 }
 
-export class CreateTelegramDto extends PrimaryFlag {
+export class CreateWhatsappDto extends UpdateWhatsappDto {
+  @IsDefined()
+  @IsString(PHONE)
+  @ContactRule('phoneNumber')
+  phoneNumber: string;
+
+  @OptionalValue()
+  @CountryCode()
+  countryCode?: string;
+}
+
+export class UpdateTelegramDto extends PrimaryFlag {
+  @OptionalValue()
+  @IsIn(TELEGRAM_STATUSES)
+  status?: TelegramStatus;
+
+  @IsOptional()
+  @ToDate()
+  @IsDate()
+  lastActiveAt?: Date | null;
+}
+
+export class CreateTelegramDto extends UpdateTelegramDto {
   @IsDefined()
   @IsString(PHONE)
   @ContactRule('phoneNumber')
@@ -157,29 +148,15 @@ export class CreateTelegramDto extends PrimaryFlag {
   @IsString()
   @ContactRule('telegramUsername')
   username?: string | null;
-
-  @OptionalValue()
-  @IsIn(TELEGRAM_STATUSES)
-  status?: TelegramStatus;
-
-  @IsOptional()
-  @ToDate()
-  @IsDate()
-  lastActiveAt?: Date | null;
 }
 
-export class UpdateTelegramDto extends PrimaryFlag {
+export class UpdateImessageDto extends PrimaryFlag {
   @OptionalValue()
-  @IsIn(TELEGRAM_STATUSES)
-  status?: TelegramStatus;
-
-  @IsOptional()
-  @ToDate()
-  @IsDate()
-  lastActiveAt?: Date | null;
+  @IsIn(IMESSAGE_STATUSES)
+  status?: ImessageStatus;
 }
 
-export class CreateImessageDto extends PrimaryFlag {
+export class CreateImessageDto extends UpdateImessageDto {
   @IsDefined()
   @Trim()
   @ContactRule('email')
@@ -189,51 +166,6 @@ export class CreateImessageDto extends PrimaryFlag {
   @IsString(PHONE)
   @ContactRule('phoneNumber')
   phoneNumber?: string | null;
-
-  @OptionalValue()
-  @IsIn(IMESSAGE_STATUSES)
-  status?: ImessageStatus;
-}
-
-export class UpdateImessageDto extends PrimaryFlag {
-  @OptionalValue()
-  @IsIn(IMESSAGE_STATUSES)
-  status?: ImessageStatus;
-}
-
-export class CreatePushDto extends PrimaryFlag {
-  @IsDefined()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(4096)
-  deviceToken: string;
-
-  @IsDefined()
-  @IsIn(PUSH_PLATFORMS)
-  platform: PushPlatform;
-
-  @OptionalValue()
-  @IsIn(PUSH_STATUSES)
-  status?: PushStatus;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  appVersion?: string | null;
-
-  @IsOptional()
-  @IsObject()
-  deviceInfo?: Record<string, unknown> | null;
-
-  @IsOptional()
-  @ToDate()
-  @IsDate()
-  lastUsedAt?: Date | null;
-
-  @IsOptional()
-  @ToDate()
-  @IsDate()
-  expiresAt?: Date | null;
 }
 
 export class UpdatePushDto extends PrimaryFlag {
@@ -259,4 +191,16 @@ export class UpdatePushDto extends PrimaryFlag {
   @ToDate()
   @IsDate()
   expiresAt?: Date | null;
+}
+
+export class CreatePushDto extends UpdatePushDto {
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
+  deviceToken: string;
+
+  @IsDefined()
+  @IsIn(PUSH_PLATFORMS)
+  platform: PushPlatform;
 }
