@@ -71,7 +71,7 @@ describe(FieldCipher.name, () => {
     const text = `<p>Zoë 😀</p>${'x'.repeat(100_000)}`;
     const stored = new FieldCipher(oldKey).encrypt(text);
     const after = new FieldCipher(newKey, [oldKey]);
-    // An immediate that queues itself again runs once per turn: the steps take three turns.
+    // An immediate that queues itself again runs once per turn: the steps take three turns or more.
     let turns = 0;
     let next = setImmediate(function tick() {
       turns++;

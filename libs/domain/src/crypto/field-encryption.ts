@@ -64,10 +64,13 @@ export class FieldCipher {
 
   /**
    * `decrypt` for a value of megabytes (a message's content): its three steps (base64, AES, UTF-8)
-   * each take milliseconds there, so each runs in an event-loop turn of its own, with I/O between.
+   * each take milliseconds there, so each runs in an event-loop turn of its own, with I/O between
+   * and before the first. Called straight after I/O (a statement's rows), one setImmediate would
+   * still run before the next poll for I/O: the first step waits for two.
    */
   async decryptInTurns(stored: string): Promise<string> {
     const { key, sealed } = this.opened(stored);
+    await nextTurn();
     await nextTurn();
     const buf = Buffer.from(sealed, 'base64');
     await nextTurn();

@@ -72,8 +72,8 @@ export function toEntities<T extends ObjectLiteral>(
 /**
  * As `toEntities`, for rows built by PostgreSQL's JSON functions that are only printed (the GET
  * /contacts page): a timestamp column keeps its instant as `toISOString`'s text (json-instant.ts)
- * instead of becoming a Date, which costs about 2 µs to make and print. Any other value, and a
- * timestamp json-instant does not recognise, is hydrated as `toEntities` does. Kept for speed
+ * instead of becoming a Date and being printed from it. Any other value, and a timestamp
+ * json-instant does not recognise, is hydrated as `toEntities` does. Kept for speed
  * (docs/performance.md).
  */
 export function toListedEntities<T extends ObjectLiteral>(

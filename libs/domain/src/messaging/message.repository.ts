@@ -205,9 +205,6 @@ export class MessageRepository {
     if (row.content.length <= LARGE_CONTENT_CHARS) {
       return JSON.parse(cipher.decrypt(row.content)) as MessageContent;
     }
-    // The rows were parsed in this turn's I/O phase, and a setImmediate queued there still runs
-    // before the next I/O: the steps start one turn later.
-    await nextTurn();
     const json = await cipher.decryptInTurns(row.content);
     await nextTurn();
     return JSON.parse(json) as MessageContent;
