@@ -118,9 +118,12 @@ export class InboundSmtpService implements OnApplicationBootstrap, OnApplication
       kind: parseInboundAddress(r.address)!.kind,
     }));
     try {
-      const ids = await this.intake.accept(
-        recipients.map((r) => ({ kind: r.kind, recipient: r.address, raw: intake.raw })),
-      );
+      const ids = await this.intake.accept({
+        kind: recipients.find((r) => r.kind !== 'operator')?.kind ?? 'operator',
+        recipients: recipients.map((r) => r.address),
+        raw: intake.raw,
+        remoteIp: session.remoteAddress ?? null,
+      });
       this.logger.log({
         msg: 'inbound mail accepted',
         kinds: recipients.map((r) => r.kind),

@@ -25,6 +25,23 @@ export interface AppConfig {
   inboundSmtpPort: number;
   /** How often the worker looks for inbound mail not processed yet (lost jobs, retries). */
   inboundPollIntervalMs: number;
+  /** Bounds of the inbound port (§16): no login, so every client is a stranger. */
+  inbound: {
+    /** Bytes of one message kept (INBOUND_MAX_BYTES); the rest of DATA is discarded. */
+    maxBytes: number;
+    /** Connections one client address may hold open at once. */
+    connectionsPerIp: number;
+    /** Messages (DATA) one client address may deliver per minute. */
+    messagesPerIpPerMinute: number;
+  };
+  /**
+   * HTTP server timeouts (§16): keep-alive above a load balancer's idle timeout (60 s is common),
+   * headers a little above that, as Node requires.
+   */
+  http: {
+    keepAliveTimeoutMs: number;
+    headersTimeoutMs: number;
+  };
   /** Unset means: start (or reuse) the embedded PostgreSQL. */
   databaseUrl: string | undefined;
   engagementDatabaseUrl: string | undefined;
@@ -279,6 +296,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
     smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
     inboundPollIntervalMs: int(env, 'INBOUND_POLL_INTERVAL_MS', 10_000, 50, 86_400_000),
+    inbound: {
+      maxBytes: int(env, 'INBOUND_MAX_BYTES', 2 * 1024 * 1024, 1024, 50 * 1024 * 1024),
+      connectionsPerIp: int(env, 'INBOUND_CONNECTIONS_PER_IP', 5, 1, 10_000),
+      messagesPerIpPerMinute: int(env, 'INBOUND_MESSAGES_PER_IP_PER_MINUTE', 60, 1, 1_000_000),
+    },
+    http: httpTimeouts(env),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
     webhookScanIntervalMs: int(env, 'WEBHOOK_SCAN_INTERVAL_MS', 5000, 10, 3_600_000),
@@ -323,6 +346,21 @@ export function loadConfig(env: Env = process.env): AppConfig {
       storageQuotaBytes: int(env, 'IMPORT_STORAGE_QUOTA_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     },
   };
+}
+
+function httpTimeouts(env: Env): AppConfig['http'] {
+  const keepAliveTimeoutMs = int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 3_600_000);
+  const headersTimeoutMs = int(
+    env,
+    'HTTP_HEADERS_TIMEOUT_MS',
+    keepAliveTimeoutMs + 1000,
+    1000,
+    3_600_000,
+  );
+  if (headersTimeoutMs <= keepAliveTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', 'must be above HTTP_KEEP_ALIVE_TIMEOUT_MS');
+  }
+  return { keepAliveTimeoutMs, headersTimeoutMs };
 }
 
 /** Validates the configuration before Nest boots; a bad value ends the process with one line. */

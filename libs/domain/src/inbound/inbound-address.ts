@@ -1,12 +1,13 @@
-// The addresses the inbound port takes mail for (§14): `bounces+<token>@`, `unsubscribe+<token>@`
-// and `fbl@`, at one of our return hosts (ReturnPath decides which hosts those are). Anything
-// else is refused: the port is never a relay.
+// The addresses the inbound port takes mail for (§14, §16): `bounces+<token>@`,
+// `unsubscribe+<token>@` and `fbl@`, plus `postmaster@` and `abuse@` (RFC 5321 §4.5.1, RFC 2142),
+// kept for the operator, at one of our return hosts (ReturnPath decides which hosts those are).
+// Anything else is refused: the port is never a relay.
 
-export type InboundKind = 'bounce' | 'unsubscribe' | 'feedback';
+export type InboundKind = 'bounce' | 'unsubscribe' | 'feedback' | 'operator';
 
 export interface InboundAddress {
   kind: InboundKind;
-  /** The VERP token (bounce) or the unsubscribe token; null for the feedback-loop address. */
+  /** The VERP token (bounce) or the unsubscribe token; null for the feedback and role boxes. */
   token: string | null;
   /** Lower case, without a trailing dot. */
   host: string;
@@ -29,6 +30,9 @@ export function parseInboundAddress(address: string): InboundAddress | null {
   const box = (plus < 0 ? local : local.slice(0, plus)).toLowerCase();
   const token = plus < 0 ? null : local.slice(plus + 1);
   if (box === 'fbl' && token === null) return { kind: 'feedback', token: null, host };
+  if ((box === 'postmaster' || box === 'abuse') && token === null) {
+    return { kind: 'operator', token: null, host };
+  }
   if (token === null || !TOKEN.test(token)) return null;
   if (box === 'bounces') return { kind: 'bounce', token, host };
   if (box === 'unsubscribe') return { kind: 'unsubscribe', token, host };

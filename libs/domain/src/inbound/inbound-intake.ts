@@ -20,11 +20,14 @@ export class InboundIntake {
     private readonly clock: Clock,
   ) {}
 
-  /** Resolves once the messages are committed; throws when they could not be. */
-  async accept(messages: NewInboundMessage[]): Promise<string[]> {
-    const ids = await this.repository.store(messages, this.clock.now());
-    await Promise.all(ids.map((id) => this.enqueue(id)));
-    return ids;
+  /**
+   * Resolves once the message is committed (its id), or null when the same bytes were received
+   * before; throws when it could not be committed.
+   */
+  async accept(message: NewInboundMessage): Promise<string | null> {
+    const id = await this.repository.store(message, this.clock.now());
+    if (id) await this.enqueue(id);
+    return id;
   }
 
   private async enqueue(inboundId: string): Promise<void> {

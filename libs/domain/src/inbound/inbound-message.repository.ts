@@ -4,22 +4,26 @@
 // organization's until matched, so the worker's statements run across organizations by row id.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, sql } from '../database/sql';
 import type { InboundKind } from './inbound-address';
 
 export interface NewInboundMessage {
+  /** What the message is mainly for: the first of its recipients' kinds that is not `operator`. */
   kind: InboundKind;
-  /** The address it was accepted for (ours: a token, never a person's address). */
-  recipient: string;
+  /** The addresses it was accepted for (ours: tokens and role boxes, never a person's address). */
+  recipients: string[];
   raw: Buffer;
+  /** The client that sent it. */
+  remoteIp: string | null;
 }
 
 export interface LeasedInboundMessage {
   id: string;
   kind: InboundKind;
-  recipient: string;
+  recipients: string[];
   raw: Buffer;
   /** Leases so far, this one included. */
   attempts: number;
@@ -35,22 +39,24 @@ export interface InboundOutcome {
 export class InboundMessageRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** Commits the messages (one statement); answers their ids in order. */
-  async store(messages: NewInboundMessage[], at: Date): Promise<string[]> {
-    const cipher = fieldCipher();
+  /**
+   * Commits one received message (its raw bytes encrypted, one copy whatever its recipient count).
+   * Answers its id, or null when the same bytes were received before: a replay changes nothing.
+   */
+  async store(message: NewInboundMessage, at: Date): Promise<string | null> {
     const rows = await query<{ id: string }>(
       this.ds,
-      sql`INSERT INTO inbound_messages (kind, recipient, raw, size, received_at, next_attempt_at)
-          SELECT t.kind, t.recipient, t.raw, t.size, ${at}::timestamptz, ${at}::timestamptz
-            FROM unnest(${messages.map((m) => m.kind)}::text[],
-                        ${messages.map((m) => m.recipient)}::text[],
-                        ${messages.map((m) => cipher.encryptBytes(m.raw))}::bytea[],
-                        ${messages.map((m) => m.raw.length)}::int[])
-                 WITH ORDINALITY AS t(kind, recipient, raw, size, ord)
-           ORDER BY t.ord
+      sql`INSERT INTO inbound_messages (kind, recipients, raw, raw_sha256, size, remote_ip,
+                                        received_at, next_attempt_at)
+          VALUES (${message.kind}, ${message.recipients}::text[],
+                  ${fieldCipher().encryptBytes(message.raw)}::bytea,
+                  ${createHash('sha256').update(message.raw).digest()}::bytea,
+                  ${message.raw.length}, ${message.remoteIp}::inet,
+                  ${at}::timestamptz, ${at}::timestamptz)
+          ON CONFLICT (raw_sha256) DO NOTHING
           RETURNING id`,
     );
-    return rows.map((r) => r.id);
+    return rows[0]?.id ?? null;
   }
 
   /**
@@ -61,7 +67,7 @@ export class InboundMessageRepository {
     const rows = await query<{
       id: string;
       kind: InboundKind;
-      recipient: string;
+      recipients: string[];
       raw: Buffer;
       attempts: number;
     }>(
@@ -74,7 +80,7 @@ export class InboundMessageRepository {
                           ORDER BY next_attempt_at, id
                           LIMIT 1
                           FOR UPDATE SKIP LOCKED)
-          RETURNING i.id, i.kind, i.recipient, i.raw, i.attempts`,
+          RETURNING i.id, i.kind, i.recipients, i.raw, i.attempts`,
     );
     const r = rows[0];
     if (!r) return null;

@@ -115,7 +115,7 @@ export class InboundService {
   }
 
   private async process(lease: LeasedInboundMessage): Promise<InboundOutcome> {
-    const address = parseInboundAddress(lease.recipient);
+    const address = parseInboundAddress(lease.recipients[0]);
     if (lease.kind === 'unsubscribe') return this.mailtoUnsubscribe(lease, address?.token ?? '');
     const report = await readMailReport(lease.raw);
     const verpToken = lease.kind === 'bounce' ? (address?.token ?? null) : null;
