@@ -409,7 +409,7 @@ describe('Inbound bounces and complaints', () => {
         RECIPIENT: v.address,
         BOUNCE_ADDRESS: own.verp,
       });
-      expect(await sendInboundTo(stack, [own.verp, fbl], raw)).toMatch(/^250 /);
+      expect(await sendInboundTo(stack, [fbl, own.verp], raw)).toMatch(/^250 /);
       // The token names the attacker's own recipient: that is all the report can touch.
       expect(await processedRaw(raw)).toMatchObject({
         outcome: 'bounced',
