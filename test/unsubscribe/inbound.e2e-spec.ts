@@ -1,9 +1,11 @@
-// Issue 23, bounces and complaints that arrive as mail (§14), end to end: DSNs shaped like
-// Postfix's and Exchange's and an RFC 5965 feedback report, sent over SMTP to the relay's real
-// inbound port, are committed before 250 and processed by the real worker: attempts on the message,
-// ContactEmail status, list memberships and webhooks at a real receiver. The port takes only our
-// addresses, without AUTH; a report answered 250 survives a stopped worker and a flush of its jobs;
-// one organization's report never touches another's data.
+// Bounces and complaints that arrive as mail (§14), end to end: DSNs shaped like Postfix's and
+// Exchange's and an RFC 5965 feedback report, sent over SMTP to the relay's real inbound port, are
+// committed before 250 and processed by the real worker: attempts on the message, ContactEmail
+// status, list memberships and webhooks at a real receiver. Reports change state only through a
+// token we signed (the VERP address they arrive at, an ARF's quoted Return-Path or List-Unsubscribe),
+// for the recipient the token names, once per report; a forged report naming another
+// organization's Message-ID changes nothing. The port takes only our addresses, without AUTH; a
+// report answered 250 survives a stopped worker and a flush of its jobs.
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { UnsubscribeTokens, loadConfig } from '@app/domain';
@@ -20,11 +22,14 @@ import {
   flushOwnQueues,
   inboundRows,
   memberships,
+  received,
   sendInbound,
+  sendInboundTo,
   Stack,
   startStack,
   stopStack,
   waitForEvent,
+  WEBHOOK_EVENTS,
 } from './support/stack';
 
 type SmtpFailure = Error & { responseCode?: number };
@@ -61,10 +66,11 @@ describe('Inbound bounces and complaints', () => {
     const listUnsubscribe = sent.parsed.headerLines
       .find((h) => h.key === 'list-unsubscribe')!
       .line.replace(/^List-Unsubscribe:\s*/i, '');
-    return { address, contactId, jobId, messageId, listUnsubscribe };
+    // The envelope sender the message went out with: its genuine VERP address.
+    return { address, contactId, jobId, messageId, listUnsubscribe, verp: sent.from };
   }
 
-  const bounceTo = () => `bounces+${randomUUID().slice(0, 8)}@${BOUNCE_DOMAIN}`;
+  const fbl = `fbl@${BOUNCE_DOMAIN}`;
 
   async function processed(recipient: string) {
     return waitFor(
@@ -83,7 +89,7 @@ describe('Inbound bounces and complaints', () => {
     'a DSN like %s sends bounces the message, sets the ContactEmail bounced, raises email.bounced',
     async (name, status) => {
       const m = await delivered();
-      const to = bounceTo();
+      const to = m.verp;
       const raw = fixture(name, {
         MESSAGE_ID: m.messageId,
         RECIPIENT: m.address,
@@ -117,22 +123,17 @@ describe('Inbound bounces and complaints', () => {
     },
   );
 
-  it('a DSN to the envelope sender is matched by its VERP token; a forged token matches nothing', async () => {
+  it('a DSN to the envelope sender is matched by its VERP token, whatever Message-ID it quotes', async () => {
     const m = await delivered();
-    const sent = stack.sink.messages.find((x) => x.parsed.messageId === m.messageId)!;
-    expect(sent.from).toMatch(new RegExp(`^bounces\\+[0-9a-f]{52}@${BOUNCE_DOMAIN}$`));
+    expect(m.verp).toMatch(new RegExp(`^bounces\\+[0-9a-f]{52}@${BOUNCE_DOMAIN}$`));
     // The report quotes no Message-ID of ours: only the token can name the message.
-    const report = (to: string) =>
-      fixture('postfix-dsn', {
-        MESSAGE_ID: `<${randomUUID()}@elsewhere.example>`,
-        RECIPIENT: m.address,
-        BOUNCE_ADDRESS: to,
-      });
-    const forged = `bounces+${'0'.repeat(52)}@${BOUNCE_DOMAIN}`;
-    expect(await sendInbound(stack, forged, report(forged))).toMatch(/^250 /);
-    expect(await processed(forged)).toMatchObject({ outcome: 'unmatched' });
-    expect(await sendInbound(stack, sent.from, report(sent.from))).toMatch(/^250 /);
-    expect(await processed(sent.from)).toMatchObject({
+    const report = fixture('postfix-dsn', {
+      MESSAGE_ID: `<${randomUUID()}@elsewhere.example>`,
+      RECIPIENT: m.address,
+      BOUNCE_ADDRESS: m.verp,
+    });
+    expect(await sendInbound(stack, m.verp, report)).toMatch(/^250 /);
+    expect(await processed(m.verp)).toMatchObject({
       outcome: 'bounced',
       organization_id: stack.s.org.id,
     });
@@ -142,7 +143,7 @@ describe('Inbound bounces and complaints', () => {
 
   it('a 4.x.x delay warning records a deferred attempt only', async () => {
     const m = await delivered();
-    const to = bounceTo();
+    const to = m.verp;
     await sendInbound(
       stack,
       to,
@@ -173,10 +174,10 @@ describe('Inbound bounces and complaints', () => {
     const raw = fixture('arf-abuse', {
       MESSAGE_ID: m.messageId,
       RECIPIENT: m.address,
-      FEEDBACK_ADDRESS: `fbl@${BOUNCE_DOMAIN}`,
+      FEEDBACK_ADDRESS: fbl,
       LIST_UNSUBSCRIBE: m.listUnsubscribe,
     });
-    const to = `fbl@${BOUNCE_DOMAIN}`;
+    const to = fbl;
     expect(await sendInbound(stack, to, raw)).toMatch(/^250 /);
     await waitFor(
       async () => (await emailState(stack, stack.s.org.id, m.address)).status === 'complained',
@@ -233,7 +234,7 @@ describe('Inbound bounces and complaints', () => {
     })
       .toString()
       .replace(/^Original-Rcpt-To:.*\r\n/m, '');
-    await sendInbound(stack, `fbl@${BOUNCE_DOMAIN}`, Buffer.from(raw));
+    await sendInbound(stack, fbl, Buffer.from(raw));
     await waitFor(
       async () => (await emailState(stack, stack.s.org.id, m.address)).status === 'complained',
       { what: 'complained', timeoutMs: 20_000 },
@@ -253,17 +254,17 @@ describe('Inbound bounces and complaints', () => {
     await waitForEvent(stack, 'contact.unsubscribed', (d) => d.contactId === m.contactId);
   });
 
-  it('accepts and drops what names none of our messages', async () => {
-    const to = bounceTo();
-    await sendInbound(stack, to, fixture('postfix-dsn', { BOUNCE_ADDRESS: to }));
-    expect(await processed(to)).toEqual({
+  it('keeps a report without a signed reference as unmatched', async () => {
+    const raw = fixture('postfix-dsn', {
+      MESSAGE_ID: `<${randomUUID()}@elsewhere.example>`,
+      BOUNCE_ADDRESS: fbl,
+    });
+    await sendInbound(stack, fbl, raw);
+    expect(await processed(fbl)).toEqual({
       status: 'processed',
       outcome: 'unmatched',
       organization_id: null,
     });
-    const forged = `unsubscribe+${'0'.repeat(46)}@${BOUNCE_DOMAIN}`;
-    await sendInbound(stack, forged, Buffer.from('Subject: x\r\n\r\nx\r\n'));
-    expect(await processed(forged)).toMatchObject({ outcome: 'unmatched' });
   });
 
   it('takes only our addresses, without AUTH, and relays nothing', async () => {
@@ -276,7 +277,6 @@ describe('Inbound bounces and complaints', () => {
     try {
       for (const to of [
         'someone@example.com',
-        `postmaster@${BOUNCE_DOMAIN}`,
         `bounces@${BOUNCE_DOMAIN}`,
         'bounces+x@other.example',
         `bounces+x@sub.${BOUNCE_DOMAIN}`,
@@ -293,6 +293,10 @@ describe('Inbound bounces and complaints', () => {
       transport.close();
     }
     expect(await inboundRows(stack, 'someone@example.com')).toEqual([]);
+    // postmaster@ (RFC 5321) is kept for the operator and changes nothing.
+    const postmaster = `postmaster@${BOUNCE_DOMAIN}`;
+    await sendInbound(stack, postmaster, Buffer.from(`Subject: ${randomUUID()}\r\n\r\nhi\r\n`));
+    expect(await processed(postmaster)).toMatchObject({ outcome: 'operator' });
   });
 
   it('keeps a report answered 250 through a killed worker and a flush of its jobs', async () => {
@@ -305,12 +309,12 @@ describe('Inbound bounces and complaints', () => {
     stack.worker = null;
     const proc = await spawnWorker();
     try {
-      const to = bounceTo();
+      const to = first.verp;
       await sendInbound(stack, to, dsn(first, to));
       expect(await processed(to)).toMatchObject({ outcome: 'bounced' });
       await proc.kill();
       // No worker now: the next report is answered 250 from PostgreSQL alone, and its job lost.
-      const next = bounceTo();
+      const next = second.verp;
       expect(await sendInbound(stack, next, dsn(second, next))).toMatch(/^250 /);
       expect(await flushOwnQueues()).toBeGreaterThan(0);
       expect((await inboundRows(stack, next))[0].status).toBe('received');
@@ -328,7 +332,7 @@ describe('Inbound bounces and complaints', () => {
     const bList = await createList(stack, b.org.id, 'B news');
     const m = await delivered();
     const bContact = await createContact(stack, b.org.id, m.address, [bList]);
-    const to = bounceTo();
+    const to = m.verp;
     await sendInbound(
       stack,
       to,
@@ -336,7 +340,7 @@ describe('Inbound bounces and complaints', () => {
     );
     await sendInbound(
       stack,
-      `fbl@${BOUNCE_DOMAIN}`,
+      fbl,
       fixture('arf-abuse', {
         MESSAGE_ID: m.messageId,
         RECIPIENT: m.address,
@@ -357,5 +361,172 @@ describe('Inbound bounces and complaints', () => {
     const token = new UnsubscribeTokens([loadConfig().encryptionKey]).sign(m.jobId);
     expect(m.listUnsubscribe).toContain(token!);
     await b.http.get(`/api/v1/user/messages/${m.jobId}`).expect(404);
+  });
+
+  describe('trusts only what we signed', () => {
+    /** The attempts of a message, straight from the log. */
+    async function attempts(jobId: string): Promise<string[]> {
+      const rows: { status: string }[] = await stack.ds.query(
+        `SELECT a.status FROM message_attempts a JOIN messages m ON m.id = a.message_id
+          WHERE m.job_id = $1 ORDER BY a.attempted_at, a.id`,
+        [jobId],
+      );
+      return rows.map((r) => r.status);
+    }
+
+    /** Waits for the inbound row of `recipient` whose raw bytes are `raw`. */
+    async function processedRaw(raw: Buffer) {
+      return waitFor(
+        async () => {
+          const [row]: { status: string; outcome: string; organization_id: string | null }[] =
+            await stack.ds.query(
+              `SELECT status, outcome, organization_id FROM inbound_messages
+                WHERE raw_sha256 = digest($1::bytea, 'sha256')`,
+              [raw],
+            );
+          return row?.status === 'processed' ? row : null;
+        },
+        { what: 'inbound mail processed', timeoutMs: 20_000 },
+      );
+    }
+
+    /** Another organization's contact and a message delivered to it, with a webhook endpoint. */
+    async function victim() {
+      const b = await createSession(stack.app, { plan: 'pro' });
+      await b.http
+        .post('/api/v1/user/webhook-endpoints', { url: stack.receiver.url, events: WEBHOOK_EVENTS })
+        .expect(201);
+      const list = await createList(stack, b.org.id, 'Victim news');
+      return { b, m: await delivered(b, [list]) };
+    }
+
+    it("a forged DSN naming another organization's Message-ID changes nothing for it", async () => {
+      const { b, m: v } = await victim();
+      const own = await delivered();
+      // Sent to the attacker's own genuine VERP address and to fbl@, quoting the victim's message.
+      const raw = fixture('postfix-dsn', {
+        MESSAGE_ID: v.messageId,
+        RECIPIENT: v.address,
+        BOUNCE_ADDRESS: own.verp,
+      });
+      expect(await sendInboundTo(stack, [fbl, own.verp], raw)).toMatch(/^250 /);
+      // The token names the attacker's own recipient: that is all the report can touch.
+      expect(await processedRaw(raw)).toMatchObject({
+        outcome: 'bounced',
+        organization_id: stack.s.org.id,
+      });
+      expect(await attempts(own.jobId)).toEqual(['delivered', 'bounced']);
+      await waitForEvent(stack, 'email.bounced', (d) => d.jobId === own.jobId);
+      expect(await attempts(v.jobId)).toEqual(['delivered']);
+      expect(await emailState(stack, b.org.id, v.address)).toMatchObject({
+        status: 'verified',
+        bounce_count: 0,
+      });
+      expect(received(stack, 'email.bounced', (d) => d.jobId === v.jobId)).toEqual([]);
+      expect(received(stack, 'email.deferred', (d) => d.jobId === v.jobId)).toEqual([]);
+    });
+
+    it('a forged ARF naming a real Message-ID changes nothing and is kept unmatched', async () => {
+      const m = await delivered();
+      const raw = fixture('arf-abuse', {
+        MESSAGE_ID: m.messageId,
+        RECIPIENT: m.address,
+        BOUNCE_ADDRESS: `bounces+${'0'.repeat(52)}@${BOUNCE_DOMAIN}`,
+        LIST_UNSUBSCRIBE: `<https://shop.example/unsubscribe/${randomUUID()}>`,
+      });
+      await sendInbound(stack, fbl, raw);
+      expect(await processedRaw(raw)).toEqual({
+        status: 'processed',
+        outcome: 'unmatched',
+        organization_id: null,
+      });
+      expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({
+        status: 'verified',
+        complaint_count: 0,
+      });
+      expect((await memberships(stack, m.contactId)).map((r) => r.status)).toEqual([
+        'subscribed',
+        'subscribed',
+      ]);
+      expect(received(stack, 'email.complained', (d) => d.jobId === m.jobId)).toEqual([]);
+    });
+
+    it("an ARF complains exactly the recipient its signed token names, not Original-Rcpt-To's", async () => {
+      const named = await delivered();
+      const byReturnPath = await delivered();
+      const byList = await delivered();
+      const arf = (values: Parameters<typeof fixture>[1], returnPath?: string) => {
+        const text = fixture('arf-abuse', {
+          MESSAGE_ID: named.messageId,
+          RECIPIENT: named.address,
+          BOUNCE_ADDRESS: `bounces+${'0'.repeat(52)}@${BOUNCE_DOMAIN}`,
+          ...values,
+        }).toString();
+        return Buffer.from(
+          returnPath
+            ? text.replace(/^Received: from mail/m, `Return-Path: <${returnPath}>\r\n$&`)
+            : text,
+        );
+      };
+      const first = arf({}, byReturnPath.verp);
+      const second = arf({ LIST_UNSUBSCRIBE: byList.listUnsubscribe });
+      await sendInbound(stack, fbl, first);
+      await sendInbound(stack, fbl, second);
+      expect(await processedRaw(first)).toMatchObject({ outcome: 'complained' });
+      expect(await processedRaw(second)).toMatchObject({ outcome: 'complained' });
+      for (const m of [byReturnPath, byList]) {
+        expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({
+          status: 'complained',
+          complaint_count: 1,
+        });
+        const event = await waitForEvent(stack, 'email.complained', (d) => d.jobId === m.jobId);
+        expect(event).toMatchObject({ recipient: m.address, contactId: m.contactId });
+      }
+      expect(await emailState(stack, stack.s.org.id, named.address)).toMatchObject({
+        status: 'verified',
+        complaint_count: 0,
+      });
+      expect(received(stack, 'email.complained', (d) => d.jobId === named.jobId)).toEqual([]);
+    });
+
+    it('a DSN of forty identical groups records one attempt and one email.bounced', async () => {
+      const m = await delivered();
+      const text = fixture('postfix-dsn', {
+        MESSAGE_ID: m.messageId,
+        RECIPIENT: m.address,
+        BOUNCE_ADDRESS: m.verp,
+      }).toString();
+      const groupAt = text.indexOf('Final-Recipient:');
+      const groupEnd = text.indexOf('\r\n\r\n', groupAt) + 4;
+      const group = text.slice(groupAt, groupEnd);
+      const raw = Buffer.from(text.slice(0, groupAt) + group.repeat(40) + text.slice(groupEnd));
+      await sendInbound(stack, m.verp, raw);
+      expect(await processedRaw(raw)).toMatchObject({ outcome: 'bounced' });
+      expect(await attempts(m.jobId)).toEqual(['delivered', 'bounced']);
+      expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({ bounce_count: 1 });
+      await waitForEvent(stack, 'email.bounced', (d) => d.jobId === m.jobId);
+      // Deliveries of a transaction's events go out together; give stragglers a moment anyway.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(received(stack, 'email.bounced', (d) => d.jobId === m.jobId)).toHaveLength(1);
+    });
+
+    it('a replayed report (identical bytes) changes nothing the second time', async () => {
+      const m = await delivered();
+      const raw = fixture('postfix-dsn', {
+        MESSAGE_ID: m.messageId,
+        RECIPIENT: m.address,
+        BOUNCE_ADDRESS: m.verp,
+      });
+      await sendInbound(stack, m.verp, raw);
+      await processedRaw(raw);
+      await waitForEvent(stack, 'email.bounced', (d) => d.jobId === m.jobId);
+      expect(await sendInboundTo(stack, [m.verp, fbl], raw)).toMatch(/^250 /);
+      // Several worker polls later, still the one row and the one bounce.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await inboundRows(stack, m.verp)).toHaveLength(1);
+      expect(await attempts(m.jobId)).toEqual(['delivered', 'bounced']);
+      expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({ bounce_count: 1 });
+      expect(received(stack, 'email.bounced', (d) => d.jobId === m.jobId)).toHaveLength(1);
+    });
   });
 });

@@ -195,7 +195,12 @@ export async function emailState(stack: Stack, organizationId: string, email: st
 }
 
 /** Sends raw mail to the inbound port as another mail server would: no AUTH, null sender. */
-export async function sendInbound(stack: Stack, to: string, raw: Buffer): Promise<string> {
+export function sendInbound(stack: Stack, to: string, raw: Buffer): Promise<string> {
+  return sendInboundTo(stack, [to], raw);
+}
+
+/** sendInbound to several addresses in one transaction (one DATA). */
+export async function sendInboundTo(stack: Stack, to: string[], raw: Buffer): Promise<string> {
   const transport = nodemailer.createTransport({
     host: '127.0.0.1',
     port: stack.inboundPort,
@@ -203,21 +208,21 @@ export async function sendInbound(stack: Stack, to: string, raw: Buffer): Promis
     ignoreTLS: true,
   });
   try {
-    const info = await transport.sendMail({ envelope: { from: '', to: [to] }, raw });
+    const info = await transport.sendMail({ envelope: { from: '', to }, raw });
     return info.response;
   } finally {
     transport.close();
   }
 }
 
-/** The inbound rows of one recipient address, newest first. */
+/** The inbound rows stored for one recipient address, newest first. */
 export function inboundRows(
   stack: Stack,
   recipient: string,
 ): Promise<{ status: string; outcome: string | null; organization_id: string | null }[]> {
   return stack.ds.query(
     `SELECT status, outcome, organization_id FROM inbound_messages
-      WHERE recipient = $1 ORDER BY received_at DESC`,
+      WHERE $1 = ANY(recipients) ORDER BY received_at DESC`,
     [recipient],
   );
 }

@@ -1,5 +1,5 @@
-// Feedback-loop complaints (§14, RFC 5965 `Feedback-Type: abuse`): the recipient marked one of our
-// messages as spam. Its ContactEmail becomes `complained` (never sent to again), the contact leaves
+// Feedback-loop complaints (§14, RFC 5965 `Feedback-Type: abuse`): the recipient a signed
+// reference names (feedback-rules.ts) marked one of our messages as spam. Its ContactEmail becomes `complained` (never sent to again), the contact leaves
 // every list, and email.complained is raised, all in one transaction; the `complained` engagement
 // event follows the commit.
 import { Injectable } from '@nestjs/common';
@@ -7,7 +7,6 @@ import type { EntityManager } from 'typeorm';
 import { ContactEmailService } from '../contacts/contact-email.service';
 import { Events } from '../events/events.service';
 import { UnsubscribeService } from '../unsubscribe/unsubscribe.service';
-import { reportedRecipient } from './bounce-feedback';
 import type { InboundOutcome } from './inbound-message.repository';
 import type { FeedbackFields } from './mail-report';
 import type { FeedbackMessage, FeedbackRecipient } from './message-feedback.repository';
@@ -32,20 +31,13 @@ export class ComplaintFeedback {
     em: EntityManager,
     message: FeedbackMessage,
     feedback: FeedbackFields,
-    knownIdx: number | null,
+    recipient: FeedbackRecipient,
     at: Date,
   ): Promise<ComplaintResult> {
     const org = message.organizationId;
     if (!COMPLAINT_TYPES.includes(feedback.feedbackType)) {
       return { outcome: `ignored:${feedback.feedbackType}`, organizationId: org, recipient: null };
     }
-    // Providers often redact the recipient; the message then has to name it on its own.
-    const recipient =
-      feedback.originalRcptTo
-        .map((address) => reportedRecipient(message, address, knownIdx))
-        .find((r) => r !== null) ?? reportedRecipient(message, null, knownIdx);
-    if (!recipient) return { outcome: 'unmatched', organizationId: org, recipient: null };
-
     const email = await this.contactEmails.recordComplaint(org, recipient.email, at, em);
     const contactId = email?.contactId ?? message.contactId;
     const lists = contactId

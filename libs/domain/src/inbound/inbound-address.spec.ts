@@ -17,10 +17,17 @@ describe('parseInboundAddress', () => {
       token: null,
       host: 'bounces.example',
     });
+    for (const box of ['Postmaster', 'abuse']) {
+      expect(parseInboundAddress(`${box}@bounces.example`)).toEqual({
+        kind: 'operator',
+        token: null,
+        host: 'bounces.example',
+      });
+    }
   });
 
   it.each([
-    'postmaster@bounces.example',
+    'postmaster+x@bounces.example',
     'bounces@bounces.example',
     'bounces+@bounces.example',
     'unsubscribe@bounces.example',

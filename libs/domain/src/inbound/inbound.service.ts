@@ -1,8 +1,10 @@
-// Processing of inbound mail (§14): the worker leases each received message, reads it with
-// mailparser and applies it: a delivery status notification to the message it names (bounces), a
-// feedback report (complaints), a mail to `unsubscribe+<token>@` as the one-click POST. The effects
-// and the row's `processed` mark commit together; a failure leaves the row due again with backoff.
-// Anything that names none of our messages is accepted and dropped with an info log line.
+// Processing of inbound mail (§14): the worker leases each received message and processes it for
+// every one of our addresses it was accepted for, against the same bytes: a report (DSN or ARF)
+// changes state only through a reference the platform signed (feedback-rules.ts), at most once
+// per recipient; a mail to `unsubscribe+<token>@` acts as the one-click POST; `postmaster@` and
+// `abuse@` mail is only kept. All effects and the row's `processed` mark commit together; a
+// failure leaves the row due again with backoff. What no signed reference names is kept as
+// `unmatched` with an info log line and changes nothing.
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -10,19 +12,31 @@ import { Clock } from '../common/clock';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Events } from '../events/events.service';
+import { VerpTokens } from '../sending-domains/verp';
+import type { UnsubscribeTarget } from '../unsubscribe/unsubscribe.repository';
 import { UnsubscribeService } from '../unsubscribe/unsubscribe.service';
 import { UnsubscribeTokens } from '../unsubscribe/unsubscribe-token';
 import { BounceFeedback } from './bounce-feedback';
 import { ComplaintFeedback } from './complaint-feedback';
+import {
+  arfReference,
+  dsnReportFor,
+  FeedbackReference,
+  recipientOfJob,
+  verpReference,
+} from './feedback-rules';
 import { parseInboundAddress } from './inbound-address';
 import {
   InboundMessageRepository,
   InboundOutcome,
   LeasedInboundMessage,
 } from './inbound-message.repository';
-import { MailReport, OriginalMessage, readMailReport } from './mail-report';
-import { MessageFeedbackRepository } from './message-feedback.repository';
-import { BounceReference, ReturnPath } from './return-path';
+import { MailReport, readMailReport } from './mail-report';
+import {
+  FeedbackMessage,
+  FeedbackRecipient,
+  MessageFeedbackRepository,
+} from './message-feedback.repository';
 
 /** A worker holds a leased message this long before another may take it. */
 export const INBOUND_LEASE_MS = 2 * 60_000;
@@ -36,15 +50,21 @@ export function inboundRetryDelayMs(attempts: number): number {
   return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 3_600_000);
 }
 
-/** Our unsubscribe token in a List-Unsubscribe URL (`…/u/<token>`) or address (`unsubscribe+<token>@`). */
-export function listUnsubscribeToken(values: string[]): string | null {
-  for (const v of values) {
-    const m =
-      /\/u\/([0-9a-z]{46})(?:[/?#]|$)/i.exec(v) ??
-      /^(?:mailto:)?unsubscribe\+([0-9a-z]{46})@/i.exec(v);
-    if (m) return m[1];
+/** What one address of a message asks for, found before the transaction that applies it. */
+type Effect =
+  | { kind: 'report'; message: FeedbackMessage; recipient: FeedbackRecipient }
+  | { kind: 'unsubscribe'; target: UnsubscribeTarget };
+
+/** The row's outcome: what was applied (distinct, in order), else `operator` or `unmatched`. */
+export function combinedOutcome(outcomes: InboundOutcome[], operator: boolean): InboundOutcome {
+  const applied = outcomes.filter((o) => o.outcome !== 'unmatched');
+  if (!applied.length) {
+    return { outcome: operator ? 'operator' : 'unmatched', organizationId: null };
   }
-  return null;
+  return {
+    outcome: [...new Set(applied.map((o) => o.outcome))].join(','),
+    organizationId: applied.find((o) => o.organizationId)?.organizationId ?? null,
+  };
 }
 
 class LeaseLost extends Error {}
@@ -57,7 +77,7 @@ export class InboundService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly inbound: InboundMessageRepository,
     private readonly messages: MessageFeedbackRepository,
-    private readonly returnPath: ReturnPath,
+    private readonly verp: VerpTokens,
     private readonly tokens: UnsubscribeTokens,
     private readonly unsubscribes: UnsubscribeService,
     private readonly bounces: BounceFeedback,
@@ -115,91 +135,126 @@ export class InboundService {
   }
 
   private async process(lease: LeasedInboundMessage): Promise<InboundOutcome> {
-    const address = parseInboundAddress(lease.recipients[0]);
-    if (lease.kind === 'unsubscribe') return this.mailtoUnsubscribe(lease, address?.token ?? '');
-    const report = await readMailReport(lease.raw);
-    const verpToken = lease.kind === 'bounce' ? (address?.token ?? null) : null;
-    if (report.kind === 'delivery-status') {
-      const ref = this.returnPath.matchBounce({
-        verpToken,
-        messageId: report.original?.messageId,
-      });
-      const message = ref && (await this.messages.find(ref));
-      if (!message) return this.finish(lease, { outcome: 'unmatched', organizationId: null });
-      return this.finish(lease, (em, at) =>
-        this.bounces.apply(em, message, report.recipients, ref.recipientIdx, at),
-      );
+    const addresses = lease.recipients.map((a) => ({ address: a, parsed: parseInboundAddress(a) }));
+    const needsReport = addresses.some(
+      (a) => a.parsed?.kind === 'bounce' || a.parsed?.kind === 'feedback',
+    );
+    const report: MailReport = needsReport ? await readMailReport(lease.raw) : { kind: 'other' };
+    const effects: Effect[] = [];
+    const seen = new Set<string>();
+    for (const { address, parsed } of addresses) {
+      if (parsed?.kind === 'unsubscribe') {
+        const target = await this.unsubscribeTarget(parsed.token ?? '');
+        if (target && !seen.has(`u:${target.jobId}`)) {
+          seen.add(`u:${target.jobId}`);
+          effects.push({ kind: 'unsubscribe', target });
+        }
+        continue;
+      }
+      if (parsed?.kind !== 'bounce' && parsed?.kind !== 'feedback') continue;
+      const found = await this.resolve(this.reference(address, report));
+      // One outcome per recipient per report, whichever of our addresses named it.
+      const key = found && `r:${found.message.id}:${found.recipient.idx}`;
+      if (!found || seen.has(key!)) continue;
+      seen.add(key!);
+      effects.push({ kind: 'report', ...found });
     }
-    if (report.kind === 'feedback-report') return this.complaint(lease, report);
-    return this.finish(lease, { outcome: 'unmatched', organizationId: null });
-  }
-
-  private async complaint(
-    lease: LeasedInboundMessage,
-    report: Extract<MailReport, { kind: 'feedback-report' }>,
-  ): Promise<InboundOutcome> {
-    const ref = this.complaintReference(report.original, report.feedback.originalMailFrom);
-    const message = ref && (await this.messages.find(ref));
-    if (!message) return this.finish(lease, { outcome: 'unmatched', organizationId: null });
-    let result: Awaited<ReturnType<ComplaintFeedback['apply']>> | undefined;
+    const operator = addresses.some((a) => a.parsed?.kind === 'operator');
+    const complained: { message: FeedbackMessage; recipient: FeedbackRecipient }[] = [];
+    const unsubscribed: UnsubscribeTarget[] = [];
     const outcome = await this.finish(lease, async (em, at) => {
-      result = await this.complaints.apply(em, message, report.feedback, ref.recipientIdx, at);
-      return result;
+      const outcomes: InboundOutcome[] = [];
+      for (const e of effects) {
+        if (e.kind === 'unsubscribe') {
+          const done = await this.unsubscribes.apply(em, e.target, 'mailto', at);
+          if (done.first) unsubscribed.push(e.target);
+          outcomes.push({ outcome: 'unsubscribed', organizationId: e.target.organizationId });
+        } else if (report.kind === 'delivery-status') {
+          const dsn = dsnReportFor(report.recipients, e.recipient.email);
+          outcomes.push(
+            dsn
+              ? await this.bounces.apply(em, e.message, e.recipient, dsn, at)
+              : { outcome: 'unrecorded', organizationId: e.message.organizationId },
+          );
+        } else if (report.kind === 'feedback-report') {
+          const result = await this.complaints.apply(
+            em,
+            e.message,
+            report.feedback,
+            e.recipient,
+            at,
+          );
+          if (result.recipient) complained.push(e);
+          outcomes.push(result);
+        }
+      }
+      return combinedOutcome(outcomes, operator);
     });
-    if (result?.recipient) {
+    const at = this.clock.now();
+    for (const t of unsubscribed) {
+      if (t.messageId) {
+        await this.unsubscribes.noteEngagement(t.organizationId, t.messageId, 'unsubscribed', at);
+      }
+    }
+    for (const { message, recipient } of complained) {
       await this.unsubscribes.noteEngagement(
         message.organizationId,
         message.id,
         'complained',
-        this.clock.now(),
+        at,
         {},
-        result.recipient.idx,
+        recipient.idx,
       );
     }
     return outcome;
   }
 
   /**
-   * The message a complaint is about: the unsubscribe token of its List-Unsubscribe header (signed
-   * by us), else the VERP token of its envelope sender, else its Message-ID.
+   * The signed reference a report carries for one of our addresses: the VERP token of the
+   * address it arrived at, else (ARF only) the tokens of the original it quotes.
    */
-  private complaintReference(
-    original: OriginalMessage | null,
-    originalMailFrom: string | null,
-  ): BounceReference | null {
-    const token = listUnsubscribeToken(original?.listUnsubscribe ?? []);
-    const jobId = token ? this.tokens.verify(token) : null;
-    if (jobId) return { id: null, jobId, messageId: null, recipientIdx: null };
-    const sender = parseInboundAddress(originalMailFrom ?? original?.returnPath ?? '');
-    return this.returnPath.matchBounce({
-      verpToken: sender?.kind === 'bounce' ? sender.token : null,
-      messageId: original?.messageId,
-    });
+  private reference(address: string, report: MailReport): FeedbackReference | null {
+    if (report.kind === 'other') return null;
+    const byAddress = verpReference(this.verp, address);
+    if (byAddress || report.kind !== 'feedback-report') return byAddress;
+    return arfReference(
+      { verp: this.verp, unsubscribe: this.tokens },
+      report.feedback,
+      report.original,
+    );
   }
 
-  /** `unsubscribe+<token>@`: the one-click POST by mail. The unsubscribe is idempotent. */
-  private async mailtoUnsubscribe(
-    lease: LeasedInboundMessage,
-    token: string,
-  ): Promise<InboundOutcome> {
-    let organizationId: string;
+  /** The message and recipient a reference names, or null. */
+  private async resolve(
+    ref: FeedbackReference | null,
+  ): Promise<{ message: FeedbackMessage; recipient: FeedbackRecipient } | null> {
+    const message = ref && (await this.messages.find(ref));
+    if (!message) return null;
+    const recipient =
+      ref.kind === 'verp'
+        ? (message.recipients.find((r) => r.idx === ref.recipientIdx) ?? null)
+        : recipientOfJob(message, await this.messages.contactEmails(message));
+    return recipient && { message, recipient };
+  }
+
+  /** What `unsubscribe+<token>@` unsubscribes; null when the token names nothing. */
+  private async unsubscribeTarget(token: string): Promise<UnsubscribeTarget | null> {
     try {
-      ({ organizationId } = await this.unsubscribes.unsubscribe(token, 'mailto'));
+      return await this.unsubscribes.target(token);
     } catch (err) {
-      if (!(err instanceof NotFoundError)) throw err;
-      return this.finish(lease, { outcome: 'unmatched', organizationId: null });
+      if (err instanceof NotFoundError) return null;
+      throw err;
     }
-    return this.finish(lease, { outcome: 'unsubscribed', organizationId });
   }
 
   /** Applies `effects` and marks the message processed in one transaction, then wakes the events. */
   private async finish(
     lease: LeasedInboundMessage,
-    effects: InboundOutcome | ((em: EntityManager, at: Date) => Promise<InboundOutcome>),
+    effects: (em: EntityManager, at: Date) => Promise<InboundOutcome>,
   ): Promise<InboundOutcome> {
     const at = this.clock.now();
     const outcome = await inTransaction(this.ds, async (em) => {
-      const result = typeof effects === 'function' ? await effects(em, at) : effects;
+      const result = await effects(em, at);
       const mine = await this.inbound.finish(em, lease.id, lease.attempts, result, at);
       if (!mine) throw new LeaseLost('processed by another worker');
       return result;

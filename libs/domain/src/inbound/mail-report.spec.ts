@@ -1,5 +1,12 @@
 import { fixture } from '../../../../test/unsubscribe/support/fixtures';
-import { enhancedStatus, readMailReport, typedValue } from './mail-report';
+import {
+  enhancedStatus,
+  fieldGroups,
+  MAX_ORIGINAL_HEADER_BYTES,
+  MAX_RECIPIENT_GROUPS,
+  readMailReport,
+  typedValue,
+} from './mail-report';
 
 const MESSAGE_ID = '<01JDX3R2F8K7Q0M9V4T6Z5Y8AB@shop.example>';
 const values = {
@@ -15,7 +22,8 @@ describe('readMailReport', () => {
       kind: 'delivery-status',
       recipients: [
         {
-          recipient: 'ann@example.org',
+          finalRecipient: 'ann@example.org',
+          originalRecipient: 'ann@example.org',
           action: 'failed',
           status: '5.1.1',
           diagnostic:
@@ -37,14 +45,15 @@ describe('readMailReport', () => {
       kind: 'delivery-status',
       recipients: [
         {
-          recipient: 'ann@example.org',
+          finalRecipient: 'ann@example.org',
+          originalRecipient: null,
           action: 'failed',
           status: '5.1.10',
           diagnostic: expect.stringMatching(/^550 5\.1\.10 RESOLVER\.ADR\.RecipientNotFound/),
           remoteMta: 'CO1PR11MB4961.namprd11.prod.outlook.com',
         },
       ],
-      original: { messageId: MESSAGE_ID },
+      original: { messageId: MESSAGE_ID, returnPath: 'bounces+tok@bounces.test' },
     });
   });
 
@@ -92,5 +101,70 @@ describe('readMailReport', () => {
     expect(enhancedStatus('4.4.7')).toBe('4.4.7');
     expect(enhancedStatus('250 ok')).toBeNull();
     expect(enhancedStatus(null)).toBeNull();
+  });
+
+  it('reads at most 100 per-recipient groups of a huge report, in well under 200 ms', async () => {
+    const groups = Array.from(
+      { length: 10_000 },
+      (_, i) =>
+        `Final-Recipient: rfc822; r${i}@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n` +
+        `Diagnostic-Code: smtp; 550 5.1.1 <r${i}@example.org>: User unknown\r\n`,
+    );
+    const raw = Buffer.from(
+      'From: MAILER-DAEMON@mail.example.org\r\nMIME-Version: 1.0\r\n' +
+        'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n' +
+        '--b\r\nContent-Type: text/plain\r\n\r\nFailed.\r\n' +
+        '--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mail.example.org\r\n\r\n' +
+        groups.join('\r\n') +
+        '\r\n--b\r\nContent-Type: text/rfc822-headers\r\n\r\n' +
+        'Return-Path: <bounces+tok@bounces.test>\r\nMessage-ID: <a@b.example>\r\n\r\n--b--\r\n',
+    );
+    expect(raw.length).toBeGreaterThan(660_000);
+    await readMailReport(raw); // warm-up: module loading is not the parser's cost
+    const started = performance.now();
+    const report = await readMailReport(raw);
+    const took = performance.now() - started;
+    expect(report).toMatchObject({
+      kind: 'delivery-status',
+      original: { returnPath: 'bounces+tok@bounces.test' },
+    });
+    const recipients = (report as { recipients: { finalRecipient: string }[] }).recipients;
+    expect(recipients).toHaveLength(MAX_RECIPIENT_GROUPS);
+    expect(recipients[99].finalRecipient).toBe('r99@example.org');
+    expect(took).toBeLessThan(150);
+  });
+
+  it('reads groups in one bounded pass: folded fields, capped bytes and count', () => {
+    const part = Buffer.from(
+      'A: 1\r\nB: two\r\n  folded\r\n\r\n \r\n\r\nA: 3\r\nnot a field\r\n\r\nA: 4\r\nA: 5',
+    );
+    expect(fieldGroups(part, 10, 1000)).toEqual([
+      new Map([
+        ['a', ['1']],
+        ['b', ['two folded']],
+      ]),
+      new Map([['a', ['3']]]),
+      new Map([['a', ['4', '5']]]),
+    ]);
+    expect(fieldGroups(part, 2, 1000)).toHaveLength(2);
+    expect(fieldGroups(part, 10, 5)).toEqual([new Map([['a', ['1']]])]);
+  });
+
+  it("reads only the original's header block, at most 64 KB of it", async () => {
+    const filler = `X-Filler: ${'x'.repeat(70)}\r\n`.repeat(1000);
+    const original = (headers: string) =>
+      Buffer.from(
+        'MIME-Version: 1.0\r\n' +
+          'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n' +
+          '--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; m\r\n\r\n' +
+          'Final-Recipient: rfc822; a@b.example\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n' +
+          `--b\r\nContent-Type: message/rfc822\r\n\r\n${headers}\r\n` +
+          `Return-Path: <late@x.example>\r\n--b--\r\n`,
+      );
+    expect(filler.length).toBeGreaterThan(MAX_ORIGINAL_HEADER_BYTES);
+    const late = await readMailReport(original(filler));
+    expect(late).toMatchObject({ original: { returnPath: null } });
+    const inBody = await readMailReport(original('Subject: x\r\n\r\nbody'));
+    expect(inBody).toMatchObject({ original: { returnPath: null } });
   });
 });

@@ -1,7 +1,7 @@
 // The message log's side of bounces and complaints that arrive as mail (§14): finding the message
-// a report names, and recording a report's attempt on it. A report is matched across organizations
-// by the job id it names (unique); every statement after that is scoped by the message's
-// organization.
+// a signed reference names, and recording a report's attempt on it. A reference is matched across
+// organizations by the row id or job id it names (both unique, both signed by us); every
+// statement after that is scoped by the message's organization.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -10,7 +10,7 @@ import { query, sql } from '../database/sql';
 import type { AttemptStatus } from '../messaging/delivery-policy';
 import { summariseRecipients } from '../messaging/delivery.service';
 import type { RecipientState } from '../messaging/message.types';
-import type { BounceReference } from './return-path';
+import type { FeedbackReference } from './feedback-rules';
 
 export interface FeedbackRecipient {
   idx: number;
@@ -49,8 +49,10 @@ const FINISHED = ['delivered', 'partially_delivered', 'bounced', 'failed', 'supp
 export class MessageFeedbackRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** The message a reference names (with exactly its Message-ID, when the match came from one). */
-  async find(ref: BounceReference): Promise<FeedbackMessage | null> {
+  /** The message a signed reference names. */
+  async find(ref: FeedbackReference): Promise<FeedbackMessage | null> {
+    const byId =
+      ref.kind === 'verp' ? sql`m.id = ${ref.messageId}::uuid` : sql`m.job_id = ${ref.jobId}`;
     const rows = await query<{
       id: string;
       organization_id: string;
@@ -76,8 +78,7 @@ export class MessageFeedbackRepository {
                     FROM message_recipients r
                    WHERE r.message_id = m.id AND r.organization_id = m.organization_id) AS recipients
             FROM messages m
-           WHERE ${ref.id ? sql`m.id = ${ref.id}::uuid` : sql`m.job_id = ${ref.jobId}`}
-             AND (${ref.messageId}::text IS NULL OR m.message_id = ${ref.messageId}::text)`,
+           WHERE ${byId}`,
     );
     const r = rows[0];
     if (!r) return null;
@@ -98,6 +99,19 @@ export class MessageFeedbackRepository {
         retryCount: x.retry_count,
       })),
     };
+  }
+
+  /** The addresses of the message's contact (none without one). */
+  async contactEmails(message: FeedbackMessage): Promise<string[]> {
+    if (!message.contactId) return [];
+    const rows = await query<{ email: string }>(
+      this.ds,
+      sql`SELECT email FROM contact_emails
+           WHERE organization_id = ${message.organizationId}::uuid
+             AND contact_id = ${message.contactId}::uuid`,
+    );
+    const cipher = fieldCipher();
+    return rows.map((r) => cipher.decrypt(r.email));
   }
 
   /**

@@ -77,21 +77,7 @@ export class UnsubscribeService {
     const target = await this.target(token);
     const org = target.organizationId;
     const now = this.clock.now();
-    const result = await inTransaction(this.ds, async (em) => {
-      const first = await this.repository.record(em, org, target, source, now);
-      const listIds = await this.repository.unsubscribeMemberships(
-        em,
-        org,
-        target.contactId,
-        target.listId,
-        'one-click',
-        now,
-      );
-      // Unsubscribing from "every list" a contact is on no list of still tells the organization.
-      const announced = listIds.length || !first || target.listId ? listIds : [null];
-      await this.events.emit(em, org, unsubscribedEvents(target.contactId, announced, 'one-click'));
-      return { changed: first || listIds.length > 0, listIds, first };
-    });
+    const result = await inTransaction(this.ds, (em) => this.apply(em, target, source, now));
     this.events.wake();
     this.logger.log({
       msg: 'unsubscribe',
@@ -105,6 +91,32 @@ export class UnsubscribeService {
       await this.noteEngagement(org, target.messageId, 'unsubscribed', now, client);
     }
     return { organizationId: org, changed: result.changed, listIds: result.listIds };
+  }
+
+  /**
+   * A token's unsubscribe in the caller's transaction, with its contact.unsubscribed events; the
+   * caller notes the engagement of a `first` one after the commit.
+   */
+  async apply(
+    em: EntityManager,
+    target: UnsubscribeTarget,
+    source: UnsubscribeSource,
+    now: Date,
+  ): Promise<{ changed: boolean; listIds: string[]; first: boolean }> {
+    const org = target.organizationId;
+    const first = await this.repository.record(em, org, target, source, now);
+    const listIds = await this.repository.unsubscribeMemberships(
+      em,
+      org,
+      target.contactId,
+      target.listId,
+      'one-click',
+      now,
+    );
+    // Unsubscribing from "every list" a contact is on no list of still tells the organization.
+    const announced = listIds.length || !first || target.listId ? listIds : [null];
+    await this.events.emit(em, org, unsubscribedEvents(target.contactId, announced, 'one-click'));
+    return { changed: first || listIds.length > 0, listIds, first };
   }
 
   /**
