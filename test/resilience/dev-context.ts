@@ -85,6 +85,8 @@ export async function startDevContext(opts: DevOptions = {}): Promise<DevContext
     PORT: String(apiPort),
     SMTP_PORT: String(relayPort),
     INBOUND_SMTP_PORT: String(inboundPort),
+    INBOUND_CONNECTIONS_PER_IP: '1000',
+    INBOUND_MESSAGES_PER_IP_PER_MINUTE: '1000000',
     WORKER_HEALTH_PORT: String(opts.workerHealthPort ?? 3311),
     SMTP_OUTBOUND_URL: `smtp://127.0.0.1:${sink.port}`,
     SEND_IP_ALLOWLIST: '127.0.0.1,::1',
@@ -131,6 +133,7 @@ export async function startDevContext(opts: DevOptions = {}): Promise<DevContext
     apiUrl,
     relay: { host: '127.0.0.1', port: relayPort },
     inbound: { host: '127.0.0.1', port: inboundPort },
+    encryptionKey: env.ENCRYPTION_KEY,
     sink: {
       port: sink.port,
       received: () => sink.messages.length,

@@ -1,12 +1,17 @@
-// SMTP fuzzing of the relay's inbound port (§14: bounces, complaints, mailto unsubscribes; no
+// SMTP fuzzing of the relay's inbound port (§14, §16: bounces, complaints, mailto unsubscribes; no
 // AUTH) over raw TCP: a fixed battery (over-long lines, early talkers, commands out of order, AUTH,
-// every shape of foreign or relayed recipient, NUL bytes, binary garbage, RCPT floods, header
-// floods and oversize DATA, idle connections) and fast-check generated command sequences. Every
-// reply line must be a well-formed SMTP reply; no recipient but our own addresses may get a 2xx
-// (never an open relay); no session may hang; and afterwards the port must still take a report
-// and the worker process it, with no error-level line or uncaught exception logged.
+// every shape of foreign or relayed recipient and of forged token, NUL bytes, binary garbage, RCPT
+// floods, header floods, idle connections) and hostile reports to genuine addresses (malformed DSN
+// and ARF, a DSN of 5,000 per-recipient groups, a message past INBOUND_MAX_BYTES, ten recipients
+// at once), then fast-check generated command sequences. Every reply line must be a well-formed
+// SMTP reply; no recipient but our own addresses with a token we signed (or a role box) may get a
+// 2xx (never an open relay); a hostile report to a genuine address gets 250, never a 5xx (a refused
+// bounce makes the remote server send more mail) and is stored once; no session may hang; and
+// afterwards the port must still take a report and the worker process it, with no process exit,
+// no error-level line and no uncaught exception logged.
 import fc from 'fast-check';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { UnsubscribeTokens, VerpTokens } from '@app/domain';
 import type { Reporter, ResilienceContext } from './support/context';
 import { logProblems } from './support/logs';
 import { ProtocolError, Reply, SmtpSession } from './support/smtp-session';
@@ -19,11 +24,22 @@ export interface InboundFuzzOptions {
   seed?: number;
 }
 
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** A job id of the shape the send path issues (`job_` and a ULID). */
+function jobId(): string {
+  return `job_0${Array.from(randomBytes(25), (b) => CROCKFORD[b % 32]).join('')}`;
+}
+
 /** The recipients that must never get a 2xx, whatever the return host. */
 function foreignRecipients(domain: string): string[] {
   return [
     'someone@example.com',
-    `postmaster@${domain}`,
+    // Token-shaped, but not signed by us.
+    `bounces+${'0'.repeat(52)}@${domain}`,
+    `bounces+${randomBytes(26).toString('hex')}@${domain}`,
+    `unsubscribe+${jobId().slice(4).toLowerCase()}${randomBytes(10).toString('hex')}@${domain}`,
+    `postmaster+x@${domain}`,
     `bounces@${domain}`,
     `unsubscribe@${domain}`,
     `fbl+x@${domain}`,
@@ -110,15 +126,46 @@ export async function runInboundSmtpFuzz(
   const domain = first.greeting?.lines[0].split(' ')[1] ?? '';
   first.s.destroy();
   if (!domain) fail('greeting', `no host name in ${first.greeting?.lines[0] ?? 'no greeting'}`);
-  const ours = (address: string) =>
-    /^(bounces\+[A-Za-z0-9_=.-]+|unsubscribe\+[A-Za-z0-9_=.-]+|fbl)@/i.test(address) &&
-    address.toLowerCase().endsWith(`@${domain}`);
+  // Genuine addresses: tokens signed with the platform's key.
+  const key = ctx.encryptionKey ? Buffer.from(ctx.encryptionKey, 'base64') : null;
+  if (!key) fail('context', 'no encryptionKey: genuine tokens cannot be signed');
+  const verp = new VerpTokens([key ?? randomBytes(32)]);
+  const unsubscribe = new UnsubscribeTokens([key ?? randomBytes(32)]);
+  const bounceAddress = () => verp.address({ messageId: randomUUID(), recipientIndex: 0 }, domain);
+  const unsubscribeAddress = () => `unsubscribe+${unsubscribe.sign(jobId())}@${domain}`;
+  const ours = (address: string) => {
+    const at = address.lastIndexOf('@');
+    if (at < 0 || address.slice(at + 1).toLowerCase() !== domain) return false;
+    const local = address.slice(0, at);
+    if (/^(fbl|postmaster|abuse)$/i.test(local)) return true;
+    const token = /^(bounces|unsubscribe)\+(.+)$/i.exec(local);
+    if (!token) return false;
+    return token[1].toLowerCase() === 'bounces'
+      ? verp.verify(token[2]) !== null
+      : unsubscribe.verify(token[2]) !== null;
+  };
+  /** Rows stored for an address (one row per message, its recipients an array). */
+  const stored = async (address: string) =>
+    (
+      await ctx.db.query<{
+        status: string;
+        size: number;
+        attempts: number;
+        last_error: string | null;
+      }>(
+        `SELECT status, size, attempts, last_error FROM inbound_messages
+          WHERE $1 = ANY(recipients)`,
+        [address],
+      )
+    ).rows;
+  // Refused or cut off: nothing of theirs may be stored.
+  const refusedAddress = bounceAddress();
 
   /** A session at the 354 of DATA for one of our addresses, or null after a fail. */
   const atData = async (what: string): Promise<SmtpSession | null> => {
     const s = await greeted();
     accepted(`${what}: MAIL`, await s.command('MAIL FROM:<>'), 250);
-    accepted(`${what}: RCPT`, await s.command(`RCPT TO:<bounces+flood@${domain}>`), 250);
+    accepted(`${what}: RCPT`, await s.command(`RCPT TO:<${refusedAddress}>`), 250);
     const data = await s.command('DATA');
     count(data);
     if (data?.code === 354) return s;
@@ -138,6 +185,164 @@ export async function runInboundSmtpFuzz(
     else refused(what, r, [code]);
     s.destroy();
   };
+
+  // ---- hostile reports to genuine addresses: accepted (250), stored once, never a 5xx -----------
+  const reportAddresses: Array<[string, string]> = [];
+  let reports5xx = 0;
+  const maxBytes = Number(process.env.INBOUND_MAX_BYTES || 2 * MB);
+  const stuffed = (text: string) => Buffer.from(text.replace(/(^|\r\n)\./g, '$1..'), 'latin1');
+  const report = async (what: string, recipients: string[], message: Buffer) => {
+    reportAddresses.push([what, recipients[0]]);
+    const s = await greeted();
+    accepted(`${what}: MAIL`, await s.command('MAIL FROM:<>'), 250);
+    for (const r of recipients) accepted(`${what}: RCPT`, await s.command(`RCPT TO:<${r}>`), 250);
+    const data = await s.command('DATA');
+    count(data);
+    if (data?.code !== 354) {
+      fail(what, `no DATA: ${data?.lines[0] ?? 'closed'}`);
+      s.destroy();
+      return;
+    }
+    let live = true;
+    for (let at = 0; live && at < message.length; at += 256 * 1024)
+      live = await s.send(message.subarray(at, at + 256 * 1024));
+    if (live) await s.send(Buffer.from('\r\n.\r\n'));
+    const r = await s.reply(120_000);
+    if (r && r.code >= 500) reports5xx++;
+    accepted(what, r, 250);
+    s.destroy();
+  };
+  const dsn = (groups: string, tail = '--b--') =>
+    [
+      `Message-ID: <${randomUUID()}@mta.example>`,
+      'Subject: Undelivered Mail Returned to Sender',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary=b',
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'The mail system could not deliver.',
+      '--b',
+      'Content-Type: message/delivery-status',
+      '',
+      'Reporting-MTA: dns; mta.example',
+      '',
+      groups,
+      tail,
+    ].join('\r\n');
+  const hostileReports = (): Array<[string, () => Promise<void>]> => [
+    [
+      'malformed DSN',
+      () =>
+        report(
+          'malformed DSN',
+          [bounceAddress()],
+          stuffed(
+            dsn(
+              'Final-Recipient: ;;;\r\nAction: \x00fail\xffed\r\nStatus: 9.99.999.1\r\n' +
+                `Diagnostic-Code: ${'x'.repeat(20_000)}\r\n\r\n--b\r\nContent-Type: message/rfc822`,
+              '',
+            ),
+          ),
+        ),
+    ],
+    [
+      'malformed ARF',
+      () =>
+        report(
+          'malformed ARF',
+          [unsubscribeAddress(), `fbl@${domain}`],
+          stuffed(
+            [
+              `Message-ID: <${randomUUID()}@fbl.example>`,
+              'Content-Type: multipart/report; report-type=feedback-report',
+              '',
+              '--missing-boundary',
+              'Content-Type: message/feedback-report',
+              '',
+              'Feedback-Type: abuse\r\nFeedback-Type: not-spam\r\nVersion: x',
+              'Content-Type: message/rfc822; charset=x-unknown',
+              'Content-Transfer-Encoding: base64',
+              '',
+              '!!!not base64 at all%%%',
+              'Return-Path: <bounces+zzzz@' + domain + '>',
+              'List-Unsubscribe: <mailto:unsubscribe+' + 'f'.repeat(46) + '@' + domain + '>',
+            ].join('\r\n'),
+          ),
+        ),
+    ],
+    [
+      'a DSN of 5,000 per-recipient groups',
+      () =>
+        report(
+          '5,000 groups',
+          [bounceAddress()],
+          stuffed(
+            dsn(
+              Array.from(
+                { length: 5000 },
+                (_, i) =>
+                  `Final-Recipient: rfc822; r${i}@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n`,
+              ).join('\r\n'),
+            ),
+          ),
+        ),
+    ],
+    [
+      'a report past INBOUND_MAX_BYTES (12 MB)',
+      () =>
+        report(
+          'oversize report',
+          [bounceAddress()],
+          Buffer.concat([
+            stuffed(
+              dsn(
+                'Final-Recipient: rfc822; a@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n',
+                // The returned original: its header, then a body far past the limit.
+                `--b\r\nContent-Type: message/rfc822\r\n\r\nReturn-Path: <${bounceAddress()}>\r\nSubject: big\r\n\r\n`,
+              ),
+            ),
+            Buffer.alloc(12 * MB, `${'o'.repeat(1022)}\r\n`),
+          ]),
+        ),
+    ],
+    [
+      'ten recipients at once',
+      () =>
+        report(
+          'ten recipients',
+          [
+            ...Array.from({ length: 6 }, bounceAddress),
+            unsubscribeAddress(),
+            `fbl@${domain}`,
+            `postmaster@${domain}`,
+            `abuse@${domain}`,
+          ],
+          stuffed(
+            dsn('Final-Recipient: rfc822; a@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n'),
+          ),
+        ),
+    ],
+    [
+      'binary garbage to an unsubscribe address',
+      () =>
+        report(
+          'binary garbage',
+          [unsubscribeAddress()],
+          Buffer.concat([
+            Buffer.from('Subject: unsubscribe\r\n\r\n'),
+            Buffer.from(
+              randomBytes(64 * 1024)
+                .toString('latin1')
+                .replace(/[\r\n]/g, ' ')
+                .replace(/(.{900})/g, '$1\r\n')
+                .replace(/(^|\r\n)\./g, '$1..'),
+              'latin1',
+            ),
+          ]),
+        ),
+    ],
+  ];
 
   const battery: Array<[string, () => Promise<void>]> = [
     [
@@ -238,7 +443,7 @@ export async function runInboundSmtpFuzz(
         accepted('MAIL', await s.command('MAIL FROM:<>'), 250);
         const n = 500;
         let batch = '';
-        for (let i = 0; i < n; i++) batch += `RCPT TO:<bounces+r${i}@${domain}>\r\n`;
+        for (let i = 0; i < n; i++) batch += `RCPT TO:<${bounceAddress()}>\r\n`;
         s.write(batch);
         let ok = 0;
         for (let i = 0; i < n; i++) {
@@ -266,7 +471,7 @@ export async function runInboundSmtpFuzz(
       'header flood: one 1 MB line',
       () => flood('1 MB header', `X-Long: ${'l'.repeat(MB)}`, 0, 552),
     ],
-    ['oversize DATA: 12 MB', () => flood('12 MB', 'Subject: big', 12 * MB, 552)],
+    ...hostileReports(),
     [
       'more idle connections than the port takes',
       async () => {
@@ -290,7 +495,14 @@ export async function runInboundSmtpFuzz(
     .string({ unit: 'binary-ascii', maxLength: 30 })
     .map((s) => s.replace(/[\r\n]/g, ''));
   const address = fc.oneof(
-    fc.constantFrom(...foreignRecipients(domain), `bounces+ok@${domain}`, `fbl@${domain}`),
+    fc.constantFrom(
+      ...foreignRecipients(domain),
+      bounceAddress(),
+      unsubscribeAddress(),
+      `fbl@${domain}`,
+      `postmaster@${domain}`,
+      `abuse@${domain}`,
+    ),
     fc
       .tuple(fc.constantFrom('bounces', 'unsubscribe', 'fbl', 'x'), word)
       .map(([b, t]) => `${b}+${t}@${domain}`),
@@ -396,7 +608,7 @@ export async function runInboundSmtpFuzz(
   );
 
   // ---- still alive: a report is taken and processed --------------------------------------------
-  const survivor = `bounces+survivor${randomBytes(4).toString('hex')}@${domain}`;
+  const survivor = bounceAddress();
   await safely('a report after the fuzz', async () => {
     const s = await greeted();
     accepted('MAIL', await s.command('MAIL FROM:<>'), 250);
@@ -412,18 +624,31 @@ export async function runInboundSmtpFuzz(
   let processed = false;
   const until = Date.now() + 90_000;
   while (!processed && Date.now() < until) {
-    const { rows } = await ctx.db.query<{ status: string }>(
-      `SELECT status FROM inbound_messages WHERE recipient = $1`,
-      [survivor],
-    );
-    processed = rows[0]?.status === 'processed';
+    processed = (await stored(survivor))[0]?.status === 'processed';
     if (!processed) await new Promise((r) => setTimeout(r, 250));
   }
   if (!processed) fail('a report after the fuzz', 'never processed');
-  const cut = await ctx.db.query(`SELECT 1 FROM inbound_messages WHERE recipient = $1`, [
-    `bounces+flood@${domain}`,
-  ]);
-  if (cut.rowCount) fail('refused or cut-off DATA', 'a refused message was stored');
+  if ((await stored(refusedAddress)).length)
+    fail('refused or cut-off DATA', 'a refused message was stored');
+  // Stored once each, and processed like any report: the worker survived them too.
+  const reportsLeft = Date.now() + 60_000;
+  for (const [name, address] of reportAddresses) {
+    let rows = await stored(address);
+    while (rows.some((r) => r.status === 'received') && Date.now() < reportsLeft) {
+      await new Promise((r) => setTimeout(r, 250));
+      rows = await stored(address);
+    }
+    if (rows.length !== 1) fail(name, `${rows.length} rows stored, expected 1`);
+    else if (rows[0].status !== 'processed')
+      fail(
+        name,
+        `left ${rows[0].status} after ${rows[0].attempts} attempts: ${rows[0].last_error}`,
+      );
+    else if (rows[0].size > maxBytes) fail(name, `${rows[0].size} bytes stored`);
+  }
+  for (const line of ctx.logs().slice(logStart))
+    if (/exited unexpectedly|\] smtp-relay exited|\] worker exited/.test(line))
+      fail('process exit', line.slice(0, 200));
 
   await new Promise((r) => setTimeout(r, 1000));
   for (const line of logProblems(ctx.logs().slice(logStart)).slice(0, 20))
@@ -440,7 +665,7 @@ export async function runInboundSmtpFuzz(
     errors: violations.length,
     lost: 0,
     passed: violations.length === 0,
-    notes: `${battery.length} battery cases, ${generated} generated sequences (seed ${seed}), ${commands} commands, replies ${replyCodes}, survivor ${processed ? 'processed' : 'NOT processed'}, ${((Date.now() - started) / 1000).toFixed(1)} s${violations.length ? `; first: ${violations[0].slice(0, 200)}` : ''}`,
+    notes: `${battery.length} battery cases (${reportAddresses.length} hostile reports, ${reports5xx} 5xx to them), ${generated} generated sequences (seed ${seed}), ${commands} commands, replies ${replyCodes}, survivor ${processed ? 'processed' : 'NOT processed'}, ${((Date.now() - started) / 1000).toFixed(1)} s${violations.length ? `; first: ${violations[0].slice(0, 200)}` : ''}`,
   });
   if (violations.length)
     throw new Error(

@@ -1,9 +1,10 @@
-// Issue 23: the inbound port under the resilience suite's SMTP fuzzing (test/resilience/
+// Issues 23 and 31: the inbound port under the resilience suite's SMTP fuzzing (test/resilience/
 // inbound-smtp-fuzz.ts), here against the in-process relay and worker with a shorter generated
-// run: well-formed replies, no foreign recipient ever accepted, no hang, no error logged, and a
-// report still taken and processed afterwards.
+// run: well-formed replies, no foreign recipient or forged token ever accepted, hostile reports to
+// genuine addresses accepted and stored once, no hang, no error logged, and a report still taken
+// and processed afterwards.
 import type { Pool } from 'pg';
-import { setLogSink } from '@app/domain';
+import { loadConfig, setLogSink } from '@app/domain';
 import { runInboundSmtpFuzz } from '../resilience/inbound-smtp-fuzz';
 import type { ResilienceContext, SummaryRow } from '../resilience/support/context';
 import { Stack, startStack, stopStack } from './support/stack';
@@ -13,7 +14,11 @@ describe('Inbound port under SMTP fuzzing', () => {
   const lines: string[] = [];
 
   beforeAll(async () => {
-    stack = await startStack();
+    // One client address opens every session: the per-address bounds are inbound-port.e2e-spec's.
+    stack = await startStack({
+      INBOUND_CONNECTIONS_PER_IP: '1000',
+      INBOUND_MESSAGES_PER_IP_PER_MINUTE: '1000000',
+    });
     setLogSink((line) => lines.push(line));
   });
   afterAll(async () => {
@@ -32,6 +37,7 @@ describe('Inbound port under SMTP fuzzing', () => {
       inbound: { host: '127.0.0.1', port: stack.inboundPort },
       db,
       logs: () => lines,
+      encryptionKey: loadConfig().encryptionKey.toString('base64'),
     } as unknown as ResilienceContext;
     const rows: SummaryRow[] = [];
     await runInboundSmtpFuzz(

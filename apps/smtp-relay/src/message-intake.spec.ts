@@ -1,6 +1,12 @@
 // The relay's DATA intake: header caps however the message is cut, nothing held past a limit.
 import { PassThrough } from 'node:stream';
-import { HeaderMeter, MAX_HEADER_BYTES, MAX_HEADER_LINES, readMessage } from './message-intake';
+import {
+  HeaderMeter,
+  MAX_HEADER_BYTES,
+  MAX_HEADER_LINES,
+  readMessage,
+  ReadOptions,
+} from './message-intake';
 
 /** The meter's verdict on a message delivered in pieces of `size` bytes. */
 function measure(message: string, size: number): { within: boolean; ended: boolean } {
@@ -63,9 +69,9 @@ describe('HeaderMeter', () => {
 });
 
 describe('readMessage', () => {
-  async function read(pieces: string[], maxBytes: number) {
+  async function read(pieces: string[], maxBytes: number, options?: ReadOptions) {
     const stream = new PassThrough();
-    const result = readMessage(stream, maxBytes);
+    const result = readMessage(stream, maxBytes, options);
     for (const p of pieces) stream.write(Buffer.from(p));
     stream.end();
     return result;
@@ -73,7 +79,7 @@ describe('readMessage', () => {
 
   it('returns the message whole when within the limits', async () => {
     const result = await read(['Subject: s\r\n', '\r\nbo', 'dy\r\n'], 100);
-    expect(result).toEqual({ raw: Buffer.from('Subject: s\r\n\r\nbody\r\n') });
+    expect(result).toEqual({ raw: Buffer.from('Subject: s\r\n\r\nbody\r\n'), received: 20 });
   });
 
   it('refuses a message over the size limit and a header block over a cap', async () => {
@@ -83,5 +89,28 @@ describe('readMessage', () => {
     expect(await read([`${'X: v\r\n'.repeat(MAX_HEADER_LINES + 1)}\r\n`], 1 << 20)).toEqual({
       refused: 'header',
     });
+  });
+
+  it('keeps the first maxBytes of a message over the limit when asked, and counts the rest', async () => {
+    const head = 'Subject: s\r\n\r\n';
+    for (const pieces of [
+      [head, 'x'.repeat(90), 'y'.repeat(20), 'z'.repeat(1000)],
+      [head + 'x'.repeat(90) + 'y'.repeat(1020)],
+      [...(head + 'x'.repeat(90) + 'y'.repeat(1020))],
+    ]) {
+      const result = await read(pieces, 100, { overLimit: 'keepHead' });
+      expect(result).toEqual({
+        raw: Buffer.from(head + 'x'.repeat(86)),
+        received: head.length + 90 + 1020,
+      });
+    }
+  });
+
+  it('still refuses a header block over a cap when keeping the head', async () => {
+    expect(
+      await read([`${'X: v\r\n'.repeat(MAX_HEADER_LINES + 1)}\r\n`], 1 << 20, {
+        overLimit: 'keepHead',
+      }),
+    ).toEqual({ refused: 'header' });
   });
 });

@@ -56,32 +56,56 @@ export class HeaderMeter {
   }
 }
 
-export type Intake = { raw: Buffer } | { refused: 'size' | 'header' };
+/**
+ * The message kept, and how many bytes of DATA arrived (more than kept when the head was kept),
+ * or why it is refused.
+ */
+export type Intake = { raw: Buffer; received: number } | { refused: 'size' | 'header' };
+
+export interface ReadOptions {
+  /**
+   * Past `maxBytes`: `refuse` the message (the relay), or keep its first `maxBytes` bytes and
+   * drop the rest (the inbound port: a report puts what it says first, and refusing a bounce only
+   * makes the remote server send another).
+   */
+  overLimit?: 'refuse' | 'keepHead';
+}
 
 /**
  * The message, or why it is refused. Chunks are kept only while the header block is within its
  * caps and the total within `maxBytes`; after that the stream keeps flowing (the client is still
  * sending, and the reply comes only after its final dot) but every chunk is dropped.
  */
-export function readMessage(stream: Readable, maxBytes: number): Promise<Intake> {
+export function readMessage(
+  stream: Readable,
+  maxBytes: number,
+  { overLimit = 'refuse' }: ReadOptions = {},
+): Promise<Intake> {
   return new Promise<Intake>((resolve, reject) => {
     const meter = new HeaderMeter();
     let chunks: Buffer[] = [];
-    let length = 0;
+    let kept = 0;
+    let received = 0;
     let refused: 'size' | 'header' | undefined;
     const refuse = (why: 'size' | 'header') => {
       refused = why;
       chunks = [];
     };
     stream.on('data', (chunk: Buffer) => {
+      received += chunk.length;
       if (refused) return;
       if (!meter.ended && !meter.feed(chunk)) return refuse('header');
-      length += chunk.length;
-      if (length > maxBytes) return refuse('size');
+      if (kept + chunk.length > maxBytes) {
+        if (overLimit === 'refuse') return refuse('size');
+        if (kept === maxBytes) return;
+        // A copy: a slice would pin the whole chunk.
+        chunk = Buffer.from(chunk.subarray(0, maxBytes - kept));
+      }
+      kept += chunk.length;
       chunks.push(chunk);
     });
     stream.once('end', () =>
-      resolve(refused ? { refused } : { raw: Buffer.concat(chunks, length) }),
+      resolve(refused ? { refused } : { raw: Buffer.concat(chunks, kept), received }),
     );
     stream.once('error', reject);
   });

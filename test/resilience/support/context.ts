@@ -38,4 +38,6 @@ export interface ResilienceContext {
   db: Pool; // direct SQL to the suite's database for assertions
   createOrg(name: string): Promise<OrgFixture>;
   logs(): string[]; // every captured stdout/stderr line of api, worker, relay
+  /** The platform's ENCRYPTION_KEY (base64): the inbound fuzz signs genuine tokens with it. */
+  encryptionKey?: string;
 }

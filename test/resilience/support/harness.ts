@@ -53,6 +53,9 @@ export const PLATFORM_SETTINGS: Record<string, string> = {
   IMPORT_LEASE_SECONDS: '10',
   DELIVERY_RETRY_BASE_MS: '2000',
   BULL_PREFIX: 'mp-resilience',
+  // The inbound fuzz is one client address opening many sessions at once.
+  INBOUND_CONNECTIONS_PER_IP: '1000',
+  INBOUND_MESSAGES_PER_IP_PER_MINUTE: '1000000',
 };
 
 export class Platform {
@@ -364,6 +367,7 @@ export class Platform {
       apiUrl: this.apiUrl,
       relay: { host: '127.0.0.1', port: this.relayPort },
       inbound: { host: '127.0.0.1', port: this.inboundPort },
+      encryptionKey: this.env.ENCRYPTION_KEY,
       sink: {
         port: this.sink.port,
         received: () => this.sink.received(),

@@ -1,10 +1,12 @@
-// Per-client-IP limits of the send API and the SMTP relay (spec Limits › Email send API, §8, §9):
-// request windows that start at an IP's first request, and the failed-authentication window that
-// starts at its first failure. Counters live in Redis so every replica and transport shares them;
-// an IPv6 client is counted by its /64 (§16).
-import { Inject, Injectable } from '@nestjs/common';
+// Per-client-IP limits of the send API, the SMTP relay and the inbound port (spec Limits › Email
+// send API, §8, §9, §16): request windows that start at an IP's first request, the
+// failed-authentication window that starts at its first failure, and connections open at once.
+// Counters live in Redis so every replica and transport shares them; an IPv6 client is counted by
+// its /64 (§16).
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import ipaddr from 'ipaddr.js';
+import { randomBytes } from 'node:crypto';
 import { RateLimitedError } from '../errors/domain-errors';
 import { REDIS } from '../redis/redis.module';
 
@@ -63,9 +65,35 @@ local ttl = redis.call('PTTL', KEYS[1])
 return {c, ttl}
 `;
 
+// KEYS[1] the open connections of one client (a sorted set: member a lease, score its end in ms
+// of the Redis clock); ARGV[1] the lease, ARGV[2] its length in ms, ARGV[3] the limit. Leases past
+// their end are dropped first, so a replica that died leaves nothing behind for long. Returns 1
+// when the lease is taken, 0 when the client already holds the limit.
+const OPEN = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+// KEYS[1] a client's open connections; ARGV[1] the lease, ARGV[2] its length in ms. Extends a
+// lease still held (XX: a lease already dropped is not brought back).
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
 type IpRedis = Redis & {
   ipLimitHit(n: number, ...args: (string | number)[]): Promise<number[]>;
   ipAuthFailures(key: string, record: string, windowMs: number): Promise<number[]>;
+  ipConnectionOpen(key: string, lease: string, leaseMs: number, limit: number): Promise<number>;
+  ipConnectionRenew(key: string, lease: string, leaseMs: number): Promise<number>;
 };
 
 /** IPv4-mapped IPv6 (`::ffff:1.2.3.4`) and plain IPv4 are the same client. */
@@ -196,4 +224,86 @@ export async function countFailures(
   );
   // A read with no window yet answers ttl -2; the retry figure only matters when blocked.
   return { failures, retryAfter: Math.max(1, Math.ceil(ttl / 1000)) };
+}
+
+/** How long a connection's lease lasts unless renewed; renewed every third of it while open. */
+export const CONNECTION_LEASE_MS = 90_000;
+
+/** One open connection counted by IpConnectionLimiter. */
+export interface ConnectionLease {
+  key: string;
+  member: string;
+}
+
+/**
+ * Connections one client address holds open at once, across replicas (the inbound port, §16). Each
+ * open connection is a lease in Redis that this process renews while the connection lasts and
+ * drops when it closes; a lease of a process that died ends by itself within CONNECTION_LEASE_MS.
+ */
+@Injectable()
+export class IpConnectionLimiter implements OnModuleDestroy {
+  /** Unique per process, so two replicas' leases never collide. */
+  private readonly instance = randomBytes(6).toString('hex');
+  private sequence = 0;
+  private readonly open = new Set<ConnectionLease>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(@Inject(REDIS) private readonly redis: Redis) {
+    const r = redis as unknown as Partial<IpRedis>;
+    if (!r.ipConnectionOpen)
+      redis.defineCommand('ipConnectionOpen', { numberOfKeys: 1, lua: OPEN });
+    if (!r.ipConnectionRenew) {
+      redis.defineCommand('ipConnectionRenew', { numberOfKeys: 1, lua: RENEW });
+    }
+  }
+
+  /**
+   * Takes a lease for one more connection of `ip` under `scope` (the deployment and the port), or
+   * answers null when the client already holds `limit` of them.
+   */
+  async acquire(scope: string, ip: string, limit: number): Promise<ConnectionLease | null> {
+    const lease = {
+      key: `ipc:{ip:${ipLimitKey(ip)}}:${scope}`,
+      member: `${this.instance}:${++this.sequence}`,
+    };
+    const taken = await (this.redis as unknown as IpRedis).ipConnectionOpen(
+      lease.key,
+      lease.member,
+      CONNECTION_LEASE_MS,
+      limit,
+    );
+    if (!taken) return null;
+    this.open.add(lease);
+    this.timer ??= setInterval(() => void this.renew(), CONNECTION_LEASE_MS / 3).unref();
+    return lease;
+  }
+
+  /** Ends a lease (the connection closed). */
+  async release(lease: ConnectionLease): Promise<void> {
+    if (!this.open.delete(lease)) return;
+    if (this.open.size === 0) this.stopTimer();
+    await this.redis.zrem(lease.key, lease.member);
+  }
+
+  onModuleDestroy(): void {
+    this.stopTimer();
+  }
+
+  private stopTimer(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async renew(): Promise<void> {
+    const leases = [...this.open];
+    if (!leases.length) return;
+    // One key per call, as every script here keeps to one client's hash slot. A failed renewal is
+    // retried at the next tick; a lease that ends meanwhile only frees a slot.
+    const pipeline = this.redis.pipeline() as unknown as {
+      ipConnectionRenew(key: string, member: string, leaseMs: number): void;
+      exec(): Promise<unknown>;
+    };
+    for (const l of leases) pipeline.ipConnectionRenew(l.key, l.member, CONNECTION_LEASE_MS);
+    await pipeline.exec().catch(() => undefined);
+  }
 }

@@ -1,9 +1,9 @@
 // Rate-limit windows shared by every transport: per API key, per client IP, per organization,
-// per login account.
+// per login account; connections open at once per client IP.
 import { Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from '../common/clock';
 import { AccountFailureLimiter } from './account-limits';
-import { AuthFailureLimiter, IpRequestLimiter } from './ip-limits';
+import { AuthFailureLimiter, IpConnectionLimiter, IpRequestLimiter } from './ip-limits';
 import { KeyRateLimiter } from './key-rate-limiter';
 import { SendingLimiter } from './sending-limiter';
 
@@ -14,6 +14,7 @@ import { SendingLimiter } from './sending-limiter';
     KeyRateLimiter,
     SendingLimiter,
     IpRequestLimiter,
+    IpConnectionLimiter,
     AuthFailureLimiter,
     AccountFailureLimiter,
   ],
@@ -22,6 +23,7 @@ import { SendingLimiter } from './sending-limiter';
     KeyRateLimiter,
     SendingLimiter,
     IpRequestLimiter,
+    IpConnectionLimiter,
     AuthFailureLimiter,
     AccountFailureLimiter,
   ],
