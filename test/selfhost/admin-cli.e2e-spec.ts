@@ -96,6 +96,7 @@ describe('mp-admin', () => {
           perHour: 'default',
           perDay: 'unlimited',
           perMonth: 'default',
+          sendingDomains: 'default',
         },
         effective: {
           perSecond: 5,
@@ -103,6 +104,7 @@ describe('mp-admin', () => {
           perHour: 10_000,
           perDay: 'unlimited',
           perMonth: 2_000_000,
+          sendingDomains: 50,
         },
       },
     });

@@ -47,7 +47,7 @@ describe('Sending domains', () => {
     app = await createTestApp();
     clock = new ManualClock(new Date());
     worker = await startWorker((b) => b.overrideProvider(Clock).useValue(clock));
-    s = await createSession(app);
+    s = await createSession(app, { plan: 'pro' });
   });
   afterAll(async () => {
     await worker.close();

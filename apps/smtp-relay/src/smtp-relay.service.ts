@@ -25,7 +25,7 @@ import type { AppConfig } from '@app/domain';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SMTPServer, SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
-import { logHeaders } from './log-headers';
+import { relayHeaders } from './log-headers';
 import { readMessage } from './message-intake';
 
 export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
@@ -222,9 +222,18 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
       throw smtpError(552, '5.3.4 Message header too large');
     }
     const { raw } = intake;
+    // The header block, not the whole MIME tree: the one author the policy checks and the worker
+    // signs for, and the Subject for the log.
+    const headers = relayHeaders(raw);
+    if ('refused' in headers) {
+      this.logger.log({
+        msg: 'smtp message refused',
+        reason: headers.refused,
+        organizationId: user.organizationId,
+      });
+      throw smtpError(550, `5.7.1 ${headers.refused}`);
+    }
     try {
-      // The log needs From and Subject only: the header block, not the whole MIME tree.
-      const headers = logHeaders(raw);
       const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
       const result = await this.send.submitRaw(user.organizationId, {
         raw,

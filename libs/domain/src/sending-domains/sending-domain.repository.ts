@@ -2,7 +2,7 @@
 // worker's claim of due checks spans organizations and returns each row's organization id.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, sql } from '../database/sql';
 import type { RecordChecks, SendingDomain, SendingDomainStatus } from './sending-domain.entity';
@@ -78,14 +78,34 @@ export interface VerifiedDomainRow {
 export class SendingDomainRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
+  /**
+   * Serialises the organization's creates until the transaction ends, so that a count read
+   * under it stays true until the insert (the limit of §16 holds under concurrent creates).
+   */
+  async lockCreations(organizationId: string, em: EntityManager): Promise<void> {
+    await query(
+      em,
+      sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sending_domains:${organizationId}`}, 0))`,
+    );
+  }
+
+  async count(organizationId: string, em: DataSource | EntityManager = this.ds): Promise<number> {
+    const [row] = await query<{ n: number }>(
+      em,
+      sql`SELECT count(*)::int AS n FROM sending_domains WHERE organization_id = ${organizationId}`,
+    );
+    return row.n;
+  }
+
   /** The new domain, or null when the organization already has one of that name. */
   async insert(
     organizationId: string,
     d: NewSendingDomain,
     now: Date,
+    em: DataSource | EntityManager = this.ds,
   ): Promise<SendingDomain | null> {
     const rows = await query<DomainRow>(
-      this.ds,
+      em,
       sql`INSERT INTO sending_domains (organization_id, name, dkim_selector, dkim_public_key,
             dkim_private_key, next_check_at, check_until, created_at, updated_at)
           VALUES (${organizationId}, ${d.name}, ${d.dkimSelector}, ${d.dkimPublicKey},

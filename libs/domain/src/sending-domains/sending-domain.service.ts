@@ -1,14 +1,20 @@
-// Sending domains of an organization (§13): creation with a new DKIM key, the records to publish
-// with the status of each, checks of those records (on request and on the worker's schedule), and
-// the rule that a name is verified by one organization at most.
+// Sending domains of an organization (§13): creation with a new DKIM key within the plan's number
+// of domains (§16), the records to publish with the status of each, checks of those records (on
+// request and on the worker's schedule), and the rule that a name is verified by one organization
+// at most.
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { Page, PageRequest, pageOffset } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { inTransaction } from '../database/transaction';
 import { DnsResolver } from '../dns/resolver';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
-import { generateDkimKey } from './dkim-key';
+import type { Organization, Plan } from '../tenancy/organization.entity';
+import { OrganizationService } from '../tenancy/organization.service';
+import { DkimKeyGenerator } from './dkim-key';
 import { checkRecord, DnsRecordSpec, recordsToPublish } from './dns-records';
 import { normaliseDomainName } from './domain-name';
 import { afterCheck, CHECK_WINDOW_MS, CheckOutcome, RECHECK_MS } from './domain-verification';
@@ -32,16 +38,31 @@ const CHECK_PARALLEL = 10;
 const CLAIM_LEASE_MS = 5 * 60_000;
 
 const TAKEN = 'This domain is verified by another organization';
+const LIMIT_REACHED = 'Sending domain limit reached';
+
+/** Sending domains an organization may hold, by plan (§16); organizations.max_sending_domains overrides. */
+export const SENDING_DOMAIN_LIMITS: Record<Plan, number> = {
+  free: 3,
+  pro: 50,
+  enterprise: 500,
+};
+
+export function sendingDomainLimit(org: Pick<Organization, 'plan' | 'maxSendingDomains'>): number {
+  return org.maxSendingDomains ?? SENDING_DOMAIN_LIMITS[org.plan];
+}
 
 @Injectable()
 export class SendingDomainService {
   private readonly logger = new Logger(SendingDomainService.name);
 
   constructor(
+    @InjectDataSource() private readonly ds: DataSource,
     private readonly repository: SendingDomainRepository,
     private readonly dns: DnsResolver,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly organizations: OrganizationService,
+    private readonly keys: DkimKeyGenerator,
   ) {}
 
   async create(organizationId: string, input: { name: string }): Promise<SendingDomainView> {
@@ -53,22 +74,39 @@ export class SendingDomainService {
         'name must be a domain name such as example.com',
       );
     }
-    const key = await generateDkimKey();
-    const now = this.clock.now();
-    const domain = await this.repository.insert(
-      organizationId,
-      {
-        name,
-        dkimSelector: key.selector,
-        dkimPublicKey: key.publicKey,
-        dkimPrivateKey: key.privateKey,
-        nextCheckAt: new Date(now.getTime() + RECHECK_MS),
-        checkUntil: new Date(now.getTime() + CHECK_WINDOW_MS),
-      },
-      now,
-    );
+    const limit = sendingDomainLimit(await this.organizations.get(organizationId));
+    // Before the key is made: an organization at its limit costs no key generation.
+    if ((await this.repository.count(organizationId)) >= limit) {
+      throw new ConflictError(LIMIT_REACHED);
+    }
+    const key = await this.keys.generate();
+    const domain = await inTransaction(this.ds, async (em) => {
+      await this.repository.lockCreations(organizationId, em);
+      if ((await this.repository.count(organizationId, em)) >= limit) {
+        throw new ConflictError(LIMIT_REACHED);
+      }
+      const now = this.clock.now();
+      return this.repository.insert(
+        organizationId,
+        {
+          name,
+          dkimSelector: key.selector,
+          dkimPublicKey: key.publicKey,
+          dkimPrivateKey: key.privateKey,
+          nextCheckAt: new Date(now.getTime() + RECHECK_MS),
+          checkUntil: new Date(now.getTime() + CHECK_WINDOW_MS),
+        },
+        now,
+        em,
+      );
+    });
     if (!domain) throw new ConflictError('A sending domain with this name already exists');
-    this.logger.log({ msg: 'sending domain created', organizationId, domainId: domain.id });
+    this.logger.log({
+      msg: 'sending domain created',
+      organizationId,
+      domainId: domain.id,
+      keyMs: Math.round(key.endedAt - key.startedAt),
+    });
     return this.view(domain);
   }
 

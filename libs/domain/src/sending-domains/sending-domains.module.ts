@@ -5,6 +5,8 @@ import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsModule } from '../dns/dns.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
+import { DkimKeyGenerator } from './dkim-key';
 import { SenderPolicy } from './sender-policy';
 import { SendingDomainRepository } from './sending-domain.repository';
 import { SendingDomainService } from './sending-domain.service';
@@ -13,8 +15,9 @@ import { VerifiedDomains } from './verified-domains';
 import { VerpTokens } from './verp';
 
 @Module({
-  imports: [DnsModule],
+  imports: [DnsModule, TenancyModule],
   providers: [
+    { provide: DkimKeyGenerator, useFactory: () => new DkimKeyGenerator() },
     SendingDomainRepository,
     SendingDomainService,
     VerifiedDomains,

@@ -25,6 +25,8 @@ export class Organization {
   @Column('int', { nullable: true }) limitPerHour: number | null;
   @Column('int', { nullable: true }) limitPerDay: number | null;
   @Column('int', { nullable: true }) limitPerMonth: number | null;
+  /** Sending domains the organization may hold (§16); null means the plan's number. */
+  @Column('int', { nullable: true }) maxSendingDomains: number | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }

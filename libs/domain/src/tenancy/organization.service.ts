@@ -54,6 +54,7 @@ export class OrganizationService {
       plan?: Plan;
       subscriptionStatus?: SubscriptionStatus;
       messageRetentionDays?: number;
+      maxSendingDomains?: number | null;
     },
   ): Promise<Organization> {
     await this.get(id);
