@@ -249,6 +249,8 @@ describe('Login limits and password storage (§16)', () => {
       code: 'E_VALIDATION_ERROR',
       errors: [{ field: 'password', rule: 'minLength', message: expect.any(String) }],
     });
+    // --password still works for scripts, with a warning on stderr (captured here).
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const cli = runAdmin([
       'create-user',
       '--email',
@@ -281,6 +283,11 @@ describe('Login limits and password storage (§16)', () => {
       '--json',
     ]);
     expect(out).toMatchObject({ user: { email } });
+    const warnings = stderr.mock.calls.map(([text]) => String(text));
+    stderr.mockRestore();
+    expect(warnings).toEqual(
+      Array(2).fill(expect.stringMatching(/^warning: --password is visible/)),
+    );
     await login(freshIp(), email, 'abcdefghijkl').expect(200);
   });
 

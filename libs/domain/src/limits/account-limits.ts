@@ -77,10 +77,10 @@ export class AccountFailureLimiter {
   private readonly redis: LoginRedis;
 
   constructor(@Inject(REDIS) redis: Redis) {
-    const r = redis as Partial<LoginRedis>;
+    const r = redis as unknown as Partial<LoginRedis>;
     if (!r.loginBegin) redis.defineCommand('loginBegin', { numberOfKeys: 2, lua: BEGIN });
     if (!r.loginEnd) redis.defineCommand('loginEnd', { numberOfKeys: 2, lua: END });
-    this.redis = redis as LoginRedis;
+    this.redis = redis as unknown as LoginRedis;
   }
 
   /**
