@@ -1,5 +1,6 @@
 // Login hardening (§16): failed logins are limited per client IP (the §8 failed-auth window shared
-// with the send API) and per account; passwords need 12 characters; scrypt parameters travel in
+// with the send API), by a progressive delay per (account, IP) and by a per-account ceiling that
+// a known address passes; passwords need 12 characters; scrypt parameters travel in
 // the stored hash and an older hash is replaced at the next successful login. Client addresses
 // come from X-Forwarded-For (TRUST_PROXY=true), one fresh address per test; every email is fresh,
 // so counters left in Redis by earlier runs never meet this run's accounts.
@@ -126,40 +127,106 @@ describe('Login limits and password storage (§16)', () => {
     await login(ip, email, PASSWORD).expect(200);
   });
 
-  it('locks an account after 10 failures from any IPs, even for the right password', async () => {
-    const email = await newUser('account');
-    for (let i = 1; i <= 10; i++) expect401(await login(freshIp(), email, `wrong password ${i}`));
+  it("slows a stranger's IP down, never the user at an address that signed in before", async () => {
+    const email = await newUser('stranger');
+    const home = freshIp();
+    await login(home, email, PASSWORD).expect(200);
+
+    // 50 attempts from one address: 3 are checked, then each waits twice as long as the one before.
+    const stranger = freshIp();
+    const answers: request.Response[] = [];
+    for (let i = 0; i < 50; i++) answers.push(await login(stranger, email, `wrong password ${i}`));
+    answers.slice(0, 3).forEach(expect401);
+    const waits = answers.slice(3).map((res) => {
+      expectTooMany(res);
+      return res.body.retryAfter as number;
+    });
+    expect(waits.slice(0, 5)).toEqual([2, 4, 8, 16, 32]);
+    expect(waits.at(-1)).toBe(900);
+    for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThanOrEqual(waits[i - 1]);
+    // Its right password waits as well, unchecked.
+    expectTooMany(await login(stranger, email, PASSWORD));
+
+    // The user signs in from home, and from an address never seen before.
+    await login(home, email, PASSWORD).expect(200);
+    await login(freshIp(), email, PASSWORD).expect(200);
+    // The email is normalised: another spelling is the same account and the same pair.
+    expectTooMany(await login(stranger, email.toUpperCase(), PASSWORD));
+    // The operator can end the delays early.
+    await runAdmin(['unlock-login', '--email', email.toUpperCase(), '--json']);
+    await login(stranger, email, PASSWORD).expect(200);
+  });
+
+  it('delays a pair after its third failure, and its wait once over admits the next check', async () => {
+    const email = await newUser('typos');
+    const ip = freshIp();
+    for (let i = 1; i <= 3; i++) expect401(await login(ip, email, `wrong password ${i}`));
     const scrypt = jest.spyOn(nodeCrypto, 'scrypt');
     try {
-      expectTooMany(await login(freshIp(), email, PASSWORD));
-      // The email is normalised: another spelling is the same account.
-      expectTooMany(await login(freshIp(), email.toUpperCase(), PASSWORD));
+      expectTooMany(await login(ip, email, PASSWORD), 2);
       expect(scrypt).not.toHaveBeenCalled();
     } finally {
       scrypt.mockRestore();
     }
-    // Other accounts are unaffected.
-    await login(freshIp(), await newUser('bystander'), PASSWORD).expect(200);
-    // A success does not reset the count: the account stays locked until its window ends, or
-    // until an operator unlocks it.
-    await runAdmin(['unlock-login', '--email', email.toUpperCase(), '--json']);
-    await login(freshIp(), email, PASSWORD).expect(200);
+    // The refused attempt doubled the wait to 2 s; after it the password is checked again.
+    await new Promise((r) => setTimeout(r, 2100));
+    await login(ip, email, PASSWORD).expect(200);
+    // A success starts the pair over: three more free failures.
+    for (let i = 1; i <= 3; i++) expect401(await login(ip, email, `wrong again ${i}`));
+    expectTooMany(await login(ip, email, PASSWORD));
   });
 
-  it('counts an unknown email like an existing one, and concurrent attempts cannot overrun it', async () => {
+  it('refuses new addresses at the account ceiling of 100 failures an hour, and admits a known one', async () => {
+    const email = await newUser('ceiling');
+    const home = freshIp();
+    await login(home, email, PASSWORD).expect(200);
+    // 100 failures from 100 addresses: no pair is ever delayed.
+    for (let batch = 0; batch < 10; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => login(freshIp(), email, `wrong password ${i}`)),
+      );
+      answers.forEach(expect401);
+    }
+    const scrypt = jest.spyOn(nodeCrypto, 'scrypt');
+    try {
+      const refused = await login(freshIp(), email, PASSWORD);
+      expectTooMany(refused, 3600);
+      expect(refused.body.retryAfter).toBeGreaterThan(3000);
+      expect(scrypt).not.toHaveBeenCalled();
+    } finally {
+      scrypt.mockRestore();
+    }
+    // The address that signed in before gets through, and its failures still count.
+    await login(home, email, PASSWORD).expect(200);
+    expect401(await login(home, email, 'wrong password at home'));
+    await login(home, email, PASSWORD).expect(200);
+    // An address is known by its keyed hash: the table holds no address.
+    const rows = await ds.query(
+      `SELECT encode(ip_hash, 'hex') AS h FROM login_ips l JOIN users u ON u.id = l.user_id
+        WHERE u.email = $1`,
+      [email],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].h).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('counts an unknown email like an existing one, and concurrent attempts cannot overrun a pair', async () => {
     const email = freshEmail('ghost');
-    // All at once, from distinct addresses: each attempt is counted before it is checked, so
-    // exactly 10 are checked, however the requests interleave.
+    const ip = freshIp();
+    // All at once, from one address: each attempt is counted before it is checked, so exactly 3
+    // are checked, however the requests interleave.
     const answers = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => login(freshIp(), email, `wrong password ${i}`)),
+      Array.from({ length: 25 }, (_, i) => login(ip, email, `wrong password ${i}`)),
     );
     const statuses = answers.map((r) => r.status).sort();
-    expect(statuses).toEqual([...Array(10).fill(401), ...Array(15).fill(429)]);
+    expect(statuses).toEqual([...Array(3).fill(401), ...Array(22).fill(429)]);
     for (const res of answers) {
       if (res.status === 401) expect401(res);
       else expectTooMany(res);
     }
-    expectTooMany(await login(freshIp(), email, PASSWORD));
+    expectTooMany(await login(ip, email, PASSWORD));
+    // Another address is not delayed.
+    expect401(await login(freshIp(), email, PASSWORD));
   });
 
   it('answers a short wrong password 401, never revealing the password rule', async () => {
@@ -182,6 +249,8 @@ describe('Login limits and password storage (§16)', () => {
       code: 'E_VALIDATION_ERROR',
       errors: [{ field: 'password', rule: 'minLength', message: expect.any(String) }],
     });
+    // --password still works for scripts, with a warning on stderr (captured here).
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const cli = runAdmin([
       'create-user',
       '--email',
@@ -214,6 +283,11 @@ describe('Login limits and password storage (§16)', () => {
       '--json',
     ]);
     expect(out).toMatchObject({ user: { email } });
+    const warnings = stderr.mock.calls.map(([text]) => String(text));
+    stderr.mockRestore();
+    expect(warnings).toEqual(
+      Array(2).fill(expect.stringMatching(/^warning: --password is visible/)),
+    );
     await login(freshIp(), email, 'abcdefghijkl').expect(200);
   });
 

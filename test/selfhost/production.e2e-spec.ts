@@ -97,18 +97,24 @@ describe('production mode, with the environment of docker/compose.yml', () => {
   });
 
   it('docker/init writes the key once; compose reads it and declares the volumes and PostgreSQL settings', () => {
-    expect(initRuns[0]).toMatch(/added ENCRYPTION_KEY POSTGRES_PASSWORD/);
+    expect(initRuns[0]).toMatch(/added ENCRYPTION_KEY POSTGRES_PASSWORD REDIS_PASSWORD/);
     const first = dotEnv();
     expect(Buffer.from(first.ENCRYPTION_KEY, 'base64')).toHaveLength(32);
     expect(initRuns[1]).toMatch(/nothing changed/);
     expect(initOutput()).toMatch(/nothing changed/);
     expect(dotEnv()).toEqual(first);
 
-    expect(() => readCompose({})).toThrow(/ENCRYPTION_KEY|POSTGRES_PASSWORD/);
+    expect(() => readCompose({})).toThrow(/ENCRYPTION_KEY|POSTGRES_PASSWORD|REDIS_PASSWORD/);
+    expect(() => readCompose({ ...first, REDIS_PASSWORD: undefined })).toThrow(/REDIS_PASSWORD/);
+    expect(first.REDIS_PASSWORD).toMatch(/^[0-9a-f]{48}$/);
     const file = readCompose(first);
     for (const app of ['migrate', ...APPS]) {
       const e = serviceEnv(file, app);
-      expect(e).toMatchObject({ NODE_ENV: 'production', ENCRYPTION_KEY: first.ENCRYPTION_KEY });
+      expect(e).toMatchObject({
+        NODE_ENV: 'production',
+        ENCRYPTION_KEY: first.ENCRYPTION_KEY,
+        REDIS_URL: `redis://:${first.REDIS_PASSWORD}@redis:6379`,
+      });
       // api and worker (and the relay, for its certificate) share one volume at DATA_DIR.
       expect(namedMounts(file, app)).toEqual({ appdata: e.DATA_DIR });
     }
@@ -120,7 +126,14 @@ describe('production mode, with the environment of docker/compose.yml', () => {
         'wal_compression=lz4',
       ]),
     );
-    expect(readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8')).toMatch(/^FROM node:22-/m);
+    // Redis asks every client for the password the apps' REDIS_URL carries.
+    expect(file.services.redis.command).toEqual(
+      expect.arrayContaining(['--requirepass', first.REDIS_PASSWORD]),
+    );
+    const dockerfile = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^FROM node:22-/m);
+    // The api, the relay's submission port and its inbound (MX) port.
+    expect(dockerfile).toMatch(/^EXPOSE 3000 2525 2526$/m);
 
     const compose = dockerCompose();
     if (!compose) {

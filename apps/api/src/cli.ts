@@ -21,7 +21,7 @@ import {
   TenancyModule,
   ValidationFailedError,
 } from '@app/domain';
-import { AdminCommand, checkOptions, Flags } from './admin/admin-command';
+import { AdminCommand, checkOptions, Flags, RAW_OUTPUT } from './admin/admin-command';
 import { ADMIN_COMMANDS } from './admin/commands';
 import { commandHelp, TOOL, toolHelp } from './admin/help';
 
@@ -175,8 +175,10 @@ export function cliMain(argv: string[]): void {
   }
   runAdmin(argv).then(
     (out) => {
-      process.stdout.write(JSON.stringify(out, null, json ? undefined : 2) + '\n');
-      process.exit(0);
+      const raw = (out as { [RAW_OUTPUT]?: Buffer })[RAW_OUTPUT];
+      const text = raw ?? JSON.stringify(out, null, json ? undefined : 2) + '\n';
+      // exit once stdout has taken it all (a pipe may take megabytes slowly).
+      process.stdout.write(text, () => process.exit(0));
     },
     (err: unknown) => {
       process.stderr.write(describeError(err, argv, json) + '\n');

@@ -5,6 +5,9 @@ import { AppConfig, isUuid, OrganizationService, ValidationFailedError } from '@
 
 export type Flags = Record<string, string | boolean | undefined>;
 
+/** A result under this key is bytes the tool writes to stdout as they are, instead of JSON. */
+export const RAW_OUTPUT = Symbol('raw output');
+
 export interface AdminOption {
   type: 'string' | 'boolean';
   /** What the value is, in the usage line: `--org ID`. Absent for booleans. */

@@ -7,6 +7,7 @@ import { createUserCommand } from './create-user.command';
 import { addDomainCommand, listDomainsCommand, verifyDomainCommand } from './domains.command';
 import { importFileAdminCommand } from './import-file.command';
 import { migrateCommand } from './migrate.command';
+import { operatorMailCommand } from './operator-mail.command';
 import { revokeKeyCommand } from './revoke-key.command';
 import { rotateKeysCommand } from './rotate-keys.command';
 import { setLimitsCommand } from './set-limits.command';
@@ -25,4 +26,5 @@ export const ADMIN_COMMANDS: AdminCommand[] = [
   addDomainCommand,
   verifyDomainCommand,
   listDomainsCommand,
+  operatorMailCommand,
 ];

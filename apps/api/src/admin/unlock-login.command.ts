@@ -1,4 +1,4 @@
-// `mp-admin unlock-login`: ends a login lock early (an account's failure window, an IP's, or both).
+// `mp-admin unlock-login`: ends login limits early (an account's ceiling and delays, an IP's window).
 import { LoginService, ValidationFailedError } from '@app/domain';
 import { AdminCommand, opt } from './admin-command';
 
@@ -6,8 +6,10 @@ export const unlockLoginCommand: AdminCommand = {
   name: 'unlock-login',
   summary: 'end a login lock early, for an account, an IP address or both',
   description:
-    'After repeated failed sign-ins an account or a client IP address is locked for a while. ' +
-    'This ends the lock now. Give --email, --ip or both.',
+    'After repeated failed sign-ins a client IP address is refused for a while, an address is ' +
+    'made to wait before each further try at one account, and an account refuses addresses it ' +
+    "never signed in from. --email ends the account's ceiling and every wait at it; --ip ends the " +
+    "address's failure window. Give --email, --ip or both.",
   options: {
     email: { type: 'string', value: 'EMAIL', description: "the account's email" },
     ip: { type: 'string', value: 'ADDRESS', description: "the client's IP address" },

@@ -6,6 +6,17 @@ import type { NextFunction, Request, Response } from 'express';
 
 const logger = new Logger('http');
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+// Unsubscribe (/u/{token}), open pixel (/t/o/{token}.gif) and click (/t/c/{token}): the token is a
+// credential for its recipient. Routes match case-insensitively, so the redaction does too.
+const TOKEN_PATH = /^(\/u\/|\/t\/[oc]\/)([^/]*)(.*)$/i;
+
+/** The path a request line logs: no query string (it can carry personal data), no token. */
+export function loggedPath(url: string): string {
+  const path = url.split('?')[0];
+  const m = TOKEN_PATH.exec(path);
+  if (!m) return path;
+  return `${m[1]}…${/\.gif$/i.test(m[2]) ? '.gif' : ''}${m[3] ? '/…' : ''}`;
+}
 
 export function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.headers['x-request-id'];
@@ -15,11 +26,10 @@ export function requestContextMiddleware(req: Request, res: Response, next: Next
   const started = process.hrtime.bigint();
   requestContext.run({ requestId }, () => {
     res.on('finish', () => {
-      // The path only: query strings can carry personal data (search by email).
       logger.log({
         msg: 'request',
         method: req.method,
-        path: req.originalUrl.split('?')[0],
+        path: loggedPath(req.originalUrl),
         status: res.statusCode,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
       });

@@ -7,7 +7,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
-import { query, sql } from '../database/sql';
+import { empty, query, sql } from '../database/sql';
 import type { InboundKind } from './inbound-address';
 
 export interface NewInboundMessage {
@@ -18,6 +18,14 @@ export interface NewInboundMessage {
   raw: Buffer;
   /** The client that sent it. */
   remoteIp: string | null;
+}
+
+export interface OperatorMail {
+  id: string;
+  recipients: string[];
+  receivedAt: Date;
+  size: number;
+  raw: Buffer;
 }
 
 export interface LeasedInboundMessage {
@@ -143,5 +151,21 @@ export class InboundMessageRepository {
           RETURNING id`,
     );
     return rows.length;
+  }
+
+  /**
+   * Mail kept for the operator (kind `operator`: sent only to postmaster@ or abuse@ of a return
+   * host; it belongs to no organization), newest first, raw bytes decrypted; one message by `id`.
+   */
+  async operatorMail(opts: { limit: number } | { id: string }): Promise<OperatorMail[]> {
+    const rows = await query<Omit<OperatorMail, 'raw'> & { raw: Buffer }>(
+      this.ds,
+      sql`SELECT id, recipients, received_at AS "receivedAt", size, raw
+            FROM inbound_messages
+           WHERE kind = 'operator' ${'id' in opts ? sql`AND id = ${opts.id}::uuid` : empty}
+           ORDER BY received_at DESC, id DESC
+           LIMIT ${'id' in opts ? 1 : opts.limit}`,
+    );
+    return rows.map((r) => ({ ...r, raw: fieldCipher().decryptBytes(r.raw) }));
   }
 }

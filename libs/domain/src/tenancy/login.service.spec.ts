@@ -1,9 +1,10 @@
-// The bookkeeping of a login against its two failure windows, with in-memory windows and a
+// The bookkeeping of a login against its failure windows, with in-memory windows and a
 // stand-in for scrypt (the e2e spec runs the real ones).
 import { FieldCipher, configureFieldEncryption } from '../crypto/field-encryption';
-import type { AccountFailureLimiter } from '../limits/account-limits';
+import type { AccountFailureLimiter, LoginAttempt } from '../limits/account-limits';
 import type { AuthFailureLimiter, AuthFailureState } from '../limits/ip-limits';
-import { LoginService } from './login.service';
+import type { LoginIpRepository } from './login-ip.repository';
+import { LoginService, loginAccountId } from './login.service';
 import type { UserService } from './user.service';
 
 jest.mock('../crypto/passwords', () => ({
@@ -33,10 +34,40 @@ class Window {
   total = () => [...this.counts.values()].reduce((a, b) => a + b, 0);
 }
 
-function setup(users: Record<string, string>) {
+/** The account limits as their script keeps them, without the clock: a pair over 3 is delayed. */
+class AccountLimits {
+  readonly pairs = new Map<string, number>();
+  readonly accounts = new Map<string, number>();
+  constructor(private readonly ceiling: number) {}
+  begin = async (account: string, ip: string, known: boolean): Promise<LoginAttempt> => {
+    const pair = `${account}|${ip}`;
+    const n = this.pairs.get(pair) ?? 0;
+    if (n >= 3) {
+      this.pairs.set(pair, n + 1);
+      return { allowed: false, reason: 'delay', retryAfter: 2 ** (n - 2) };
+    }
+    if ((this.accounts.get(account) ?? 0) >= this.ceiling && !known)
+      return { allowed: false, reason: 'ceiling', retryAfter: 3600 };
+    this.pairs.set(pair, n + 1);
+    this.accounts.set(account, (this.accounts.get(account) ?? 0) + 1);
+    return { allowed: true, previous: 0 };
+  };
+  succeeded = async (account: string, ip: string) => {
+    this.pairs.delete(`${account}|${ip}`);
+    this.accounts.set(account, (this.accounts.get(account) ?? 1) - 1);
+  };
+  undo = async (account: string, ip: string) => {
+    this.pairs.set(`${account}|${ip}`, (this.pairs.get(`${account}|${ip}`) ?? 1) - 1);
+    this.accounts.set(account, (this.accounts.get(account) ?? 1) - 1);
+  };
+  total = () => [...this.accounts.values()].reduce((a, b) => a + b, 0);
+}
+
+function setup(users: Record<string, string>, ceiling = 100) {
   const ip = new Window(20);
-  const acct = new Window(10);
+  const acct = new AccountLimits(ceiling);
   const replaced: string[] = [];
+  const known = new Set<string>();
   const userService = {
     findForLogin: jest.fn(async (email: string) =>
       users[email] ? { id: email, passwordHash: users[email] } : null,
@@ -47,6 +78,12 @@ function setup(users: Record<string, string>) {
       return true;
     },
   };
+  const loginIps = {
+    isKnown: jest.fn(async (userId: string, at: string) => known.has(`${userId}|${at}`)),
+    recordSuccess: jest.fn(async (userId: string, at: string) => {
+      known.add(`${userId}|${at}`);
+    }),
+  };
   const service = new LoginService(
     userService as unknown as UserService,
     {
@@ -54,43 +91,46 @@ function setup(users: Record<string, string>) {
       recordFailure: ip.record,
       withdrawFailure: ip.withdraw,
     } as unknown as AuthFailureLimiter,
-    {
-      state: acct.read,
-      recordFailure: acct.record,
-      withdrawFailure: acct.withdraw,
-    } as unknown as AccountFailureLimiter,
+    acct as unknown as AccountFailureLimiter,
+    loginIps as unknown as LoginIpRepository,
   );
-  return { service, ip, acct, userService, replaced };
+  return { service, ip, acct, userService, replaced, loginIps };
 }
 
 beforeAll(() => configureFieldEncryption(new FieldCipher(Buffer.alloc(32, 7))));
 
 describe('LoginService', () => {
-  it('a success withdraws only its own count: earlier failures stay in both windows', async () => {
+  it('a success withdraws only its own count: earlier failures stay in the IP and account windows', async () => {
     const { service, ip, acct } = setup({ 'a@x.io': 'h:right password' });
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       await expect(service.login('a@x.io', 'wrong', '1.2.3.4')).rejects.toMatchObject({
         code: 'E_UNAUTHORIZED',
       });
     }
     await service.login('a@x.io', 'right password', '1.2.3.4');
-    expect(ip.total()).toBe(3);
-    expect(acct.total()).toBe(3);
+    expect(ip.total()).toBe(2);
+    expect(acct.total()).toBe(2);
+    // The pair starts over.
+    expect(acct.pairs.size).toBe(0);
   });
 
-  it('an account refusal does not charge the IP; the IP keeps the attempt that passes its limit', async () => {
+  it('a delayed pair does not charge the IP; the IP keeps the attempt that passes its limit', async () => {
     const { service, ip, acct } = setup({});
-    for (let i = 0; i < 10; i++) {
-      await expect(service.login('v@x.io', 'wrong', `10.0.0.${i}`)).rejects.toMatchObject({
+    for (let i = 0; i < 3; i++) {
+      await expect(service.login('v@x.io', 'wrong', '10.0.0.1')).rejects.toMatchObject({
         code: 'E_UNAUTHORIZED',
       });
     }
-    await expect(service.login('v@x.io', 'wrong', '10.0.1.1')).rejects.toMatchObject({
-      code: 'E_TOO_MANY_REQUESTS',
-    });
-    expect(ip.counts.get('10.0.1.1') ?? 0).toBe(0);
-    // The window that refused keeps the attempt; from now on it refuses at the first read.
-    expect(acct.total()).toBe(11);
+    // The fourth attempt from the pair waits, and each further one waits longer.
+    const waits: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const err = await service.login('v@x.io', 'wrong', '10.0.0.1').catch((e) => e);
+      expect(err).toMatchObject({ code: 'E_TOO_MANY_REQUESTS' });
+      waits.push(err.retryAfter);
+    }
+    expect(waits).toEqual([2, 4, 8]);
+    expect(ip.counts.get('10.0.0.1')).toBe(3);
+    expect(acct.total()).toBe(3);
 
     for (let i = 0; i < 20; i++) {
       await expect(service.login(`u${i}@x.io`, 'wrong', '10.9.9.9')).rejects.toMatchObject({
@@ -102,12 +142,35 @@ describe('LoginService', () => {
     });
     // 21 in the IP window: the send API and the relay (failures > 20) refuse this IP too.
     expect(ip.counts.get('10.9.9.9')).toBe(21);
-    // v@x.io and u0..u19 hold failures; w@x.io was not judged, so its count was withdrawn.
-    expect([...acct.counts.values()].filter((n) => n > 0)).toHaveLength(21);
-    await expect(service.login('w@x.io', 'wrong', '10.9.9.9')).rejects.toMatchObject({
+    // w@x.io was not judged, so its count was withdrawn.
+    expect(acct.accounts.get(loginAccountId('w@x.io'))).toBe(0);
+  });
+
+  it('at the ceiling, only an IP that signed in to the account before gets through', async () => {
+    const { service, ip, loginIps } = setup({ 'k@x.io': 'h:right password' }, 5);
+    await service.login('k@x.io', 'right password', '192.0.2.1');
+    expect(loginIps.recordSuccess).toHaveBeenCalledWith('k@x.io', '192.0.2.1', expect.any(Date));
+    for (let i = 0; i < 5; i++) {
+      await expect(service.login('k@x.io', 'wrong', `10.0.0.${i}`)).rejects.toMatchObject({
+        code: 'E_UNAUTHORIZED',
+      });
+    }
+    await expect(service.login('k@x.io', 'right password', '198.51.100.1')).rejects.toMatchObject({
+      code: 'E_TOO_MANY_REQUESTS',
+      retryAfter: 3600,
+    });
+    expect(ip.counts.get('198.51.100.1')).toBe(0);
+    await expect(service.login('k@x.io', 'right password', '192.0.2.1')).resolves.toMatchObject({
+      accessToken: 'at_x',
+    });
+    // An unknown email at its ceiling is refused like an existing one.
+    const ghost = setup({}, 1);
+    await expect(ghost.service.login('g@x.io', 'wrong', '10.0.0.1')).rejects.toMatchObject({
+      code: 'E_UNAUTHORIZED',
+    });
+    await expect(ghost.service.login('g@x.io', 'wrong', '10.0.0.2')).rejects.toMatchObject({
       code: 'E_TOO_MANY_REQUESTS',
     });
-    expect(ip.counts.get('10.9.9.9')).toBe(21);
   });
 
   it('an attempt that could not be judged is no failure', async () => {

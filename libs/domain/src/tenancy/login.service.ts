@@ -1,4 +1,4 @@
-// Email and password login (§3, §16), limited per client IP and per account.
+// Email and password login (§3, §16), limited per client IP, per (account, IP) and per account.
 import { Injectable, Logger } from '@nestjs/common';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
 import {
@@ -9,11 +9,8 @@ import {
 } from '../crypto/passwords';
 import { InvalidCredentialsError, RateLimitedError } from '../errors/domain-errors';
 import { AccountFailureLimiter } from '../limits/account-limits';
-import {
-  AuthFailureLimiter,
-  AuthFailureState,
-  TOO_MANY_FAILED_ATTEMPTS_MESSAGE,
-} from '../limits/ip-limits';
+import { AuthFailureLimiter, TOO_MANY_FAILED_ATTEMPTS_MESSAGE } from '../limits/ip-limits';
+import { LoginIpRepository } from './login-ip.repository';
 import { UserService } from './user.service';
 
 /**
@@ -24,16 +21,6 @@ export function loginAccountId(email: string): string {
   return fieldCipher().blindIndex(`login:${normaliseEmail(email)}`);
 }
 
-function refuseIfBlocked(states: AuthFailureState[]): void {
-  const blocked = states.filter((s) => s.blocked);
-  if (blocked.length) {
-    throw new RateLimitedError(
-      TOO_MANY_FAILED_ATTEMPTS_MESSAGE,
-      Math.max(...blocked.map((s) => s.retryAfter)),
-    );
-  }
-}
-
 @Injectable()
 export class LoginService {
   private readonly logger = new Logger(LoginService.name);
@@ -42,16 +29,18 @@ export class LoginService {
     private readonly users: UserService,
     private readonly ipFailures: AuthFailureLimiter,
     private readonly accountFailures: AccountFailureLimiter,
+    private readonly loginIps: LoginIpRepository,
   ) {}
 
   /**
    * A 24-hour access token for a right email and password from `clientIp`. A counter outage is
    * thrown (503 at the edge): login never runs without its limits.
    *
-   * Each attempt is counted as a failure in both windows BEFORE its password is checked, and the
-   * count is withdrawn when it turns out right: concurrent attempts cannot all pass a check made
-   * before any of them failed, so no more than 20 (per IP) or 10 (per account) passwords are ever
-   * tried per window. An attempt that the count puts over a limit is refused unchecked (429).
+   * Each attempt is counted as a failure (in the IP's §8 window, for the (account, IP) pair and
+   * for the account) BEFORE its password is checked, and the counts are withdrawn when it turns
+   * out right: concurrent attempts cannot all pass a check made before any of them failed. An
+   * attempt that a limit refuses is answered 429 unchecked. At the account's ceiling, an IP that
+   * signed in to the account before still gets through (one database read, only then).
    */
   async login(
     email: string,
@@ -61,52 +50,71 @@ export class LoginService {
   ): Promise<{ accessToken: string; expiresAt: Date }> {
     const account = loginAccountId(email);
     // A caller already refused costs one Redis read: no count, no database, no scrypt.
-    refuseIfBlocked(
-      await Promise.all([this.ipFailures.state(clientIp), this.accountFailures.state(account)]),
-    );
-    const counted = await Promise.all([
+    const before = await this.ipFailures.state(clientIp);
+    if (before.blocked) throw AuthFailureLimiter.error(before);
+    const [ip, first] = await Promise.all([
       this.ipFailures.recordFailure(clientIp),
-      this.accountFailures.recordFailure(account),
+      this.accountFailures.begin(account, clientIp, false),
     ]);
-    const [ip, acct] = counted;
-    if (ip.blocked || acct.blocked) {
-      // The window that refused keeps the attempt (§8: the 21st failure blocks the IP for the send
-      // API too); the other one was not judged, so it does not pay for it.
-      if (!ip.blocked) await this.withdraw(() => this.ipFailures.withdrawFailure(clientIp));
-      if (!acct.blocked) await this.withdraw(() => this.accountFailures.withdrawFailure(account));
-      refuseIfBlocked(counted);
+    if (ip.blocked) {
+      // The IP window keeps the attempt (§8: the 21st failure blocks the IP for the send API too);
+      // the account was not judged, so it does not pay for it.
+      if (first.allowed)
+        await this.withdraw(() => this.accountFailures.undo(account, clientIp, first));
+      throw AuthFailureLimiter.error(ip);
     }
 
-    let user: { id: string; passwordHash: string } | null;
+    let user: { id: string; passwordHash: string } | null = null;
+    let attempt = first;
+    if (!attempt.allowed && attempt.reason === 'ceiling') {
+      try {
+        user = await this.users.findForLogin(email);
+        if (user && (await this.loginIps.isKnown(user.id, clientIp)))
+          attempt = await this.accountFailures.begin(account, clientIp, true);
+      } catch (err) {
+        await this.withdraw(() => this.ipFailures.withdrawFailure(clientIp));
+        throw err;
+      }
+    }
+    if (!attempt.allowed) {
+      await this.withdraw(() => this.ipFailures.withdrawFailure(clientIp));
+      throw new RateLimitedError(TOO_MANY_FAILED_ATTEMPTS_MESSAGE, attempt.retryAfter);
+    }
+
     let ok: boolean;
     try {
-      user = await this.users.findForLogin(email);
+      user ??= await this.users.findForLogin(email);
       // An unknown email pays the same scrypt as a known one.
       ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     } catch (err) {
       // Not judged (database down, hashing queue full): the attempt is no failure.
-      await this.withdrawBoth(clientIp, account);
+      const counted = attempt;
+      await Promise.all([
+        this.withdraw(() => this.ipFailures.withdrawFailure(clientIp)),
+        this.withdraw(() => this.accountFailures.undo(account, clientIp, counted)),
+      ]);
       throw err;
     }
     if (!user || !ok) throw new InvalidCredentialsError();
 
-    await this.withdrawBoth(clientIp, account);
+    await Promise.all([
+      this.withdraw(() => this.ipFailures.withdrawFailure(clientIp)),
+      this.withdraw(() => this.accountFailures.succeeded(account, clientIp)),
+      this.loginIps
+        .recordSuccess(user.id, clientIp, now)
+        .catch((err: Error) =>
+          this.logger.warn({ msg: 'could not record a sign-in address', err: err.message }),
+        ),
+    ]);
     if (needsRehash(user.passwordHash))
       await this.upgradeHash(user.id, user.passwordHash, password);
     return this.users.issueToken(user.id, now);
   }
 
-  /** The operator's unlock: ends the account's failure window (and the IP's, when given). */
+  /** The operator's unlock: ends the account's ceiling and delays (and the IP's window, when given). */
   async unlock(input: { email?: string; ip?: string }): Promise<void> {
     if (input.email !== undefined) await this.accountFailures.reset(loginAccountId(input.email));
     if (input.ip !== undefined) await this.ipFailures.reset(input.ip);
-  }
-
-  private async withdrawBoth(clientIp: string, account: string): Promise<void> {
-    await Promise.all([
-      this.withdraw(() => this.ipFailures.withdrawFailure(clientIp)),
-      this.withdraw(() => this.accountFailures.withdrawFailure(account)),
-    ]);
   }
 
   /** A withdrawal that fails leaves one failure too many in a window: logged, never fatal. */

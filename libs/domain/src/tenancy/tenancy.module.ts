@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyService } from './api-key.service';
 import { CredentialService } from './credential.service';
+import { LoginIpRepository } from './login-ip.repository';
 import { LoginService } from './login.service';
 import { OrganizationRepository } from './organization.repository';
 import { OrganizationService } from './organization.service';
@@ -14,6 +15,7 @@ import { UserService } from './user.service';
     OrganizationRepository,
     ApiKeyRepository,
     UserRepository,
+    LoginIpRepository,
     OrganizationService,
     ApiKeyService,
     UserService,
