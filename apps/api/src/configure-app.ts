@@ -15,7 +15,12 @@ export function configureApp(app: INestApplication, config: AppConfig): void {
   express.disable('x-powered-by');
   // API answers are per-credential and dynamic: hashing every body for an ETag costs CPU for nothing.
   express.set('etag', false);
-  installClientErrorHandler(express.getHttpServer());
+  const server = express.getHttpServer();
+  // Behind a load balancer an idle connection must outlive the balancer's idle timeout, or the
+  // balancer may reuse one the server is closing (a 502 to the client); Node needs headers above it.
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  server.headersTimeout = config.http.headersTimeoutMs;
+  installClientErrorHandler(server);
   installEnvelope(app);
   app.use(requestContextMiddleware);
   app.use(requireHost);

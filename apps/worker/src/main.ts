@@ -8,6 +8,9 @@ async function bootstrap(): Promise<void> {
   const logger = new JsonLogger('worker', config.logLevel);
   const app = await NestFactory.create(WorkerModule, { logger });
   app.enableShutdownHooks();
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  server.headersTimeout = config.http.headersTimeoutMs;
   await app.listen(config.workerHealthPort, '127.0.0.1');
   logger.log(
     {
