@@ -3,8 +3,11 @@
 // it closes the connection, so a client still writing sees the answer, not EPIPE or ECONNRESET.
 // The server's keep-alive and header timeouts come from the configuration.
 import { INestApplication } from '@nestjs/common';
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
+import { promisify } from 'node:util';
 import { DRAIN } from '../../apps/api/src/http/body-parsers';
 import { sendingEnv } from '../sending/support/sending';
 import { createTestApp } from '../support/app';
@@ -20,8 +23,41 @@ const envelope = (limit: string) => ({
   errors: [{ field: 'body', rule: 'max', message: `Request body is larger than ${limit}` }],
 });
 
-/** A JSON body of about `bytes` bytes. */
-const jsonOf = (bytes: number) => JSON.stringify({ from: 'a@b.test', text: 'x'.repeat(bytes) });
+const run = promisify(execFile);
+
+/** The client process: posts the body `times` times and prints each outcome as JSON. */
+const CLIENT = `
+const { url, key, bytes, times, chunked } = JSON.parse(process.argv[1]);
+const json = JSON.stringify({ from: 'a@b.test', text: 'x'.repeat(bytes) });
+const streamOf = (data) => {
+  let offset = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (offset >= data.length) return c.close();
+      c.enqueue(data.subarray(offset, (offset += 65536)));
+    },
+  });
+};
+(async () => {
+  const outcomes = [];
+  for (let i = 0; i < times; i++) {
+    try {
+      const body = chunked ? streamOf(new TextEncoder().encode(json)) : json;
+      const res = await fetch(url, {
+        method: 'POST',
+        body,
+        duplex: 'half',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+      });
+      const answer = { status: res.status, connection: res.headers.get('connection') };
+      outcomes.push({ ...answer, body: await res.json() });
+    } catch (err) {
+      outcomes.push({ error: err.cause?.code ?? err.message });
+    }
+  }
+  process.stdout.write(JSON.stringify(outcomes));
+})();
+`;
 
 /** What a raw connection received: the answer's head and body, and whether the server closed. */
 interface RawAnswer {
@@ -53,53 +89,44 @@ describe('Bodies over the limit', () => {
     await app.close();
   });
 
-  const post = async (path: string, body: BodyInit, init: RequestInit = {}) => {
-    const res = await fetch(`${base}${path}`, {
-      method: 'POST',
-      body,
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': s.apiKey },
-      ...init,
-    });
-    return {
-      status: res.status,
-      connection: res.headers.get('connection'),
-      body: await res.json(),
-    };
+  /**
+   * Posts a JSON body of about `bytes` bytes `times` times with Node's fetch (undici) from another
+   * process, as a client would: in this process the client would write only between the server's
+   * steps. Each outcome is the answer or the error code the client saw.
+   */
+  const postFromAnotherProcess = async (
+    path: string,
+    bytes: number,
+    opts: { chunked?: boolean; times?: number } = {},
+  ): Promise<unknown[]> => {
+    const args = { url: `${base}${path}`, key: s.apiKey, bytes, times: opts.times ?? 3, ...opts };
+    const { stdout } = await run(process.execPath, ['-e', CLIENT, JSON.stringify(args)]);
+    return JSON.parse(stdout) as unknown[];
   };
 
+  const answer413 = (limit: string) => ({
+    status: 413,
+    connection: 'close',
+    body: envelope(limit),
+  });
+
   it('answers a 16 MiB send body with the 413 envelope, three times out of three', async () => {
-    const body = jsonOf(16 * MiB);
-    for (let i = 0; i < 3; i++) {
-      const res = await post('/api/v1/send', body);
-      expect(res).toEqual({ status: 413, connection: 'close', body: envelope('15 MiB') });
-    }
+    const outcomes = await postFromAnotherProcess('/api/v1/send', 16 * MiB);
+    expect(outcomes).toEqual(Array(3).fill(answer413('15 MiB')));
   });
 
   it('answers a 2 MiB body on a 1 MiB route the same', async () => {
-    const body = jsonOf(2 * MiB);
-    for (let i = 0; i < 3; i++) {
-      const res = await post('/api/v1/user/contacts', body);
-      expect(res).toEqual({ status: 413, connection: 'close', body: envelope('1 MiB') });
-    }
+    const outcomes = await postFromAnotherProcess('/api/v1/user/contacts', 2 * MiB);
+    expect(outcomes).toEqual(Array(3).fill(answer413('1 MiB')));
   });
 
   it('answers a chunked upload over the limit the same', async () => {
-    const chunk = new TextEncoder().encode('x'.repeat(256 * 1024));
-    for (const [path, bytes, limit] of [
-      ['/api/v1/send', 16 * MiB, '15 MiB'],
-      ['/api/v1/user/contacts', 2 * MiB, '1 MiB'],
-    ] as const) {
-      let sent = 0;
-      const stream = new ReadableStream<Uint8Array>({
-        pull(controller) {
-          if (sent >= bytes) return controller.close();
-          sent += chunk.length;
-          controller.enqueue(chunk);
-        },
-      });
-      const res = await post(path, stream, { duplex: 'half' } as RequestInit);
-      expect(res).toEqual({ status: 413, connection: 'close', body: envelope(limit) });
-    }
+    expect(await postFromAnotherProcess('/api/v1/send', 16 * MiB, { chunked: true })).toEqual(
+      Array(3).fill(answer413('15 MiB')),
+    );
+    expect(
+      await postFromAnotherProcess('/api/v1/user/contacts', 2 * MiB, { chunked: true }),
+    ).toEqual(Array(3).fill(answer413('1 MiB')));
   });
 
   /**
@@ -138,11 +165,11 @@ describe('Bodies over the limit', () => {
   };
 
   /** Writes `bytes` more, in order, resolving once all were handed to the kernel. */
-  const writeMore = async (socket: Socket, bytes: number) => {
+  const writeMore = async (socket: Socket, closed: Promise<unknown>, bytes: number) => {
     const chunk = Buffer.alloc(MiB, 'x');
     for (let left = bytes; left > 0 && !socket.destroyed; left -= chunk.length) {
       const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
-      if (!socket.write(part)) await new Promise((r) => socket.once('drain', r));
+      if (!socket.write(part)) await Promise.race([once(socket, 'drain'), closed]);
     }
   };
 
@@ -157,7 +184,7 @@ describe('Bodies over the limit', () => {
     expect(res.head).toMatch(/\r\nconnection: close/i);
     expect(res.body).toEqual(envelope('15 MiB'));
     // The client finishes its upload and closes without an error; the server has closed its side.
-    await writeMore(socket, announced - first);
+    await writeMore(socket, closed, announced - first);
     socket.end();
     expect(await closed).toEqual({});
     // The server's side closed once it had read the whole body.
@@ -178,7 +205,7 @@ describe('Bodies over the limit', () => {
     while (open && written < announced) {
       written += chunk.length;
       if (!socket.write(chunk)) {
-        await Promise.race([new Promise((r) => socket.once('drain', r)), closed]);
+        await Promise.race([once(socket, 'drain'), closed]);
       }
     }
     await closed;
