@@ -1,4 +1,5 @@
 // Entry point of the worker: processors and periodic tasks, health on WORKER_HEALTH_PORT.
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { JsonLogger, loadConfigOrExit } from '@app/domain';
 import { WorkerModule } from './worker.module';
@@ -8,6 +9,10 @@ async function bootstrap(): Promise<void> {
   const logger = new JsonLogger('worker', config.logLevel);
   const app = await NestFactory.create(WorkerModule, { logger });
   app.enableShutdownHooks();
+  // The health server keeps connections like the api does (docs/http-edge.md).
+  const server: Server = app.getHttpServer();
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  server.headersTimeout = config.http.headersTimeoutMs;
   await app.listen(config.workerHealthPort, '127.0.0.1');
   logger.log(
     {

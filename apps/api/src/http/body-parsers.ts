@@ -22,6 +22,8 @@ export const EARLY_BODY_BYTES = 64 * 1024;
 const PARSED_TYPES = ['application/json', 'application/x-www-form-urlencoded'];
 const READABLE_TYPES = [...PARSED_TYPES, 'multipart/form-data'];
 
+const MiB = 1024 * 1024;
+
 /** Set on a request whose body waits for the guards. */
 const DEFERRED = Symbol('body read after the guards');
 type BodyRequest = Request & { [DEFERRED]?: boolean };
@@ -37,9 +39,7 @@ function guarded(parser: Parser, limit: string): Parser {
     parser(req, res, (err?: unknown) => {
       if (!err) return next();
       const e = err as { type?: string; status?: number };
-      if (e.type === 'entity.too.large') {
-        return next(new PayloadTooLargeError(`Request body is larger than ${limit}`));
-      }
+      if (e.type === 'entity.too.large') return next(tooLarge(req, res, limit));
       if (e.type === 'entity.parse.failed') {
         return next(ValidationFailedError.field('body', 'type', 'Request body is not valid JSON'));
       }
@@ -100,7 +100,69 @@ function checkParsed(req: Request, _res: Response, next: NextFunction): void {
   next(unacceptableInput(req.body, 'body') ?? unacceptableInput(req.query, 'query') ?? undefined);
 }
 
-const MiB = 1024 * 1024;
+/**
+ * Bounds of reading a refused body to its end (nginx's lingering close): at most this many bytes,
+ * this long in all, and this long without a byte (nginx's lingering_time and lingering_timeout).
+ */
+export const DRAIN = { maxBytes: 64 * MiB, maxMs: 30_000, idleMs: 5_000 };
+
+/**
+ * The 413 for a body over `limit`, answered with `Connection: close` once the client has finished
+ * sending. Closing under a client that is still writing resets the connection, and the client's
+ * next write fails (EPIPE, ECONNRESET) before it reads the answer. So what is left of the body is
+ * read and discarded, chunk by chunk (nothing is kept), within DRAIN's bounds; Node would destroy
+ * the socket as soon as the answer is written, so its destroySoon is replaced on this socket by
+ * one that only ends the writing side (the client sees the answer and the close) and destroys the
+ * socket when the body has ended or a bound is reached. A body past the bounds gets the answer
+ * and a close: nothing better is possible.
+ */
+function tooLarge(req: Request, res: Response, limit: string): PayloadTooLargeError {
+  res.setHeader('Connection', 'close');
+  if (!req.complete) lingerUntilBodyEnds(req);
+  return new PayloadTooLargeError(`Request body is larger than ${limit}`);
+}
+
+function lingerUntilBodyEnds(req: Request): void {
+  const socket = req.socket;
+  let drained = 0;
+  let bodyDone = false;
+  let answered = false;
+  const close = () => {
+    clearTimeout(overall);
+    clearTimeout(idle);
+    socket.destroy();
+  };
+  const overall = setTimeout(close, DRAIN.maxMs).unref();
+  const idle = setTimeout(close, DRAIN.idleMs).unref();
+  const stop = () => {
+    bodyDone = true;
+    if (answered) close();
+  };
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    idle.refresh();
+    if (drained > DRAIN.maxBytes) {
+      req.pause();
+      stop();
+    }
+  });
+  req.once('end', stop);
+  socket.once('close', () => {
+    clearTimeout(overall);
+    clearTimeout(idle);
+  });
+  req.resume();
+  socket.destroySoon = function lingeringClose(this: typeof socket) {
+    if (this.writable) this.end();
+    const flushed = () => {
+      answered = true;
+      if (bodyDone) close();
+    };
+    if (this.writableFinished) flushed();
+    else this.once('finish', flushed);
+  };
+}
+
 const SEND_LIMIT = { bytes: 15 * MiB, text: '15 MiB' };
 const LIMIT = { bytes: MiB, text: '1 MiB' };
 
@@ -128,7 +190,7 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
   const send = req.path === '/api/v1/send';
   const limit = send ? SEND_LIMIT : LIMIT;
   if (contentLength(req) > limit.bytes && req.is(PARSED_TYPES)) {
-    return next(new PayloadTooLargeError(`Request body is larger than ${limit.text}`));
+    return next(tooLarge(req, res, limit.text));
   }
   (send ? sendJson : json)(req, res, (err?: unknown) => {
     if (err) return next(err);
