@@ -57,9 +57,9 @@ describe('dashboard contacts', () => {
     await s.http
       .post('/api/v1/user/contacts', { firstName: 'Other', lastName: 'Person' })
       .expect(201);
+    // A reload keeps the session (the cookie) and the page.
     await page.reload();
-    await signIn(stack);
-    await navigate(page, 'Contacts');
+    await page.getByRole('heading', { name: 'Contacts', level: 1 }).waitFor();
     const search = page.getByLabel('Search');
     await search.fill(`termaine${tag}`);
     await page.waitForURL(/search=/);

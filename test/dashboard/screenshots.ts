@@ -54,11 +54,7 @@ describe('dashboard screenshots', () => {
       ['sending-domain', `/sending-domains/${data.domainId}`, 'northwind-wholesale.example'],
     ];
     for (const [name, path, heading] of shots) {
-      // Client-side navigation keeps the in-memory session (a page load would sign out).
-      await page.evaluate((p) => {
-        window.history.pushState({}, '', `/dashboard${p}`);
-        window.dispatchEvent(new PopStateEvent('popstate'));
-      }, path);
+      await page.goto(`${stack.baseUrl}${path}`);
       if (heading) await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
       await page.mouse.move(0, 0); // no hover tooltip in the picture

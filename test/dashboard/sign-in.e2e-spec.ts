@@ -47,7 +47,7 @@ describe('dashboard sign-in', () => {
       organizationId: second.id,
       role: 'admin',
     });
-    await page.goto(`${stack.baseUrl}/sign-in`);
+    await page.goto(`${stack.baseUrl}/`);
     await page.getByLabel('Email').fill(stack.email);
     await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();

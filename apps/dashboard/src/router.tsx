@@ -1,6 +1,8 @@
-// Every page of §15 under /dashboard; a route needing a session or an organization redirects.
+// Every page of §15 under /dashboard; a route needing a session or an organization redirects,
+// remembering the page asked for.
 import type { ReactNode } from 'react';
-import { createBrowserRouter, Navigate } from 'react-router';
+import { createBrowserRouter, Navigate, useLocation } from 'react-router';
+import { returnState } from './auth/return-to';
 import { useSession } from './auth/session';
 import { AppLayout } from './components/app-layout';
 import { ApiKeysPage } from './pages/api-keys/api-keys-page';
@@ -28,9 +30,10 @@ import { WebhookDetailPage } from './pages/webhooks/webhook-detail-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
 
 function RequireOrganization({ children }: { children: ReactNode }) {
-  const { token, organization } = useSession();
-  if (!token) return <Navigate to="/sign-in" replace />;
-  if (!organization) return <Navigate to="/organizations" replace />;
+  const { signedIn, organization } = useSession();
+  const location = useLocation();
+  if (!signedIn) return <Navigate to="/sign-in" replace state={returnState(location)} />;
+  if (!organization) return <Navigate to="/organizations" replace state={returnState(location)} />;
   return <>{children}</>;
 }
 

@@ -92,17 +92,20 @@ export async function startDashboardStack(
   };
 }
 
-/** Signs in through the form and waits for the overview (one organization: no picker). */
+/**
+ * Signs in through the form and waits for the overview (one organization: no picker). Starts from
+ * the overview's address: the sign-in page returns to the page that sent the user there.
+ */
 export async function signIn(stack: DashboardStack, email = stack.email): Promise<void> {
   const { page } = stack;
-  await page.goto(`${stack.baseUrl}/sign-in`);
+  await page.goto(`${stack.baseUrl}/`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel(/^Password/).fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
 
-/** Goes to a dashboard page through the sidebar, as a user would (a reload would sign out). */
+/** Goes to a dashboard page through the sidebar, as a user would. */
 export async function navigate(page: Page, label: string, heading = label): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
   await page.getByRole('heading', { name: heading, level: 1 }).waitFor();

@@ -1,7 +1,9 @@
-// Authenticates every non-public route, applies the per-key rate limit, then checks scopes.
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+// Authenticates every non-public route (API key, bearer token, or the dashboard's session cookie),
+// applies the per-key rate limit, then checks scopes.
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
+  APP_CONFIG,
   AuthContext,
   AuthFailureLimiter,
   CredentialService,
@@ -12,23 +14,25 @@ import {
   Scope,
   UnauthorizedAccessError,
 } from '@app/domain';
+import type { AppConfig } from '@app/domain';
 import type { Response } from 'express';
 import { clientIp, COUNTS_AUTH_FAILURES } from '../messaging/send-ip-limits';
 import { AuthedRequest, PUBLIC_ROUTE, REQUIRED_SCOPES } from './decorators';
-
-function header(req: AuthedRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
+import { SessionCookie } from './session-cookie';
 
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly sessionCookie: SessionCookie;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly credentials: CredentialService,
     private readonly limiter: KeyRateLimiter,
     private readonly authFailures: AuthFailureLimiter,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.sessionCookie = new SessionCookie(config);
+  }
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
@@ -38,11 +42,7 @@ export class AuthGuard implements CanActivate {
 
     let auth: AuthContext;
     try {
-      auth = await this.credentials.authenticate({
-        apiKey: header(req, 'x-api-key'),
-        authorization: header(req, 'authorization'),
-        organizationId: header(req, 'x-organization-id'),
-      });
+      auth = await this.credentials.authenticate(this.sessionCookie.presented(req));
     } catch (err) {
       // Send API (Authentication rule 7): failures count per client IP; past the limit, 429.
       if (

@@ -50,14 +50,3 @@ export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): Au
   if (!req.auth) throw new Error('Auth used on a route without authentication');
   return req.auth;
 });
-
-/**
- * The value of `Authorization: Bearer <value>`, for the routes that read the token themselves
- * (logout, the user's organizations); documented by the route's bearer security, not as a header.
- */
-export const BearerToken = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): string | undefined => {
-    const header = ctx.switchToHttp().getRequest<Request>().headers.authorization;
-    return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-  },
-);

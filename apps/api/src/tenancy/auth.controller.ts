@@ -1,41 +1,61 @@
 // HTTP routes of login, logout and the user's organizations.
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { LoginService, UnauthorizedAccessError, UserService } from '@app/domain';
-import type { Request } from 'express';
-import { BearerToken, Public, ResponseMessage } from '../http/decorators';
+import { APP_CONFIG, CredentialService, LoginService } from '@app/domain';
+import type { AppConfig } from '@app/domain';
+import type { Request, Response } from 'express';
+import { Public, ResponseMessage } from '../http/decorators';
 import { ApiEnvelope } from '../http/openapi-envelope';
+import { isDashboardRequest, SessionCookie } from '../http/session-cookie';
 import { clientIp } from '../messaging/send-ip-limits';
 import { LoginDto, UserOrganizationDto } from './auth.dto';
 
 @ApiTags('auth')
 @Controller('api/v1/auth')
 export class AuthController {
+  private readonly sessionCookie: SessionCookie;
+
   constructor(
-    private readonly users: UserService,
+    private readonly credentials: CredentialService,
     private readonly logins: LoginService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.sessionCookie = new SessionCookie(config);
+  }
 
   /**
    * Exchanges email and password for a 24-hour access token (`at_...`). After 20 failures from
-   * one IP, or 10 for one account, within 15 minutes: 429 until that window ends.
+   * one IP, or 10 for one account, within 15 minutes: 429 until that window ends. With the header
+   * `X-Requested-With: dashboard` the token is also set as the dashboard's session cookie
+   * (HttpOnly, SameSite=Strict), accepted only with that header and kept alive by use for up to
+   * 30 days.
    */
   @Public()
   @Post('login')
   @HttpCode(200)
   @ResponseMessage('Logged in successfully')
-  login(@Body() dto: LoginDto, @Req() req: Request) {
-    return this.logins.login(dto.email, dto.password, clientIp(req));
+  async login(
+    @Body() dto: LoginDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const token = await this.logins.login(dto.email, dto.password, clientIp(req));
+    if (isDashboardRequest(req)) this.sessionCookie.set(res, token.accessToken);
+    return token;
   }
 
-  /** Revokes the access token sent as `Authorization: Bearer at_...`. */
+  /**
+   * Revokes the access token sent as `Authorization: Bearer at_...` (or the dashboard's session
+   * cookie, with its header) and clears the session cookie.
+   */
   @Public()
   @Post('logout')
   @ApiSecurity('bearer')
   @HttpCode(200)
   @ResponseMessage('Logged out successfully')
-  async logout(@BearerToken() token?: string) {
-    if (token) await this.users.logout(token);
+  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
+    await this.credentials.logout(this.sessionCookie.presented(req));
+    this.sessionCookie.clear(res);
     return null;
   }
 
@@ -49,10 +69,7 @@ export class AuthController {
   @ApiSecurity('bearer')
   @ApiEnvelope(UserOrganizationDto, { isArray: true })
   @ResponseMessage('Organizations fetched successfully')
-  async organizations(@BearerToken() token?: string) {
-    if (!token) throw new UnauthorizedAccessError('An access token is required');
-    const organizations = await this.users.organizationsOfToken(token);
-    if (!organizations) throw new UnauthorizedAccessError('Invalid or expired access token');
-    return organizations;
+  organizations(@Req() req: Request) {
+    return this.credentials.organizationsOf(this.sessionCookie.presented(req));
   }
 }

@@ -1,37 +1,40 @@
 // The one HTTP client of the dashboard: openapi-fetch typed by the paths of the api's OpenAPI
-// document (schema.d.ts), with the signed-in user's credential and organization on every call and the
-// error envelope turned into an ApiError.
+// document (schema.d.ts), with the dashboard's header and the chosen organization on every call and
+// the error envelope turned into an ApiError. The credential is the session cookie, which the
+// browser sends by itself and no script here can read.
 import createClient, { type Middleware } from 'openapi-fetch';
 import { ApiError, toErrorBody } from './errors';
 import type { paths } from './schema';
 
 export interface Credentials {
-  token: string | null;
+  signedIn: boolean;
   organizationId: string | null;
 }
 
 /** Read by the middleware on each request; written only by the session provider. */
-const current: Credentials = { token: null, organizationId: null };
+const current: Credentials = { signedIn: false, organizationId: null };
 let onUnauthorized: () => void = () => undefined;
 
 export function setCredentials(next: Credentials): void {
-  current.token = next.token;
+  current.signedIn = next.signedIn;
   current.organizationId = next.organizationId;
 }
 
-/** Called when a signed-in request is answered 401 (token expired or revoked). */
+/** Called when a signed-in request is answered 401 (session expired or revoked). */
 export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
 const credentials: Middleware = {
   onRequest({ request }) {
-    if (current.token) request.headers.set('Authorization', `Bearer ${current.token}`);
+    // The api accepts the session cookie only beside this header, which a form on another site
+    // cannot send (and a script there cannot either: the api allows no cross-origin calls).
+    request.headers.set('X-Requested-With', 'dashboard');
     if (current.organizationId) request.headers.set('X-Organization-Id', current.organizationId);
     return request;
   },
-  onResponse({ request, response }) {
-    if (response.status === 401 && request.headers.has('Authorization')) onUnauthorized();
+  onResponse({ response }) {
+    if (response.status === 401 && current.signedIn) onUnauthorized();
     return response;
   },
 };

@@ -1,5 +1,6 @@
 import { Badge, Button, Center, Group, Paper, Stack, Text, Title } from '@mantine/core';
-import { Navigate, useNavigate } from 'react-router';
+import { Navigate, useLocation, useNavigate } from 'react-router';
+import { returnPath } from '../auth/return-to';
 import { useSession } from '../auth/session';
 import { EmptyState } from '../components/query-state';
 
@@ -7,7 +8,8 @@ import { EmptyState } from '../components/query-state';
 export function OrganizationsPage() {
   const session = useSession();
   const navigate = useNavigate();
-  if (!session.token) return <Navigate to="/sign-in" replace />;
+  const location = useLocation();
+  if (!session.signedIn) return <Navigate to="/sign-in" replace state={location.state} />;
 
   return (
     <Center mih="100vh" bg="gray.0" component="main">
@@ -29,7 +31,7 @@ export function OrganizationsPage() {
                 h={56}
                 onClick={() => {
                   session.selectOrganization(org.id);
-                  navigate('/');
+                  navigate(returnPath(location), { replace: true });
                 }}
                 rightSection={
                   <Group gap={6}>

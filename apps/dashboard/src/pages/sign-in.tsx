@@ -11,12 +11,14 @@ import {
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useState } from 'react';
-import { Navigate } from 'react-router';
+import { Navigate, useLocation } from 'react-router';
 import { ApiError, errorMessage } from '../api/errors';
+import { returnPath } from '../auth/return-to';
 import { useSession } from '../auth/session';
 
 export function SignInPage() {
   const session = useSession();
+  const location = useLocation();
   const [error, setError] = useState<string | null>(null);
   const form = useForm({
     initialValues: { email: '', password: '' },
@@ -26,7 +28,8 @@ export function SignInPage() {
     },
   });
 
-  if (session.token) return <Navigate to="/" replace />;
+  if (session.signedIn)
+    return <Navigate to={returnPath(location)} replace state={location.state} />;
 
   const submit = form.onSubmit(async (values) => {
     setError(null);

@@ -114,4 +114,33 @@ export class UserRepository {
     );
     return row?.user_id ?? null;
   }
+
+  /**
+   * As userOfLiveToken, and moves the token's expiry to `now + idleMs`, never past its creation
+   * plus `capMs`. The row is written only when that moves the expiry by a minute or more, so a
+   * session in constant use costs at most one write a minute.
+   */
+  async userOfLiveTokenSliding(
+    tokenHash: string,
+    now: Date,
+    idleMs: number,
+    capMs: number,
+  ): Promise<string | null> {
+    const [row] = await query<{ user_id: string }>(
+      this.ds,
+      sql`WITH live AS (
+            SELECT id, user_id, expires_at,
+                   LEAST(${now}::timestamptz + ${idleMs}::float8 * interval '1 millisecond',
+                         created_at + ${capMs}::float8 * interval '1 millisecond') AS slid
+              FROM access_tokens
+             WHERE token_hash = ${tokenHash} AND revoked_at IS NULL AND expires_at > ${now}
+          ), moved AS (
+            UPDATE access_tokens t SET expires_at = live.slid
+              FROM live
+             WHERE t.id = live.id AND live.slid >= live.expires_at + interval '1 minute'
+          )
+          SELECT user_id FROM live`,
+    );
+    return row?.user_id ?? null;
+  }
 }

@@ -14,6 +14,11 @@ import { UserOrganization, UserRecord, UserRepository } from './user.repository'
 export type { UserOrganization, UserRecord } from './user.repository';
 
 const TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/**
+ * A token used as the dashboard's session cookie stays live while in use (its expiry slides to 24
+ * hours after the last use), but never longer than this after it was issued.
+ */
+export const SESSION_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface ResolvedToken {
   userId: string;
@@ -80,10 +85,21 @@ export class UserService {
     await this.users.revokeToken(sha256Hex(token));
   }
 
-  /** The user behind a live token, or null when unknown, revoked or expired. */
-  async resolveToken(token: string, now = new Date()): Promise<ResolvedToken | null> {
+  /**
+   * The user behind a live token, or null when unknown, revoked or expired. `sliding` (the
+   * dashboard's session) also moves the token's expiry to 24 hours from `now`, capped at
+   * SESSION_MAX_AGE_MS after it was issued.
+   */
+  async resolveToken(
+    token: string,
+    now = new Date(),
+    sliding = false,
+  ): Promise<ResolvedToken | null> {
     if (!isWellFormedAccessToken(token)) return null;
-    const userId = await this.users.userOfLiveToken(sha256Hex(token), now);
+    const hash = sha256Hex(token);
+    const userId = sliding
+      ? await this.users.userOfLiveTokenSliding(hash, now, TOKEN_LIFETIME_MS, SESSION_MAX_AGE_MS)
+      : await this.users.userOfLiveToken(hash, now);
     return userId ? { userId } : null;
   }
 
@@ -96,8 +112,12 @@ export class UserService {
    * each; null when the token is unknown, revoked or expired. Keyed by the token's user: it lists
    * only organizations that user is a member of.
    */
-  async organizationsOfToken(token: string, now = new Date()): Promise<UserOrganization[] | null> {
-    const resolved = await this.resolveToken(token, now);
+  async organizationsOfToken(
+    token: string,
+    now = new Date(),
+    sliding = false,
+  ): Promise<UserOrganization[] | null> {
+    const resolved = await this.resolveToken(token, now, sliding);
     if (!resolved) return null;
     return this.users.organizationsOf(resolved.userId);
   }
