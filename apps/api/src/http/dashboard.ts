@@ -35,8 +35,8 @@ function isRead(req: Request): boolean {
 
 /**
  * Hashed assets are cached for a year; index.html is revalidated every time and returned for every
- * client-side route. The files need no credential: the app calls the public API with the user's
- * token like any other client.
+ * client-side route. The files need no credential: the app calls the public API like any other
+ * client, its user's token travelling in the session cookie (docs/security.md).
  */
 export function installDashboard(app: NestExpressApplication, dir: string): void {
   const index = join(dir, 'index.html');
