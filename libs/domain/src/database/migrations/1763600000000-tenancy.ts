@@ -1,5 +1,5 @@
-// Tenancy baseline: organizations (and their change notification), users, memberships, API keys
-// and access tokens.
+// Tenancy baseline: organizations (and their change notification), users, memberships, API keys,
+// access tokens and the addresses users signed in from.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Tenancy1763600000000 implements MigrationInterface {
@@ -23,6 +23,7 @@ export class Tenancy1763600000000 implements MigrationInterface {
         limit_per_hour int CHECK (limit_per_hour >= 0),
         limit_per_day int CHECK (limit_per_day >= 0),
         limit_per_month int CHECK (limit_per_month >= 0),
+        max_sending_domains int CHECK (max_sending_domains >= 0),
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
@@ -88,11 +89,28 @@ export class Tenancy1763600000000 implements MigrationInterface {
         revoked_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
+    // The client addresses each user signed in from, as an HMAC under a key derived from the
+    // encryption key: a stranger's failures cannot lock out a user at an address that signed in
+    // before (§16), and the table holds no address.
+    await q.query(`
+      CREATE TABLE login_ips (
+        user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        ip_hash bytea NOT NULL,
+        last_success_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (user_id, ip_hash)
+      )`);
   }
 
   // The extension stays: it may have been there before, and other schemas may use it.
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['access_tokens', 'memberships', 'users', 'api_keys', 'organizations'])
+    for (const t of [
+      'login_ips',
+      'access_tokens',
+      'memberships',
+      'users',
+      'api_keys',
+      'organizations',
+    ])
       await q.query(`DROP TABLE ${t}`);
     await q.query(`DROP FUNCTION organization_changed_notify()`);
   }

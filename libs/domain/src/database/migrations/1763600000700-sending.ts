@@ -12,9 +12,13 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * learn of every committed change through NOTIFY `sending_domain_changed` with the organization id.
  *
  * - inbound_messages is the worker's durable work list: a message is committed here before the
- *   inbound port answers 250, and the worker claims due rows with SKIP LOCKED. The raw bytes are
- *   encrypted like a relayed message (they quote recipients' addresses); STORAGE EXTERNAL as
- *   ciphertext does not compress. Processed rows are purged after a week.
+ *   inbound port answers 250, and the worker claims due rows with SKIP LOCKED. One row per
+ *   received message (DATA), whatever its recipient count: `recipients` are the addresses it was
+ *   accepted for, `remote_ip` the client that sent it; mail to postmaster@ and abuse@ is kind
+ *   `operator`, kept for the operator. `raw_sha256` (of the raw bytes) makes a replay a no-op at
+ *   intake. The raw bytes are encrypted like a relayed message (they quote recipients'
+ *   addresses); STORAGE EXTERNAL as ciphertext does not compress. Processed rows are purged after
+ *   a week.
  * - unsubscribes records each message whose unsubscribe link or address was used, once: a repeat
  *   changes nothing. Keyed by the job id the token names; no foreign key to messages, as the log's
  *   retention purge must not take the record with it.
@@ -83,10 +87,12 @@ export class Sending1763600000700 implements MigrationInterface {
     await q.query(`
       CREATE TABLE inbound_messages (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        kind text NOT NULL CHECK (kind IN ('bounce','unsubscribe','feedback')),
-        recipient text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('bounce','unsubscribe','feedback','operator')),
+        recipients text[] NOT NULL CHECK (cardinality(recipients) BETWEEN 1 AND 100),
         raw bytea NOT NULL,
+        raw_sha256 bytea NOT NULL,
         size int NOT NULL CHECK (size >= 0),
+        remote_ip inet,
         status text NOT NULL DEFAULT 'received'
           CHECK (status IN ('received','processed','failed')),
         outcome text,
@@ -105,6 +111,9 @@ export class Sending1763600000700 implements MigrationInterface {
     await q.query(
       `CREATE INDEX inbound_messages_processed_idx ON inbound_messages (processed_at)
          WHERE processed_at IS NOT NULL`,
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX inbound_messages_raw_sha256_uq ON inbound_messages (raw_sha256)`,
     );
 
     await q.query(`
