@@ -128,6 +128,10 @@ describe('dashboard campaigns, API keys and every page', () => {
 
     await page.keyboard.press('Enter');
     await dialog.waitFor();
+    // The dialog moves focus to its first field once it has opened; typing waits for that.
+    await page.waitForFunction(
+      () => document.activeElement?.getAttribute('data-autofocus') === 'true',
+    );
     await page.keyboard.type('Keyboard list');
     await page.keyboard.press('Enter'); // submits the form
     await dialog.waitFor({ state: 'hidden' });

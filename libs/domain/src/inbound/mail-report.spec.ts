@@ -103,7 +103,7 @@ describe('readMailReport', () => {
     expect(enhancedStatus(null)).toBeNull();
   });
 
-  it('reads at most 100 per-recipient groups of a huge report, in under 200 ms of CPU', async () => {
+  it('reads at most 100 per-recipient groups of a huge report, in well under a second of CPU', async () => {
     const groups = Array.from(
       { length: 10_000 },
       (_, i) =>
@@ -133,7 +133,9 @@ describe('readMailReport', () => {
     const recipients = (report as { recipients: { finalRecipient: string }[] }).recipients;
     expect(recipients).toHaveLength(MAX_RECIPIENT_GROUPS);
     expect(recipients[99].finalRecipient).toBe('r99@example.org');
-    expect(took).toBeLessThan(200);
+    // About 80 ms alone here, mostly mailparser's pass over the whole message; a parse per group
+    // took seconds. The bound leaves room for a loaded machine.
+    expect(took).toBeLessThan(1000);
   });
 
   it('reads groups in one bounded pass: folded fields, capped bytes and count', () => {
