@@ -97,7 +97,12 @@ export async function httpReady(url: string): Promise<boolean> {
 }
 
 /** Runs the admin CLI against the bench environment and returns its JSON. */
-export function admin(env: NodeJS.ProcessEnv, args: string[]): Record<string, unknown> {
+/** Runs an admin command (`input`, when given, is its standard input); answers its JSON output. */
+export function admin(
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  input?: string,
+): Record<string, unknown> {
   const cli = resolve(ROOT, 'dist/bench/apps/api/src/cli.js');
   const out = execFileSync(
     process.execPath,
@@ -107,7 +112,12 @@ export function admin(env: NodeJS.ProcessEnv, args: string[]): Record<string, un
       '-e',
       `require(${JSON.stringify(cli)}).cliMain(${JSON.stringify([...args, '--json'])})`,
     ],
-    { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      env,
+      encoding: 'utf8',
+      input,
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'],
+    },
   );
   return JSON.parse(out.trim().split('\n').pop()!);
 }
