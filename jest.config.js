@@ -22,7 +22,8 @@ module.exports = {
       ...base,
       displayName: 'unit',
       rootDir: __dirname,
-      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'],
+      // The provider fakes of test/support/providers have unit tests of their own.
+      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/support/**/*.spec.ts'],
     },
     {
       ...base,

@@ -70,6 +70,11 @@ export interface AppConfig {
   smtpTlsCert: string | undefined;
   smtpTlsKey: string | undefined;
   smtpAllowInsecureAuth: boolean;
+  /**
+   * Extra trusted certificate authority for provider APIs (PROVIDER_TLS_CA, PEM text or a file
+   * path): a provider behind a private CA, or the loopback fakes of the tests.
+   */
+  providerTlsCa: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   runMigrations: boolean;
   dbPoolSize: number;
@@ -312,6 +317,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     smtpTlsCert,
     smtpTlsKey,
     smtpAllowInsecureAuth: bool(env, 'SMTP_ALLOW_INSECURE_AUTH', false),
+    providerTlsCa: env.PROVIDER_TLS_CA || undefined,
     logLevel,
     runMigrations: bool(env, 'RUN_MIGRATIONS', !isProduction),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),

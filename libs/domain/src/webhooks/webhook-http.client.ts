@@ -21,13 +21,17 @@ export interface WebhookRequest {
 /** Bytes read past the kept prefix before the response is cut off (keeps the connection reusable). */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 
-/** A connector that resolves and checks the target, then connects to the checked address. */
+/**
+ * A connector that resolves and checks the target, then connects to the checked address (`ca`: an
+ * extra trusted certificate authority for TLS).
+ */
 export function pinnedConnector(
   allowPrivate: boolean,
   lookup: Lookup,
   connectTimeoutMs = 10_000,
+  ca?: string,
 ): buildConnector.connector {
-  const connect = buildConnector({ timeout: connectTimeoutMs });
+  const connect = buildConnector({ timeout: connectTimeoutMs, ...(ca ? { ca } : {}) });
   return (opts, callback) => {
     const host = bareHost(opts.hostname);
     resolveTarget(host, allowPrivate, lookup).then(
