@@ -3,7 +3,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, freePort, ROOT } from '../../selfhost/support';
+import { createServer, Server } from 'node:net';
+import { ensureBuilt, ROOT } from '../../selfhost/support';
 import { SmtpSession } from '../../resilience/support/smtp-session';
 import { waitFor } from '../../support/wait-for';
 
@@ -24,10 +25,31 @@ function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(kb) * 1024;
 }
 
+/**
+ * `count` distinct free ports: every probe stays open until all are taken, so the kernel cannot
+ * hand the same port out twice.
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((done, fail) => {
+        server.once('error', fail);
+        server.listen(0, '127.0.0.1', done);
+      });
+    }
+    return servers.map((s) => (s.address() as { port: number }).port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+  }
+}
+
 /** Starts the relay with this file's environment plus `env`; resolves once the inbound port greets. */
 export async function spawnRelay(env: Record<string, string> = {}): Promise<RelayProcess> {
   ensureBuilt('smtp-relay');
-  const [smtpPort, inboundPort] = [await freePort(), await freePort()];
+  const [smtpPort, inboundPort] = await freePorts(2);
   const child = spawn(
     process.execPath,
     [join(ROOT, 'dist/apps/smtp-relay/apps/smtp-relay/src/main.js')],
@@ -74,7 +96,8 @@ export async function spawnRelay(env: Record<string, string> = {}): Promise<Rela
         if (!s) return false;
         const greeting = await s.reply(5000);
         s.destroy();
-        return greeting?.code === 220;
+        // The inbound port's own banner: a port taken meanwhile by another server is not it.
+        return greeting?.code === 220 && /inbound/.test(greeting.lines.join(' '));
       },
       { what: 'the inbound port to greet', timeoutMs: 60_000, everyMs: 200 },
     );
