@@ -3,7 +3,7 @@
 // child processes whose output is watched line by line.
 import { ChildProcess, spawn, SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { createServer, Server } from 'node:net';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 
@@ -28,6 +28,27 @@ export function freePort(): Promise<number> {
       server.close(() => done(port));
     });
   });
+}
+
+/**
+ * `count` distinct free ports: every probe stays open until all are taken, so the kernel cannot
+ * hand the same port out twice.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const server = createServer();
+      servers.push(server);
+      await new Promise<void>((done, fail) => {
+        server.once('error', fail);
+        server.listen(0, '127.0.0.1', done);
+      });
+    }
+    return servers.map((s) => (s.address() as { port: number }).port);
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+  }
 }
 
 /** A new, empty database on the server of the run's DATABASE_URL; `drop` removes it. */

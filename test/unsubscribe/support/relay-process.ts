@@ -3,8 +3,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer, Server } from 'node:net';
-import { ensureBuilt, ROOT } from '../../selfhost/support';
+import { ensureBuilt, freePorts, ROOT } from '../../selfhost/support';
 import { SmtpSession } from '../../resilience/support/smtp-session';
 import { waitFor } from '../../support/wait-for';
 
@@ -23,27 +22,6 @@ function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
   if (!kb) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(kb) * 1024;
-}
-
-/**
- * `count` distinct free ports: every probe stays open until all are taken, so the kernel cannot
- * hand the same port out twice.
- */
-async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((done, fail) => {
-        server.once('error', fail);
-        server.listen(0, '127.0.0.1', done);
-      });
-    }
-    return servers.map((s) => (s.address() as { port: number }).port);
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
-  }
 }
 
 /** Starts the relay with this file's environment plus `env`; resolves once the inbound port greets. */
