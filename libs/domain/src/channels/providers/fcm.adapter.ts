@@ -77,10 +77,10 @@ export class FcmAdapter implements ProviderAdapter {
     const sa = readServiceAccount(account.credentials.serviceAccount);
     if (typeof sa === 'string') return { kind: 'unauthorized', message: sa };
     const body = JSON.stringify({ message: fcmMessage(message, this.clock.now()) });
-    const base = String(account.settings.apiBaseUrl ?? FCM_DEFAULT_API_BASE_URL).replace(
-      /\/+$/,
-      '',
-    );
+    const configured = account.settings.apiBaseUrl;
+    const base = (
+      typeof configured === 'string' && configured ? configured : FCM_DEFAULT_API_BASE_URL
+    ).replace(/\/+$/, '');
     const url = `${base}/v1/projects/${encodeURIComponent(sa.projectId)}/messages:send`;
 
     let minted = await this.accessToken(account.id, sa);
