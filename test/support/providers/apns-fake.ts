@@ -81,6 +81,8 @@ export class ApnsFake {
     Map<string, { jwt: string; iat: number }>
   >();
   private readonly sessions = new Set<Http2Session>();
+  /** Connections accepted since start (a provider is expected to reuse one). */
+  connectionsOpened = 0;
   private forced: { status: number; reason: string }[] = [];
   private server: Http2SecureServer | undefined;
   private port = 0;
@@ -130,6 +132,11 @@ export class ApnsFake {
     return this.tokensSeen.size;
   }
 
+  /** Connections open now. */
+  get openConnections(): number {
+    return this.sessions.size;
+  }
+
   /** The device token is no longer active for the topic: 410 `Unregistered` from `atMs` on. */
   unregister(deviceToken: string, atMs = this.clock.now().getTime()): void {
     this.unregistered.set(deviceToken.toLowerCase(), atMs);
@@ -166,6 +173,7 @@ export class ApnsFake {
     if (this.server) return;
     const server = createSecureServer({ key: this.key, cert: this.cert, allowHTTP1: false });
     server.on('session', (session: Http2Session) => {
+      this.connectionsOpened++;
       this.sessions.add(session);
       session.on('close', () => this.sessions.delete(session));
       session.on('error', () => undefined);
