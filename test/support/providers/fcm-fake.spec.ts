@@ -22,7 +22,7 @@ describe(FcmFake.name, () => {
       exp: iat + 3600,
       ...overrides,
     };
-    return signJwt({ kid: key.private_key_id }, claims, pem, 'RS256');
+    return signJwt({ typ: 'JWT', kid: key.private_key_id }, claims, pem, 'RS256');
   };
   const grant = (jwt: string, grantType = 'urn:ietf:params:oauth:grant-type:jwt-bearer') =>
     fetch(`${fake.url}/token`, {

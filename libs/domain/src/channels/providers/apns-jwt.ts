@@ -1,7 +1,8 @@
 // APNs provider tokens ("Establishing a token-based connection to APNs"): a JWT with header
 // {alg: ES256, kid} and claims {iss: team id, iat}, signed with the team's .p8 key (ECDSA P-256,
-// SHA-256). JOSE wants the signature as r‖s, not DER: hence `ieee-p1363`.
-import { createPrivateKey, KeyObject, sign } from 'node:crypto';
+// SHA-256), through the one JWT signer (jwt.ts).
+import { createPrivateKey, KeyObject } from 'node:crypto';
+import { signJwt } from './jwt';
 
 export interface ApnsSigningKey {
   keyId: string;
@@ -26,17 +27,8 @@ function parseKey(pem: string): KeyObject {
   return key;
 }
 
-function segment(value: object): string {
-  return Buffer.from(JSON.stringify(value)).toString('base64url');
-}
-
 /** A provider token issued at `issuedAt` (seconds since the epoch). */
 export function signApnsProviderToken(key: ApnsSigningKey, issuedAt: number): string {
   const privateKey = typeof key.privateKey === 'string' ? parseKey(key.privateKey) : key.privateKey;
-  const input = `${segment({ alg: 'ES256', kid: key.keyId })}.${segment({ iss: key.teamId, iat: issuedAt })}`;
-  const signature = sign('sha256', Buffer.from(input), {
-    key: privateKey,
-    dsaEncoding: 'ieee-p1363',
-  });
-  return `${input}.${signature.toString('base64url')}`;
+  return signJwt({ kid: key.keyId }, { iss: key.teamId, iat: issuedAt }, privateKey, 'ES256');
 }

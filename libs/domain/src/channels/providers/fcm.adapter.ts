@@ -176,7 +176,7 @@ export class FcmAdapter implements ProviderAdapter {
     let assertion: string;
     try {
       assertion = signJwt(
-        sa.privateKeyId ? { kid: sa.privateKeyId } : {},
+        sa.privateKeyId ? { typ: 'JWT', kid: sa.privateKeyId } : { typ: 'JWT' },
         {
           iss: sa.clientEmail,
           scope: FCM_SCOPE,

@@ -8,7 +8,7 @@ describe('signJwt', () => {
   it('signs RS256 over header.payload with the header it was given', () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    const jwt = signJwt({ kid: 'k1' }, { iss: 'me', iat: 1 }, pem, 'RS256');
+    const jwt = signJwt({ typ: 'JWT', kid: 'k1' }, { iss: 'me', iat: 1 }, pem, 'RS256');
     const [header, payload, signature] = parts(jwt);
     expect(JSON.parse(header.toString())).toEqual({ typ: 'JWT', kid: 'k1', alg: 'RS256' });
     expect(JSON.parse(payload.toString())).toEqual({ iss: 'me', iat: 1 });

@@ -7,8 +7,8 @@ export type JwtAlgorithm = 'RS256' | 'ES256';
 const base64url = (data: Buffer | string): string => Buffer.from(data).toString('base64url');
 
 /**
- * A signed JWT: `header` gains `alg` (and `typ: "JWT"` unless given), `claims` is the payload as
- * given, `key` a PEM private key or a KeyObject. ES256 signatures are the raw r||s pair (JWS),
+ * A signed JWT: `header` as given plus `alg`, `claims` the payload as given, `key` a PEM private
+ * key or a KeyObject. ES256 signatures are the raw r||s pair (JWS),
  * not DER. A malformed key throws without quoting it.
  */
 export function signJwt(
@@ -23,7 +23,7 @@ export function signJwt(
   } catch {
     throw new Error(`The ${alg} signing key is not a valid PEM private key`);
   }
-  const signingInput = `${base64url(JSON.stringify({ typ: 'JWT', ...header, alg }))}.${base64url(JSON.stringify(claims))}`;
+  const signingInput = `${base64url(JSON.stringify({ ...header, alg }))}.${base64url(JSON.stringify(claims))}`;
   const signature =
     alg === 'RS256'
       ? sign('sha256', Buffer.from(signingInput), privateKey)
