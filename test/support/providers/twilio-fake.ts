@@ -233,7 +233,9 @@ export class TwilioFake {
     if (!this.authorized(req)) return error(res, 401, 20003, 'Authenticate');
     const failure = this.failures.shift();
     if (failure?.status === 429) {
-      const headers = failure.retryAfter ? { 'Retry-After': String(failure.retryAfter) } : {};
+      const headers: Record<string, string> = failure.retryAfter
+        ? { 'Retry-After': String(failure.retryAfter) }
+        : {};
       return error(res, 429, 20429, 'Too Many Requests', headers);
     }
     if (failure) {
