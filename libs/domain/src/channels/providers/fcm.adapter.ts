@@ -300,7 +300,7 @@ export function fcmMessage(message: ProviderMessage, now: Date): Record<string, 
   return out;
 }
 
-/** FCM's answer to a send as an outcome (the table in docs/channels-push-fcm.md). */
+/** FCM's answer to a send as an outcome (the table in docs/channels/fcm.md). */
 function sendOutcome(res: ProviderResponse, now: Date): SendOutcome {
   if (res.status === 200) {
     const name = (parseJson(res.body) as { name?: unknown } | undefined)?.name;
