@@ -72,6 +72,14 @@ export interface TestSendResult {
   providerStatus: ProviderAccountRecord['status'];
 }
 
+function checkName(raw: string): string {
+  const name = typeof raw === 'string' ? raw.trim() : '';
+  if (!name || name.length > 100) {
+    throw ValidationFailedError.field('name', 'type', 'name must be 1 to 100 characters');
+  }
+  return name;
+}
+
 @Injectable()
 export class ChannelProviderService {
   private readonly logger = new Logger(ChannelProviderService.name);
@@ -94,6 +102,7 @@ export class ChannelProviderService {
         `Provider ${input.provider} does not serve the ${input.channel} channel`,
       );
     }
+    const name = checkName(input.name);
     const fields = checkProviderFields(input.provider, input.credentials, input.settings);
     await this.checkFields(fields.errors, fields.urls);
     const account = await inTransaction(this.ds, async (em) => {
@@ -107,7 +116,7 @@ export class ChannelProviderService {
         {
           channel: input.channel,
           provider: input.provider,
-          name: input.name.trim(),
+          name,
           settings: fields.settings,
           credentials: fields.credentials,
           isDefault,
@@ -163,7 +172,7 @@ export class ChannelProviderService {
       );
     }
     const change: ProviderAccountChange = {
-      name: input.name?.trim(),
+      name: input.name === undefined ? undefined : checkName(input.name),
       status: input.status,
       maxPerSecond: input.maxPerSecond,
       isDefault: input.isDefault ? true : undefined,
