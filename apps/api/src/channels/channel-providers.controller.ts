@@ -1,15 +1,5 @@
 // The provider-account routes of §17: create, list, read, change, delete, and a test send.
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Query,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ChannelProviderService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';

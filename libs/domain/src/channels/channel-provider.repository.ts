@@ -164,10 +164,7 @@ export class ChannelProviderRepository {
   }
 
   /** The decrypted credential object of one account (to send), or null when it is gone. */
-  async credentialsOf(
-    organizationId: string,
-    id: string,
-  ): Promise<Record<string, unknown> | null> {
+  async credentialsOf(organizationId: string, id: string): Promise<Record<string, unknown> | null> {
     const rows = await query<{ credentials: string }>(
       this.ds,
       sql`SELECT credentials FROM channel_providers

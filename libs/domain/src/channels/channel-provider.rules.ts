@@ -131,7 +131,10 @@ const SPECS: Record<ProviderName, ProviderSpec> = {
   },
   'whatsapp-cloud': {
     credentials: {
-      accessToken: { required: true, check: nonEmpty(1024, 'accessToken must be a non-empty string') },
+      accessToken: {
+        required: true,
+        check: nonEmpty(1024, 'accessToken must be a non-empty string'),
+      },
       appSecret: {
         required: true,
         check: text(/^[0-9a-fA-F]{32}$/, 'appSecret must be the app secret: 32 hex digits'),

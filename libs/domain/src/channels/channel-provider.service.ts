@@ -216,7 +216,8 @@ export class ChannelProviderService {
       await this.repository.lockChannel(organizationId, current.channel, em);
       const removed = await this.repository.remove(organizationId, id, em);
       if (!removed) throw new NotFoundError('Channel provider');
-      if (removed.isDefault) await this.repository.promoteOldest(organizationId, removed.channel, em);
+      if (removed.isDefault)
+        await this.repository.promoteOldest(organizationId, removed.channel, em);
     });
     this.logger.log({ msg: 'channel provider deleted', organizationId, providerId: id });
   }
@@ -313,7 +314,8 @@ export class ChannelProviderService {
     const refused: ValidationFailedError['errors'] = [];
     await Promise.all(
       urls.map(async ({ field, url }) => {
-        if (await this.isRefusedTarget(url)) refused.push({ field, rule: 'url', message: INVALID_URL });
+        if (await this.isRefusedTarget(url))
+          refused.push({ field, rule: 'url', message: INVALID_URL });
       }),
     );
     if (refused.length) throw new ValidationFailedError(refused);

@@ -24,7 +24,8 @@ export function checkTestMessage(
   input: TestMessageInput,
 ): Pick<ProviderMessage, 'to' | 'platform' | 'content'> {
   const errors: FieldError[] = [];
-  const bad = (field: string, rule: string, message: string) => errors.push({ field, rule, message });
+  const bad = (field: string, rule: string, message: string) =>
+    errors.push({ field, rule, message });
   let to = input.to.trim();
   if (!to || to.length > MAX_ADDRESS) bad('to', 'type', 'to must be an address of the channel');
   if (channel === 'sms' || channel === 'whatsapp') {
