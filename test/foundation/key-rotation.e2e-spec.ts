@@ -1,6 +1,7 @@
 // `mp-admin rotate-keys` re-encrypts every encrypted column (§5): rows written under a key that is
 // now in ENCRYPTION_KEYS_OLD all read with the new key alone afterwards, DKIM private keys, message
-// contents and raw mail included, and the result counts what was rewritten per table and column.
+// contents, raw mail and provider credentials included, and the result counts what was rewritten
+// per table and column.
 import { INestApplication } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -48,6 +49,16 @@ describe('rotate-keys', () => {
       })
       .expect(201);
     await app.get(SendingDomainService).create(s.org.id, { name: 'mail.rotation.test' });
+    const twilio = { accountSid: `AC${'a'.repeat(32)}`, authToken: randomUUID() };
+    await s.http
+      .post('/api/v1/user/channel-providers', {
+        channel: 'sms',
+        provider: 'twilio',
+        name: 'Twilio',
+        credentials: twilio,
+        settings: { from: '+14155550100' },
+      })
+      .expect(201);
     await s.http
       .post('/api/v1/send', {
         from: 'Sender <sender@mail.rotation.test>',
@@ -90,6 +101,7 @@ describe('rotate-keys', () => {
       webhook_endpoints: { rotated: 1, columns: { secret: 1, custom_headers: 1 } },
       webhook_deliveries: { rotated: 1, columns: { data: 1 } },
       sending_domains: { rotated: 1, columns: { dkim_private_key: 1 } },
+      channel_providers: { rotated: 1, columns: { credentials: 1 } },
       inbound_messages: { rotated: 1, columns: { raw: 1 } },
     });
 
@@ -120,6 +132,11 @@ describe('rotate-keys', () => {
       [s.org.id],
     );
     expect(only.decrypt(dkim.k)).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    const [provider] = await ds.query(
+      `SELECT credentials AS c FROM channel_providers WHERE organization_id = $1`,
+      [s.org.id],
+    );
+    expect(JSON.parse(only.decrypt(provider.c))).toEqual(twilio);
 
     // Nothing is left to do.
     const again = (await runAdmin(['rotate-keys', '--org', s.org.id, '--json'])).rotation as {

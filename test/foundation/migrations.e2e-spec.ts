@@ -73,11 +73,11 @@ afterAll(async () => {
 });
 
 describe('migrations', () => {
-  it('keep one self-contained baseline per area: at most 10 files, none importing another', () => {
+  it('keep one self-contained baseline per area: at most 10 baselines, none importing another', () => {
     const files = readdirSync(MIGRATIONS_DIR).sort();
-    expect(files.length).toBeLessThanOrEqual(10);
     expect(files).toContain('index.ts');
     const baselines = files.filter((f) => f !== 'index.ts');
+    expect(baselines.length).toBeLessThanOrEqual(10);
     // Every file is registered, in file-name order.
     expect(MIGRATIONS.map((m) => new m().name)).toEqual(
       baselines.map((f) => {

@@ -30,6 +30,7 @@ import { GlobalExceptionFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
 import { SegmentsController } from './segments/segments.controller';
 import { SendingDomainsHttpModule } from './sending-domains/sending-domains-http.module';
+import { ChannelsHttpModule } from './channels/channels-http.module';
 import { RevenueReportController } from './reports/revenue-report.controller';
 import { MessagingHttpModule } from './messaging/messaging-http.module';
 import { UnsubscribeHttpModule } from './unsubscribe/unsubscribe-http.module';
@@ -56,6 +57,7 @@ import { WebhookEndpointsController } from './webhooks/webhook-endpoints.control
     UnsubscribeHttpModule,
     ImportsModule,
     SendingDomainsHttpModule,
+    ChannelsHttpModule,
   ],
   controllers: [
     HealthController,

@@ -6,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs, ParseArgsConfig } from 'node:util';
 import {
   AppConfigModule,
+  ChannelsModule,
   ConfigError,
   ContactsModule,
   DatabaseModule,
@@ -36,6 +37,7 @@ import { commandHelp, TOOL, toolHelp } from './admin/help';
     ContactsModule,
     ImportsModule,
     SendingDomainsModule,
+    ChannelsModule,
   ],
 })
 class CliModule {}

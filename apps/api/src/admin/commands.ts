@@ -8,6 +8,7 @@ import { addDomainCommand, listDomainsCommand, verifyDomainCommand } from './dom
 import { importFileAdminCommand } from './import-file.command';
 import { migrateCommand } from './migrate.command';
 import { operatorMailCommand } from './operator-mail.command';
+import { addProviderCommand, listProvidersCommand } from './providers.command';
 import { revokeKeyCommand } from './revoke-key.command';
 import { rotateKeysCommand } from './rotate-keys.command';
 import { setLimitsCommand } from './set-limits.command';
@@ -26,5 +27,7 @@ export const ADMIN_COMMANDS: AdminCommand[] = [
   addDomainCommand,
   verifyDomainCommand,
   listDomainsCommand,
+  addProviderCommand,
+  listProvidersCommand,
   operatorMailCommand,
 ];

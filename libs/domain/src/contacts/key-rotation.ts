@@ -51,6 +51,7 @@ export const ENCRYPTED_COLUMNS: RotatedTable[] = [
   },
   { table: 'webhook_deliveries', key: ID, columns: [{ column: 'data' }] },
   { table: 'sending_domains', key: ID, columns: [{ column: 'dkim_private_key' }] },
+  { table: 'channel_providers', key: ID, columns: [{ column: 'credentials' }] },
   { table: 'inbound_messages', key: ID, columns: [{ column: 'raw', bytes: true }], maxBatch: 50 },
 ];
 

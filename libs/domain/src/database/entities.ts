@@ -1,4 +1,5 @@
 // Every entity the data source maps. Each area appends its own.
+import { ChannelProvider } from '../channels/channel-provider.entity';
 import { Campaign, CampaignRecipient } from '../campaigns/campaign.entity';
 import { Conversion } from '../campaigns/conversion.entity';
 import {
@@ -50,4 +51,5 @@ export const ENTITIES = [
   WebhookAttempt,
   ContactImport,
   SendingDomain,
+  ChannelProvider,
 ];

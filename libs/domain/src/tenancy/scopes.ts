@@ -14,6 +14,8 @@ export const SCOPES = [
   'campaigns:write',
   'domains:read',
   'domains:write',
+  'channels:read',
+  'channels:write',
   'keys:manage',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -33,6 +33,8 @@ export const SCOPES: Scope[] = [
   'campaigns:write',
   'domains:read',
   'domains:write',
+  'channels:read',
+  'channels:write',
   'keys:manage',
 ];
 

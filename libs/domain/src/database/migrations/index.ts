@@ -8,6 +8,7 @@ import { Engagement1763600000410 } from './1763600000410-engagement';
 import { Webhooks1763600000500 } from './1763600000500-webhooks';
 import { Campaigns1763600000600 } from './1763600000600-campaigns';
 import { Sending1763600000700 } from './1763600000700-sending';
+import { Channels1763600000800 } from './1763600000800-channels';
 
 /** TypeORM's record of applied migrations, in the main and in a separate engagement database. */
 export const MIGRATIONS_TABLE = 'schema_migrations';
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   Webhooks1763600000500,
   Campaigns1763600000600,
   Sending1763600000700,
+  Channels1763600000800,
 ];
 
 /**

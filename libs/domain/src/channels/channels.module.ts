@@ -1,0 +1,34 @@
+// Channels beyond email (§17): the provider accounts of each organization, the registry of provider
+// adapters and the one HTTP client they reach their providers with. Used by the api and the worker.
+import { Module, Type } from '@nestjs/common';
+import { Clock, SystemClock } from '../common/clock';
+import { DnsModule } from '../dns/dns.module';
+import { ChannelProviderRepository } from './channel-provider.repository';
+import { ChannelProviderService } from './channel-provider.service';
+import type { ProviderAdapter } from './provider-adapter';
+import { ProviderHttp } from './provider-http';
+import { PROVIDER_ADAPTERS, ProviderRegistry } from './provider-registry';
+
+/** Every provider adapter, each an injectable class; the registry serves them by channel and name. */
+const ADAPTERS: Type<ProviderAdapter>[] = [
+  // adapters are listed here
+];
+
+@Module({
+  imports: [DnsModule],
+  providers: [
+    { provide: Clock, useClass: SystemClock },
+    ProviderHttp,
+    ...ADAPTERS,
+    {
+      provide: PROVIDER_ADAPTERS,
+      inject: ADAPTERS,
+      useFactory: (...adapters: ProviderAdapter[]) => adapters,
+    },
+    ProviderRegistry,
+    ChannelProviderRepository,
+    ChannelProviderService,
+  ],
+  exports: [ProviderHttp, ProviderRegistry, ChannelProviderService],
+})
+export class ChannelsModule {}
