@@ -4,6 +4,8 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { normalisePhone } from '../contacts/phone-number';
 import type { FieldError } from '../errors/domain-errors';
+import { blockedAddressReason } from '../dns/address-ranges';
+import { bareHost } from '../dns/target';
 import { parseWebhookUrl } from '../webhooks/webhook-target-guard';
 import { PROVIDER_CHANNELS, ProviderChannel } from './provider-adapter';
 import type { ProviderName } from './channel-provider.entity';
@@ -238,10 +240,18 @@ const SERVICE_ACCOUNT: Record<string, FieldSpec> = {
     required: true,
     check: text(/^[^\s@]+@[^\s@]+$/, 'client_email must be the service account e-mail'),
   },
+  // The signed assertion travels to it: https, except to a loopback address (the fakes of
+  // development and tests; any private target is refused later unless private targets are allowed).
   token_uri: {
     required: true,
-    check: (v) =>
-      parseWebhookUrl(v)?.protocol === 'https:' ? null : { rule: 'url', message: INVALID_URL },
+    check: (v) => {
+      const u = parseWebhookUrl(v);
+      const host = u ? bareHost(u.hostname) : '';
+      const loopback = host === 'localhost' || blockedAddressReason(host) === 'a loopback address';
+      return u && (u.protocol === 'https:' || loopback)
+        ? null
+        : { rule: 'url', message: INVALID_URL };
+    },
   },
 };
 

@@ -7,12 +7,13 @@ import { ChannelProviderRepository } from './channel-provider.repository';
 import { ChannelProviderService } from './channel-provider.service';
 import type { ProviderAdapter } from './provider-adapter';
 import { ProviderHttp } from './provider-http';
+import { ApnsAdapter } from './providers/apns.adapter';
+import { FcmAdapter } from './providers/fcm.adapter';
+import { TwilioAdapter } from './providers/twilio.adapter';
 import { PROVIDER_ADAPTERS, ProviderRegistry } from './provider-registry';
 
 /** Every provider adapter, each an injectable class; the registry serves them by channel and name. */
-const ADAPTERS: Type<ProviderAdapter>[] = [
-  // adapters are listed here
-];
+const ADAPTERS: Type<ProviderAdapter>[] = [TwilioAdapter, FcmAdapter, ApnsAdapter];
 
 @Module({
   imports: [DnsModule],
