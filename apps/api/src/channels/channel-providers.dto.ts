@@ -45,7 +45,7 @@ export class CreateChannelProviderDto {
   @MaxLength(100)
   name: string;
 
-  /** The provider's secrets (write-only: never returned); fields per provider in docs/channels-providers.md. */
+  /** The provider's secrets (write-only: never returned); fields per provider in docs/channels/providers.md. */
   @ApiProperty(OBJECT_SCHEMA)
   @IsDefined()
   @IsObject()

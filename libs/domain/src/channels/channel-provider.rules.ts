@@ -21,7 +21,7 @@ export const PROVIDER_CHANNELS_OF: Record<ProviderName, readonly ProviderChannel
 };
 
 /**
- * Messages a second an account sends when it does not say (docs/channels-providers.md gives the
+ * Messages a second an account sends when it does not say (docs/channels/providers.md gives the
  * sources): Twilio's long code sends 1 a second per number; WhatsApp Cloud API 80 a second per
  * number; Telegram's bulk broadcast limit is about 30 a second; FCM's project quota is 600,000 a
  * minute shared by every sender of the project, of which this takes 600 a second; Apple publishes no
