@@ -1,18 +1,22 @@
 // §16: another organization's sign-in latency while one organization creates sending domains at
 // once (each a 2048-bit RSA key), next to the same sign-ins with nothing else running.
 //   npm run bench -- domain-keygen-login [creates=12] [logins=20]
-import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
+import {
+  admin,
+  benchDatabase,
+  benchEnv,
+  fmt,
+  httpReady,
+  percentile,
+  startApp,
+  stop,
+} from './support/harness';
 
 const creates = Number(process.argv[2] || 12);
 const logins = Number(process.argv[3] || 20);
 const PORT = 3991;
 const BASE = `http://127.0.0.1:${PORT}`;
 const PASSWORD = 'bench password of some length';
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 async function login(email: string): Promise<number> {
   const started = performance.now();

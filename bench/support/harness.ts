@@ -130,6 +130,12 @@ export function stop(child: ChildProcess): Promise<void> {
   });
 }
 
+/** The p-th percentile (nearest rank) of `values`. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', {
     maximumFractionDigits: digits,

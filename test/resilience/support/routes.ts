@@ -63,6 +63,7 @@ export const ROUTE_GROUPS: Array<[prefix: string, group: string]> = [
   ['/api/v1/user/webhook-deliveries', 'webhooks'],
   ['/api/v1/user/campaigns', 'campaigns'],
   ['/api/v1/user/sending-domains', 'domains'],
+  ['/api/v1/user/channel-providers', 'channels'],
   ['/api/v1/user/conversions', 'conversions-reports'],
   ['/api/v1/user/reports', 'conversions-reports'],
   ['/api/v1/user/api-keys', 'keys-org'],
@@ -204,6 +205,7 @@ const COLLECTION_KINDS: Record<string, ResourceKind> = {
   'webhook-deliveries': 'webhookDelivery',
   campaigns: 'campaign',
   'sending-domains': 'sendingDomain',
+  'channel-providers': 'channelProvider',
   'api-keys': 'apiKey',
 };
 

@@ -22,6 +22,7 @@ export const RESOURCE_KINDS = [
   'webhookDelivery',
   'campaign',
   'sendingDomain',
+  'channelProvider',
   'apiKey',
 ] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
@@ -192,6 +193,14 @@ export async function seedOrg(
   const sendingDomain = await post<{ id: string }>('/api/v1/user/sending-domains', {
     name: `seed-${tag8}.example.com`,
   });
+  // Its API is a closed loopback port: a test send the fuzzer makes reaches no provider.
+  const channelProvider = await post<{ id: string }>('/api/v1/user/channel-providers', {
+    channel: 'sms',
+    provider: 'twilio',
+    name: `seed provider ${tag8}`,
+    credentials: { accountSid: `AC${'0'.repeat(32)}`, authToken: 'f'.repeat(32) },
+    settings: { from: '+14155550100', apiBaseUrl: 'http://127.0.0.1:9' },
+  });
   const apiKey = await post<{ id: string }>('/api/v1/user/api-keys', {
     name: `seed key ${tag8}`,
     scopes: ['contacts:read'],
@@ -216,6 +225,7 @@ export async function seedOrg(
       webhookDelivery: deliveryId,
       campaign: campaign.id,
       sendingDomain: sendingDomain.id,
+      channelProvider: channelProvider.id,
       apiKey: apiKey.id,
     },
     extra: {

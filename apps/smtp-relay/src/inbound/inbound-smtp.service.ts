@@ -43,7 +43,7 @@ export const TOO_MANY_MESSAGES = '4.7.1 Too many messages, try again later';
 export class InboundSmtpService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InboundSmtpService.name);
   private server?: SMTPServer;
-  /** Each open session's connection lease, by session id. */
+  /** Each open connection's lease, by its SMTP connection id. */
   private readonly leases = new Map<string, ConnectionLease>();
   /** Sessions whose lease is being taken, and those of them that closed meanwhile. */
   private readonly connecting = new Set<string>();
