@@ -20,7 +20,14 @@ function FieldInput({ form, field }: { form: AnyForm; field: FieldSpec }) {
   };
   switch (field.input) {
     case 'password':
-      return <PasswordInput {...common} autoComplete="new-password" />;
+      // Unlike TextInput, PasswordInput does not mark its inner input invalid by itself.
+      return (
+        <PasswordInput
+          {...common}
+          autoComplete="new-password"
+          aria-invalid={common.error ? true : undefined}
+        />
+      );
     case 'pem':
       return (
         <Textarea
@@ -46,8 +53,7 @@ function FieldInput({ form, field }: { form: AnyForm; field: FieldSpec }) {
             styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
           />
           <FileInput
-            aria-label="Choose the key file"
-            placeholder="Or choose the downloaded .json file"
+            label="Or choose the downloaded key file"
             accept="application/json,.json"
             leftSection={<IconFileUpload size={16} />}
             clearable={false}

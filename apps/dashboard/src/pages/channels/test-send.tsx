@@ -44,7 +44,7 @@ function Answer({ r }: { r: TestSendResult }) {
     <Alert color={o.color} variant="light" data-testid="test-result" role="status">
       <Stack gap={4}>
         <Group gap="xs">
-          <Badge color={o.color} variant="filled" data-testid="test-outcome">
+          <Badge color={o.color} variant="light" data-testid="test-outcome">
             {r.outcome}
           </Badge>
           <Text size="sm">{o.words}</Text>
