@@ -24,6 +24,7 @@ const PAGES: [string, string][] = [
   ['Webhooks', 'Webhooks'],
   ['API keys', 'API keys'],
   ['Sending domains', 'Sending domains'],
+  ['Channels', 'Channels'],
 ];
 
 describe('dashboard campaigns, API keys and every page', () => {

@@ -8,6 +8,8 @@ import { AppLayout } from './components/app-layout';
 import { ApiKeysPage } from './pages/api-keys/api-keys-page';
 import { CampaignDetailPage } from './pages/campaigns/campaign-detail-page';
 import { CampaignsPage } from './pages/campaigns/campaigns-page';
+import { ChannelProviderDetailPage } from './pages/channels/channel-provider-detail-page';
+import { ChannelsPage } from './pages/channels/channels-page';
 import { ContactDetailPage } from './pages/contacts/contact-detail-page';
 import { ContactsPage } from './pages/contacts/contacts-page';
 import { ImportDetailPage } from './pages/imports/import-detail-page';
@@ -70,6 +72,8 @@ export const router = createBrowserRouter(
         { path: 'api-keys', element: <ApiKeysPage /> },
         { path: 'sending-domains', element: <SendingDomainsPage /> },
         { path: 'sending-domains/:id', element: <SendingDomainDetailPage /> },
+        { path: 'channels', element: <ChannelsPage /> },
+        { path: 'channels/:id', element: <ChannelProviderDetailPage /> },
         { path: '*', element: <NotFoundPage /> },
       ],
     },

@@ -293,3 +293,9 @@ export interface ApiKey {
 export type SendingDomain = components['schemas']['SendingDomainDto'];
 export type DnsRecord = components['schemas']['DnsRecordDto'];
 export type DomainStatus = SendingDomain['status'];
+
+/** A channel provider account (§17) and a test send's answer, as the document describes them. */
+export type ChannelProvider = components['schemas']['ChannelProviderDto'];
+export type ProviderChannel = ChannelProvider['channel'];
+export type ProviderStatus = ChannelProvider['status'];
+export type TestSendResult = components['schemas']['TestSendResultDto'];

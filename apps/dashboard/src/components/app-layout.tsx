@@ -13,6 +13,7 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAddressBook,
+  IconBroadcast,
   IconChartBar,
   IconCloudUpload,
   IconHome,
@@ -40,6 +41,7 @@ export const NAV = [
   { to: '/webhooks', label: 'Webhooks', icon: IconWebhook },
   { to: '/api-keys', label: 'API keys', icon: IconKey },
   { to: '/sending-domains', label: 'Sending domains', icon: IconWorldWww },
+  { to: '/channels', label: 'Channels', icon: IconBroadcast },
 ];
 
 export function AppLayout() {

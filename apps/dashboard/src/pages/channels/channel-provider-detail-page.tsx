@@ -1,0 +1,265 @@
+// One provider account: its status and settings, rename and throughput, make default,
+// disable/enable, replace the (write-only) credentials, send a test, delete (confirmed).
+import {
+  Alert,
+  Button,
+  Code,
+  Group,
+  NumberInput,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useDisclosure } from '@mantine/hooks';
+import { IconInfoCircle } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { api, dataOf, unwrap } from '../../api/client';
+import type { ChannelProvider } from '../../api/models';
+import { PageHeader } from '../../components/page-header';
+import { QueryState } from '../../components/query-state';
+import { useOrgQuery } from '../../hooks/use-org-query';
+import { confirmDestructive } from '../../lib/confirm';
+import { applyApiErrors } from '../../lib/form-errors';
+import { formatDate, formatNumber } from '../../lib/format';
+import { runChange } from '../../lib/mutate';
+import {
+  CHANNEL_LABEL,
+  type ConnectableProvider,
+  PROVIDER_LABEL,
+  PROVIDER_SPECS,
+} from './provider-specs';
+import { ProviderStatusBadge, STATUS_HELP } from './provider-status';
+import { ReplaceCredentialsModal } from './replace-credentials-modal';
+import { TestSend } from './test-send';
+
+function Item({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" fw={600} tt="uppercase">
+        {label}
+      </Text>
+      <Text size="sm" component="div">
+        {children}
+      </Text>
+    </div>
+  );
+}
+
+/** Alert titles take their colour's shade, under 4.5:1 on the tint: keep them in text colour. */
+const ALERT_STYLES = { title: { color: 'var(--mantine-color-text)' } };
+
+function NameForm({ account }: { account: ChannelProvider }) {
+  const queries = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const form = useForm({
+    initialValues: { name: account.name, maxPerSecond: account.maxPerSecond as number | string },
+  });
+  const { setValues, resetDirty } = form;
+  useEffect(() => {
+    setValues({ name: account.name, maxPerSecond: account.maxPerSecond });
+    resetDirty({ name: account.name, maxPerSecond: account.maxPerSecond });
+    // Only when the stored values change, not on every render of the form.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [account.name, account.maxPerSecond]);
+  const submit = form.onSubmit(async (v) => {
+    setError(null);
+    try {
+      await dataOf<ChannelProvider>(
+        api.PATCH('/api/v1/user/channel-providers/{id}', {
+          params: { path: { id: account.id } },
+          body: { name: v.name.trim(), maxPerSecond: Number(v.maxPerSecond) },
+        }),
+      );
+      await queries.invalidateQueries();
+    } catch (err) {
+      setError(applyApiErrors(form, err, ['name', 'maxPerSecond']));
+    }
+  });
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="sm">
+        {error && (
+          <Alert color="red" role="alert">
+            {error}
+          </Alert>
+        )}
+        <Group align="flex-start">
+          <TextInput label="Name" required w={280} {...form.getInputProps('name')} />
+          <NumberInput
+            label="Messages a second at most"
+            min={1}
+            max={10000}
+            allowDecimal={false}
+            w={220}
+            {...form.getInputProps('maxPerSecond')}
+          />
+        </Group>
+        <Group>
+          <Button
+            type="submit"
+            variant="light"
+            loading={form.submitting}
+            disabled={!form.isDirty()}
+          >
+            Save
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+export function ChannelProviderDetailPage() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const queries = useQueryClient();
+  const [replacing, replace] = useDisclosure(false);
+  const account = useOrgQuery(['channel-provider', id], () =>
+    dataOf<ChannelProvider>(
+      api.GET('/api/v1/user/channel-providers/{id}', { params: { path: { id } } }),
+    ),
+  );
+  const a = account.data;
+  const path = { params: { path: { id } } };
+  const patch = (body: { isDefault?: true; status?: 'active' | 'disabled' }, done: string) =>
+    void runChange(
+      queries,
+      () =>
+        dataOf<ChannelProvider>(
+          api.PATCH('/api/v1/user/channel-providers/{id}', { ...path, body }),
+        ),
+      done,
+    );
+  const connectable =
+    a && a.provider in PROVIDER_SPECS ? (a.provider as ConnectableProvider) : null;
+
+  const remove = () =>
+    confirmDestructive({
+      title: 'Delete provider',
+      body: (
+        <Stack gap="xs">
+          <Text size="sm">
+            <b>{a?.name}</b> and its stored credentials are deleted irreversibly.
+          </Text>
+          <Text size="sm">
+            {a?.isDefault
+              ? `It is the default for ${CHANNEL_LABEL[a.channel]}: the channel’s oldest remaining account becomes the default, and with none left, ${CHANNEL_LABEL[a.channel]} messages have no provider to go through.`
+              : 'Nothing is sent through it any more. Connecting it again needs its credentials again.'}
+          </Text>
+        </Stack>
+      ),
+      confirmLabel: 'Delete provider',
+      onConfirm: async () => {
+        const done = await runChange(
+          queries,
+          () => unwrap(api.DELETE('/api/v1/user/channel-providers/{id}', path)),
+          'Provider deleted',
+        );
+        if (done) navigate('/channels');
+      },
+    });
+
+  return (
+    <QueryState isLoading={account.isLoading} error={account.error}>
+      {a && (
+        <>
+          <PageHeader
+            title={a.name}
+            description={`${PROVIDER_LABEL[a.provider] ?? a.provider} · ${CHANNEL_LABEL[a.channel]}`}
+            actions={
+              <>
+                {!a.isDefault && (
+                  <Button
+                    variant="light"
+                    onClick={() => patch({ isDefault: true }, 'Default changed')}
+                  >
+                    Make default
+                  </Button>
+                )}
+                {a.status === 'disabled' ? (
+                  <Button
+                    variant="light"
+                    onClick={() => patch({ status: 'active' }, 'Provider enabled')}
+                  >
+                    Enable
+                  </Button>
+                ) : (
+                  <Button
+                    variant="light"
+                    color="gray"
+                    onClick={() => patch({ status: 'disabled' }, 'Provider disabled')}
+                  >
+                    Disable
+                  </Button>
+                )}
+                {connectable && (
+                  <Button variant="light" onClick={replace.open}>
+                    Replace credentials
+                  </Button>
+                )}
+                <Button color="red" variant="light" onClick={remove}>
+                  Delete
+                </Button>
+              </>
+            }
+          />
+          <Stack>
+            <Paper withBorder p="md" radius="md">
+              <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
+                <Item label="Status">
+                  <ProviderStatusBadge status={a.status} testId="provider-status" />
+                </Item>
+                <Item label="Default">
+                  <span data-testid="provider-default">
+                    {a.isDefault ? `Yes, for ${CHANNEL_LABEL[a.channel]}` : 'No'}
+                  </span>
+                </Item>
+                <Item label="Messages a second">{formatNumber(a.maxPerSecond)}</Item>
+                <Item label="Added">{formatDate(a.createdAt)}</Item>
+                <Item label="Credentials">
+                  {a.hasCredentials ? 'Stored, encrypted; never shown' : 'None'}
+                </Item>
+                {Object.entries(a.settings).map(([k, v]) => (
+                  <Item key={k} label={k}>
+                    <Code style={{ wordBreak: 'break-all' }}>{String(v)}</Code>
+                  </Item>
+                ))}
+              </SimpleGrid>
+            </Paper>
+            {a.status !== 'active' && (
+              <Alert
+                color={a.status === 'failing' ? 'red' : 'gray'}
+                icon={<IconInfoCircle size={18} />}
+                styles={ALERT_STYLES}
+                title={a.status === 'failing' ? 'Failing' : 'Disabled'}
+              >
+                {STATUS_HELP[a.status]}
+              </Alert>
+            )}
+            <Paper withBorder p="md" radius="md">
+              <Title order={2} size="h4" mb="sm">
+                Name and throughput
+              </Title>
+              <NameForm account={a} />
+            </Paper>
+            <TestSend account={a} />
+          </Stack>
+          {connectable && (
+            <ReplaceCredentialsModal
+              account={a}
+              provider={connectable}
+              opened={replacing}
+              onClose={replace.close}
+            />
+          )}
+        </>
+      )}
+    </QueryState>
+  );
+}

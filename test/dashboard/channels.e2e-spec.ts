@@ -1,0 +1,188 @@
+// The Channels page against the loopback Twilio and FCM fakes (WEBHOOK_ALLOW_PRIVATE_TARGETS lets
+// an account's API base URL point at loopback): a Twilio account connected through the form (a
+// wrong Account SID refused with the API's message beside its field), listed as active and the
+// SMS default, a test SMS that the fake receives and the page reports as accepted; an FCM key
+// pasted as JSON and parsed in the browser; disable and enable; delete through a confirmation.
+import { FcmFake } from '../support/providers/fcm-fake';
+import { TwilioFake } from '../support/providers/twilio-fake';
+import {
+  DashboardStack,
+  navigate,
+  seriousA11yViolations,
+  signIn,
+  startDashboardStack,
+  textEventually,
+} from './support/browser';
+import type { Locator, Page } from 'playwright-core';
+
+const BASE = '/api/v1/user/channel-providers';
+
+/** The messages read with an input: its description and its error. */
+async function describedText(page: Page, input: Locator): Promise<string[]> {
+  const ids = (await input.getAttribute('aria-describedby'))?.split(' ').filter(Boolean) ?? [];
+  return Promise.all(
+    ids.map(async (id) => (await page.locator(`[id="${id}"]`).textContent()) ?? ''),
+  );
+}
+
+/** Closes the change notifications, which sit over the header's buttons. */
+async function dismissNotifications(page: Page): Promise<void> {
+  const close = page.getByRole('button', { name: 'Close notification' });
+  // One closing moves the others (and a closing one detaches mid-click): try again until none.
+  while ((await close.count()) > 0) {
+    await close
+      .first()
+      .click({ timeout: 2_000 })
+      .catch(() => undefined);
+  }
+}
+
+describe('dashboard channels', () => {
+  let stack: DashboardStack;
+  let twilio: TwilioFake;
+  let fcm: FcmFake;
+
+  beforeAll(async () => {
+    twilio = await TwilioFake.start();
+    fcm = new FcmFake();
+    await fcm.start();
+    stack = await startDashboardStack({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+    await signIn(stack);
+  });
+  afterAll(async () => {
+    await stack.close();
+    await Promise.all([twilio.stop(), fcm.stop()]);
+  });
+
+  it('connects Twilio: a wrong Account SID is refused beside its field, then the account is active and the SMS default', async () => {
+    const { page } = stack;
+    await navigate(page, 'Channels');
+    await page.getByText('No providers yet').waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: 'Connect a provider' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Connect a provider' });
+    expect(await dialog.getByRole('radio', { name: 'Twilio (SMS)' }).isChecked()).toBe(true);
+    await dialog.getByLabel(/^Name/).fill('Twilio production');
+    const sid = dialog.getByLabel('Account SID');
+    expect(await sid.getAttribute('type')).toBe('password');
+    await sid.fill('AC123');
+    await dialog.getByLabel('Auth Token').fill(twilio.authToken);
+    await dialog.getByLabel('From', { exact: true }).fill('+14155550100');
+    await dialog.getByRole('button', { name: 'Advanced' }).click();
+    await dialog.getByLabel('API base URL').fill(twilio.baseUrl);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await dialog.getByText('accountSid must be AC followed by 32 hex digits').waitFor();
+    expect(await sid.getAttribute('aria-invalid')).toBe('true');
+    expect(await describedText(page, sid)).toContain(
+      'accountSid must be AC followed by 32 hex digits',
+    );
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    await sid.fill(twilio.accountSid);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('heading', { name: 'Twilio production', level: 1 }).waitFor();
+    expect(await page.getByTestId('provider-status').textContent()).toBe('active');
+    expect(await page.getByTestId('provider-default').textContent()).toBe('Yes, for SMS');
+    const html = await page.content();
+    expect(html).not.toContain(twilio.authToken);
+    expect(html).not.toContain(twilio.accountSid);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    await navigate(page, 'Channels');
+    const row = page
+      .getByTestId('providers')
+      .getByRole('row')
+      .filter({ hasText: 'Twilio production' });
+    const cells = await row.getByRole('cell').allTextContents();
+    expect(cells).toEqual([
+      'Twilio productiondefault',
+      'SMS',
+      'Twilio',
+      'active',
+      '1',
+      expect.any(String),
+    ]);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+
+  it('sends a test SMS that the Twilio fake receives, and shows "accepted"', async () => {
+    const { page } = stack;
+    await page.getByRole('link', { name: 'Twilio production' }).click();
+    await page.getByRole('heading', { name: 'Twilio production', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: 'To' }).fill('+14155550123');
+    await page.getByRole('textbox', { name: 'Text' }).fill('Hello from the dashboard');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await textEventually(page.getByTestId('test-outcome'), (t) => t === 'accepted');
+    expect(twilio.messages).toHaveLength(1);
+    expect(twilio.messages[0]).toMatchObject({
+      to: '+14155550123',
+      from: '+14155550100',
+      body: 'Hello from the dashboard',
+    });
+    expect(await page.getByTestId('test-result').textContent()).toContain(twilio.messages[0].sid);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+
+  it('connects FCM from the key file’s JSON, parsed in the browser; text that is not JSON is refused on its field', async () => {
+    const { page } = stack;
+    await navigate(page, 'Channels');
+    await page.getByRole('button', { name: 'Connect a provider' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Connect a provider' });
+    await dialog.getByRole('radio', { name: /Firebase/ }).check();
+    await dialog.getByLabel(/^Name/).fill('Firebase app');
+    const key = dialog.getByLabel('Service-account key (JSON)');
+    await key.fill('not json');
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await page.waitForFunction(
+      (el) => el?.getAttribute('aria-invalid') === 'true',
+      await key.elementHandle(),
+    );
+    expect((await describedText(page, key)).join(' ')).toContain('This is not JSON');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    await key.fill(JSON.stringify(fcm.serviceAccount, null, 2));
+    await dialog.getByRole('button', { name: 'Advanced' }).click();
+    await dialog.getByLabel('API base URL').fill(fcm.url);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('heading', { name: 'Firebase app', level: 1 }).waitFor();
+    expect(await page.getByTestId('provider-default').textContent()).toBe('Yes, for Push');
+    expect(await page.content()).not.toContain(fcm.serviceAccount.private_key.slice(40, 80));
+
+    await navigate(page, 'Channels');
+    await page.getByRole('combobox', { name: 'Channel' }).click();
+    await page.getByRole('option', { name: 'Push' }).click();
+    const rows = page.getByTestId('providers').locator('tbody tr');
+    // The previous page stays on screen until the filtered one arrives.
+    await textEventually(
+      page.getByTestId('providers'),
+      (t) => t.includes('Firebase app') && !t.includes('Twilio production'),
+    );
+    expect(await rows.count()).toBe(1);
+    expect(page.url()).toContain('channel=push');
+  });
+
+  it('disables and enables an account, then deletes it through a confirmation that says what goes', async () => {
+    const { page, s } = stack;
+    await page.getByRole('link', { name: 'Firebase app' }).click();
+    await page.getByRole('heading', { name: 'Firebase app', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await textEventually(page.getByTestId('provider-status'), (t) => t === 'disabled');
+    await dismissNotifications(page);
+    expect(await page.getByRole('button', { name: 'Send test' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await textEventually(page.getByTestId('provider-status'), (t) => t === 'active');
+    await dismissNotifications(page);
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete provider' });
+    expect(await confirm.textContent()).toContain('its stored credentials are deleted');
+    expect(await confirm.textContent()).toContain('It is the default for Push');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await confirm.getByRole('button', { name: 'Delete provider' }).click();
+    await page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
+    const list = await s.http.get(BASE).expect(200);
+    expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(['Twilio production']);
+  });
+});
