@@ -1,12 +1,13 @@
 // The dashboard's session across page loads (§15), in a real browser: the HttpOnly cookie keeps a
 // reload and a new tab signed in, a deep link survives the sign-in, sign-out ends it for good.
-import { OrganizationService, UserService } from '@app/domain';
 import type { Page } from 'playwright-core';
 import {
+  addOrganization,
   DashboardStack,
   PASSWORD,
   signIn,
   startDashboardStack,
+  submitSignIn,
   textEventually,
 } from './support/browser';
 
@@ -81,18 +82,9 @@ describe('dashboard session', () => {
   });
 
   it('the organization picked stays picked across a reload', async () => {
-    const { page, app } = stack;
-    const second = await app.get(OrganizationService).create({ name: `Second ${Date.now()}` });
-    await app.get(UserService).createUser({
-      email: stack.email,
-      password: PASSWORD,
-      organizationId: second.id,
-      role: 'admin',
-    });
-    await page.goto(`${stack.baseUrl}/`);
-    await page.getByLabel('Email').fill(stack.email);
-    await page.getByLabel(/^Password/).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { page } = stack;
+    const second = await addOrganization(stack);
+    await submitSignIn(stack);
     await page.getByRole('button', { name: new RegExp(second.name) }).click();
     await heading(page, 'Overview');
     await page.reload();

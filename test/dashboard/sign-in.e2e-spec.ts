@@ -1,12 +1,12 @@
 // Sign-in, organization picker, sign-out and the 401 path of the dashboard, in a real browser.
 import { DataSource } from 'typeorm';
-import { OrganizationService, UserService } from '@app/domain';
 import {
+  addOrganization,
   DashboardStack,
-  PASSWORD,
   seriousA11yViolations,
   signIn,
   startDashboardStack,
+  submitSignIn,
 } from './support/browser';
 
 describe('dashboard sign-in', () => {
@@ -39,18 +39,9 @@ describe('dashboard sign-in', () => {
   });
 
   it('a user of two organizations picks one and can switch', async () => {
-    const { page, app } = stack;
-    const second = await app.get(OrganizationService).create({ name: `Second ${Date.now()}` });
-    await app.get(UserService).createUser({
-      email: stack.email,
-      password: PASSWORD,
-      organizationId: second.id,
-      role: 'admin',
-    });
-    await page.goto(`${stack.baseUrl}/`);
-    await page.getByLabel('Email').fill(stack.email);
-    await page.getByLabel(/^Password/).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    const { page } = stack;
+    const second = await addOrganization(stack);
+    await submitSignIn(stack);
     await page.getByRole('heading', { name: 'Choose an organization' }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
     await page.getByRole('button', { name: new RegExp(second.name) }).click();

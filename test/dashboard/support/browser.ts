@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Browser, chromium, Locator, Page } from 'playwright-core';
-import { Plan, UserService } from '@app/domain';
+import { Organization, OrganizationService, Plan, UserService } from '@app/domain';
 import { createTestApp } from '../../support/app';
 import { waitFor } from '../../support/wait-for';
 import { createSession, Session } from '../../support/session';
@@ -97,12 +97,29 @@ export async function startDashboardStack(
  * the overview's address: the sign-in page returns to the page that sent the user there.
  */
 export async function signIn(stack: DashboardStack, email = stack.email): Promise<void> {
+  await submitSignIn(stack, email);
+  await stack.page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+/** Fills and sends the sign-in form from the overview's address; waits for nothing after. */
+export async function submitSignIn(stack: DashboardStack, email = stack.email): Promise<void> {
   const { page } = stack;
   await page.goto(`${stack.baseUrl}/`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel(/^Password/).fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}
+
+/** A second organization of the stack's user (admin there), so sign-in asks which one. */
+export async function addOrganization(stack: DashboardStack): Promise<Organization> {
+  const org = await stack.app.get(OrganizationService).create({ name: `Second ${Date.now()}` });
+  await stack.app.get(UserService).createUser({
+    email: stack.email,
+    password: PASSWORD,
+    organizationId: org.id,
+    role: 'admin',
+  });
+  return org;
 }
 
 /** Goes to a dashboard page through the sidebar, as a user would. */

@@ -35,10 +35,14 @@ export class SessionCookie {
 
   /** The credentials a request presents, in the shape credential resolution (§3) takes. */
   presented(req: Request): PresentedCredentials {
-    const token = this.read(req);
+    const apiKey = header(req, 'x-api-key');
+    const authorization = header(req, 'authorization');
+    // §3: the cookie counts only when neither of the others is present; API clients never pay
+    // for parsing a Cookie header.
+    const token = apiKey === undefined && authorization === undefined ? this.read(req) : undefined;
     return {
-      apiKey: header(req, 'x-api-key'),
-      authorization: header(req, 'authorization'),
+      apiKey,
+      authorization,
       session: token === undefined ? undefined : { token, withHeader: isDashboardRequest(req) },
       organizationId: header(req, 'x-organization-id'),
     };

@@ -29,6 +29,14 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const SESSION_WITHOUT_HEADER =
   'The session cookie is accepted only with X-Requested-With: dashboard';
 
+/** The session cookie's token, accepted only beside the dashboard's header (§15). */
+function sessionToken(presented: PresentedCredentials, missing: string): PresentedToken {
+  const session = presented.session;
+  if (!session) throw new UnauthorizedAccessError(missing);
+  if (!session.withHeader) throw new UnauthorizedAccessError(SESSION_WITHOUT_HEADER);
+  return { value: session.token, session: true };
+}
+
 @Injectable()
 export class CredentialService {
   constructor(
@@ -50,10 +58,8 @@ export class CredentialService {
       return this.fromKey(presented.apiKey, presented.organizationId, now);
     const auth = presented.authorization;
     if (auth === undefined) {
-      const session = presented.session;
-      if (!session) throw new UnauthorizedAccessError('Missing credentials');
-      if (!session.withHeader) throw new UnauthorizedAccessError(SESSION_WITHOUT_HEADER);
-      return this.fromToken({ value: session.token, session: true }, presented.organizationId, now);
+      const token = sessionToken(presented, 'Missing credentials');
+      return this.fromToken(token, presented.organizationId, now);
     }
     const match = BEARER.exec(auth);
     if (!match) throw new UnauthorizedAccessError('Malformed Authorization header');
@@ -132,10 +138,7 @@ export class CredentialService {
         throw new UnauthorizedAccessError('An access token is required');
       return { value, session: false };
     }
-    const session = presented.session;
-    if (!session) throw new UnauthorizedAccessError('An access token is required');
-    if (!session.withHeader) throw new UnauthorizedAccessError(SESSION_WITHOUT_HEADER);
-    return { value: session.token, session: true };
+    return sessionToken(presented, 'An access token is required');
   }
 
   private async fromToken(
