@@ -5,29 +5,16 @@
 // SENDING_DOMAIN_POLICY=require an unverified From is 409 on the API and campaign send and
 // 550 5.7.1 on the relay; another organization cannot send as the domain.
 import { INestApplication } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { DataSource } from 'typeorm';
-import { JsonLogger, VerpTokens } from '@app/domain';
-import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
-import { SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
+import { VerpTokens } from '@app/domain';
 import { campaignBody, seedList } from '../campaigns/fixtures';
-import { sendingEnv, startWorker } from '../sending/support/sending';
 import { waitFor } from '../support/wait-for';
-import { SinkMessage, SmtpSink, startSmtpSink } from '../sending/support/smtp-sink';
-import { createTestApp } from '../support/app';
-import { startDnsServer, TestDnsServer } from '../support/dns-server';
+import { SinkMessage, SmtpSink } from '../sending/support/smtp-sink';
+import type { TestDnsServer } from '../support/dns-server';
+import { SigningStack, startSigningStack } from './signing-stack';
 import { createSession, Session } from '../support/session';
-import {
-  authenticateMessage,
-  BOUNCE_DOMAIN,
-  DomainJson,
-  uniqueDomain,
-  verifiedDomain,
-} from './support';
+import { authenticateMessage, DomainJson, uniqueDomain, verifiedDomain } from './support';
 
 /** The tags of the message's DKIM-Signature header. */
 function dkimTags(raw: string): Record<string, string> {
@@ -42,47 +29,30 @@ function dkimTags(raw: string): Record<string, string> {
 }
 
 describe('DKIM signing and the sender policy (require)', () => {
+  let stack: SigningStack;
   let dns: TestDnsServer;
   let sink: SmtpSink;
-  let relay: TestingModule;
   let app: INestApplication;
-  let worker: TestingModule;
   let a: Session;
   let b: Session;
   let domain: DomainJson;
 
   beforeAll(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-    sendingEnv({
-      SMTP_OUTBOUND_URL: sink.url,
-      SMTP_PORT: '0',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'mp-dkim-')),
-      DNS_SERVERS: dns.address,
-      BOUNCE_DOMAIN,
-      SENDING_DOMAIN_POLICY: 'require',
-      CAMPAIGN_POLL_INTERVAL_MS: '100',
+    stack = await startSigningStack({
+      policy: 'require',
+      name: 'dkim',
+      env: { CAMPAIGN_POLL_INTERVAL_MS: '100' },
+      beforeWorker: (app) =>
+        app
+          .get(DataSource)
+          .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`),
     });
-    relay = await Test.createTestingModule({ imports: [SmtpRelayModule] }).compile();
-    relay.useLogger(new JsonLogger('relay-test', 'error'));
-    await relay.init();
-    app = await createTestApp();
-    await app
-      .get(DataSource)
-      .query(`UPDATE messages SET next_attempt_at = NULL WHERE next_attempt_at IS NOT NULL`);
-    worker = await startWorker();
+    ({ dns, sink, app } = stack);
     a = await createSession(app, { plan: 'pro' });
     b = await createSession(app, { plan: 'pro' });
     domain = await verifiedDomain(a.http, dns, uniqueDomain('shop'));
   });
-  afterAll(async () => {
-    await worker.close();
-    await relay.close();
-    await app.close();
-    await sink.close();
-    await dns.stop();
-    delete process.env.SENDING_DOMAIN_POLICY;
-  });
+  afterAll(() => stack.close());
 
   const arrived = (subject: string, count = 1): Promise<SinkMessage[]> =>
     waitFor(
@@ -176,7 +146,7 @@ describe('DKIM signing and the sender policy (require)', () => {
   it('signs relayed messages, prepending the signature and leaving the body as submitted', async () => {
     const transport = nodemailer.createTransport({
       host: '127.0.0.1',
-      port: relay.get(SmtpRelayService).port,
+      port: stack.relayPort(),
       secure: false,
       ignoreTLS: true,
       auth: { user: 'relay', pass: a.apiKey },
@@ -246,7 +216,7 @@ describe('DKIM signing and the sender policy (require)', () => {
 
     const transport = nodemailer.createTransport({
       host: '127.0.0.1',
-      port: relay.get(SmtpRelayService).port,
+      port: stack.relayPort(),
       secure: false,
       ignoreTLS: true,
       auth: { user: 'relay', pass: a.apiKey },

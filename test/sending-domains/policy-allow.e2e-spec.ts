@@ -2,56 +2,27 @@
 // send API and the relay and goes out unsigned, its envelope sender a VERP address at
 // BOUNCE_DOMAIN; a From under a verified domain is still signed.
 import { INestApplication } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { JsonLogger } from '@app/domain';
-import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
-import { SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
-import { sendingEnv, startWorker } from '../sending/support/sending';
 import { waitFor } from '../support/wait-for';
-import { SinkMessage, SmtpSink, startSmtpSink } from '../sending/support/smtp-sink';
-import { createTestApp } from '../support/app';
-import { startDnsServer, TestDnsServer } from '../support/dns-server';
+import { SinkMessage, SmtpSink } from '../sending/support/smtp-sink';
+import type { TestDnsServer } from '../support/dns-server';
+import { SigningStack, startSigningStack } from './signing-stack';
 import { createSession, Session } from '../support/session';
 import { authenticateMessage, BOUNCE_DOMAIN, uniqueDomain, verifiedDomain } from './support';
 
 describe('Sender policy allow', () => {
+  let stack: SigningStack;
   let dns: TestDnsServer;
   let sink: SmtpSink;
-  let relay: TestingModule;
   let app: INestApplication;
-  let worker: TestingModule;
   let s: Session;
 
   beforeAll(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-    sendingEnv({
-      SMTP_OUTBOUND_URL: sink.url,
-      SMTP_PORT: '0',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'mp-allow-')),
-      DNS_SERVERS: dns.address,
-      BOUNCE_DOMAIN,
-      SENDING_DOMAIN_POLICY: 'allow',
-    });
-    relay = await Test.createTestingModule({ imports: [SmtpRelayModule] }).compile();
-    relay.useLogger(new JsonLogger('relay-test', 'error'));
-    await relay.init();
-    app = await createTestApp();
-    worker = await startWorker();
+    stack = await startSigningStack({ policy: 'allow', name: 'allow' });
+    ({ dns, sink, app } = stack);
     s = await createSession(app, { plan: 'pro' });
   });
-  afterAll(async () => {
-    await worker.close();
-    await relay.close();
-    await app.close();
-    await sink.close();
-    await dns.stop();
-    delete process.env.SENDING_DOMAIN_POLICY;
-  });
+  afterAll(() => stack.close());
 
   const arrived = (subject: string): Promise<SinkMessage> =>
     waitFor(async () => sink.messages.find((m) => m.parsed.subject === subject), {
@@ -78,7 +49,7 @@ describe('Sender policy allow', () => {
   it('relays an unverified From unsigned', async () => {
     const transport = nodemailer.createTransport({
       host: '127.0.0.1',
-      port: relay.get(SmtpRelayService).port,
+      port: stack.relayPort(),
       secure: false,
       ignoreTLS: true,
       auth: { user: 'relay', pass: s.apiKey },

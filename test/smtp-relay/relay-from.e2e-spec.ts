@@ -3,34 +3,20 @@
 // nothing of it is stored or sent; a message From one verified mailbox goes out signed for exactly
 // that domain. The send API cannot smuggle a second From either.
 import { INestApplication } from '@nestjs/common';
-import { Test, TestingModule } from '@nestjs/testing';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { JsonLogger } from '@app/domain';
-import { SmtpRelayModule } from '../../apps/smtp-relay/src/smtp-relay.module';
-import { SmtpRelayService } from '../../apps/smtp-relay/src/smtp-relay.service';
-import { sendingEnv, startWorker } from '../sending/support/sending';
-import { SmtpSink, startSmtpSink } from '../sending/support/smtp-sink';
-import { createTestApp } from '../support/app';
-import { startDnsServer, TestDnsServer } from '../support/dns-server';
+import { SmtpSink } from '../sending/support/smtp-sink';
+import type { TestDnsServer } from '../support/dns-server';
+import { SigningStack, startSigningStack } from '../sending-domains/signing-stack';
 import { createSession, Session } from '../support/session';
 import { waitFor } from '../support/wait-for';
-import {
-  authenticateMessage,
-  BOUNCE_DOMAIN,
-  uniqueDomain,
-  verifiedDomain,
-} from '../sending-domains/support';
+import { authenticateMessage, uniqueDomain, verifiedDomain } from '../sending-domains/support';
 import { RawSmtp, Reply } from './support/raw-smtp';
 
 describe('Relay: one author per message', () => {
+  let stack: SigningStack;
   let dns: TestDnsServer;
   let sink: SmtpSink;
-  let relay: TestingModule;
   let app: INestApplication;
-  let worker: TestingModule;
   let s: Session;
   // Named before the tests are declared (it.each reads them); verified in beforeAll.
   const shop = uniqueDomain('shop');
@@ -38,33 +24,13 @@ describe('Relay: one author per message', () => {
   const foreign = uniqueDomain('bank');
 
   beforeAll(async () => {
-    dns = await startDnsServer();
-    sink = await startSmtpSink();
-    sendingEnv({
-      SMTP_OUTBOUND_URL: sink.url,
-      SMTP_PORT: '0',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'mp-relay-from-')),
-      DNS_SERVERS: dns.address,
-      BOUNCE_DOMAIN,
-      SENDING_DOMAIN_POLICY: 'require',
-    });
-    relay = await Test.createTestingModule({ imports: [SmtpRelayModule] }).compile();
-    relay.useLogger(new JsonLogger('relay-test', 'error'));
-    await relay.init();
-    app = await createTestApp();
-    worker = await startWorker();
+    stack = await startSigningStack({ policy: 'require', name: 'relay-from' });
+    ({ dns, sink, app } = stack);
     s = await createSession(app, { plan: 'pro' });
     await verifiedDomain(s.http, dns, shop);
     await verifiedDomain(s.http, dns, news);
   });
-  afterAll(async () => {
-    await worker.close();
-    await relay.close();
-    await app.close();
-    await sink.close();
-    await dns.stop();
-    delete process.env.SENDING_DOMAIN_POLICY;
-  });
+  afterAll(() => stack.close());
 
   const stored = async (): Promise<number> =>
     (
@@ -75,7 +41,7 @@ describe('Relay: one author per message', () => {
 
   /** One relay transaction with the envelope under the verified domain; the reply to DATA. */
   async function relayMessage(header: string, subject: string): Promise<Reply> {
-    const c = await RawSmtp.authenticated(relay.get(SmtpRelayService).port, s.apiKey);
+    const c = await RawSmtp.authenticated(stack.relayPort(), s.apiKey);
     await c.expect(`MAIL FROM:<bounce@${shop}>`, 250);
     await c.expect('RCPT TO:<reader@example.test>', 250);
     await c.expect('DATA', 354);
