@@ -15,16 +15,31 @@ const { startMailCatcher } = require('./mail-catcher');
 const root = path.resolve(__dirname, '..');
 const APPS = ['api', 'worker', 'smtp-relay'];
 const dist = (app) => path.join(root, `dist/apps/${app}/apps/${app}/src/main.js`);
+// V8 flags an app runs with (docs/performance.md), the same in compose.yml.
+const nodeArgs = require('./node-args.json');
 const log = (msg, extra = {}) =>
-  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), level: 'info', service: 'launcher', msg, ...extra }) + '\n');
+  process.stdout.write(
+    JSON.stringify({
+      time: new Date().toISOString(),
+      level: 'info',
+      service: 'launcher',
+      msg,
+      ...extra,
+    }) + '\n',
+  );
 
 /** Runs a script to its end; resolves with its stdout. */
 function run(file, args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file, ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [file, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${path.basename(file)} exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${path.basename(file)} exited with ${code}`)),
+    );
   });
 }
 
@@ -62,7 +77,10 @@ function startDatabase(env) {
 
 /** Starts one app; its log lines pass through, and `onReady` gets its "<app> ready" line. */
 function startApp(app, env, onReady) {
-  const child = spawn(process.execPath, [dist(app)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(nodeArgs[app] ?? []), dist(app)], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
     process.stdout.write(line + '\n');
     if (!line.includes(`"${app} ready"`)) return;
@@ -107,7 +125,9 @@ async function main() {
     env.DATABASE_URL = db.url;
     stopDb = db.stop;
   }
-  const migrated = JSON.parse(await run(path.join(root, 'scripts/admin.js'), ['migrate', '--json'], env));
+  const migrated = JSON.parse(
+    await run(path.join(root, 'scripts/admin.js'), ['migrate', '--json'], env),
+  );
   log('migrations applied', { count: migrated.migrated.length });
 
   let catcher = null;
@@ -119,13 +139,15 @@ async function main() {
     env.SMTP_OUTBOUND_URL = catcher.smtpUrl;
     log('mail catcher ready', { smtp: catcher.smtpUrl, url: catcher.webUrl });
   }
-  if (!production && env.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined) env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+  if (!production && env.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined)
+    env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
 
   let stopping = false;
   const ready = {};
   const onReady = (app, line) => {
     ready[app] = line;
-    if (Object.keys(ready).length === APPS.length) process.stdout.write(readyBlock(ready, env, catcher));
+    if (Object.keys(ready).length === APPS.length)
+      process.stdout.write(readyBlock(ready, env, catcher));
   };
   const children = APPS.map((app) => {
     const child = startApp(app, { ...env, RUN_MIGRATIONS: 'false' }, onReady);
@@ -140,7 +162,11 @@ async function main() {
     if (stopping) return;
     stopping = true;
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.on('exit', r)) : null)));
+    await Promise.all(
+      children.map((c) =>
+        c.exitCode === null && c.signalCode === null ? new Promise((r) => c.on('exit', r)) : null,
+      ),
+    );
     await catcher?.close();
     await stopDb().catch(() => undefined);
     process.exit(code);

@@ -36,7 +36,7 @@ interface Row {
 describe('Inbound port bounds', () => {
   let relay: RelayProcess;
   let ds: DataSource;
-  /** The relay's resident set once started, before any mail (about 140 MB: Nest and its modules). */
+  /** The relay's resident set once started, before any mail (about 120 MiB: Nest and its modules). */
   let idle: number;
 
   beforeAll(async () => {
