@@ -170,10 +170,7 @@ const sendJson = guarded(express.json({ limit: SEND_LIMIT.bytes }), SEND_LIMIT.t
 const json = guarded(express.json({ limit: LIMIT.bytes }), LIMIT.text);
 const form = guarded(express.urlencoded({ extended: false, limit: LIMIT.bytes }), LIMIT.text);
 /** A provider callback's body stays bytes: its signature covers them as sent (§17). */
-const rawCallback = guarded(
-  express.raw({ type: PARSED_TYPES, limit: LIMIT.bytes }),
-  LIMIT.text,
-);
+const rawCallback = guarded(express.raw({ type: PARSED_TYPES, limit: LIMIT.bytes }), LIMIT.text);
 export const CALLBACK_PATH = '/channels/callbacks/';
 
 /**

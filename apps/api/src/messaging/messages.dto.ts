@@ -2,12 +2,7 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { IsDate, IsEmail, IsIn, IsOptional, IsUUID } from 'class-validator';
 import { MESSAGE_CHANNELS, MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
-import type {
-  MessageChannel,
-  MessageLogEntry,
-  MessageListEntry,
-  MessageStatus,
-} from '@app/domain';
+import type { MessageChannel, MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
 import { PageQueryDto } from '../http/page-query.dto';
 import { ToDate } from '../http/validation';
 

@@ -52,7 +52,8 @@ export class ProviderAccounts {
     const pick =
       channel === 'push'
         ? platform === 'ios'
-          ? (sendable.find((a) => a.provider === 'apns') ?? sendable.find((a) => a.provider === 'fcm'))
+          ? (sendable.find((a) => a.provider === 'apns') ??
+            sendable.find((a) => a.provider === 'fcm'))
           : sendable.find((a) => a.provider === 'fcm')
         : sendable[0];
     if (!pick) {

@@ -26,21 +26,22 @@ interface Row {
 }
 
 /** The records of the channels the send API serves so far, as one column list each. */
-const SOURCES: Partial<Record<ProviderChannel, { from: Sql; hash: string; kind: 'phone' | 'token' }>> =
-  {
-    sms: {
-      from: sql`SELECT phone_number AS address, status, is_primary, NULL::text AS platform,
+const SOURCES: Partial<
+  Record<ProviderChannel, { from: Sql; hash: string; kind: 'phone' | 'token' }>
+> = {
+  sms: {
+    from: sql`SELECT phone_number AS address, status, is_primary, NULL::text AS platform,
                        created_at, id FROM contact_sms`,
-      hash: 'phone_hash',
-      kind: 'phone',
-    },
-    push: {
-      from: sql`SELECT device_token AS address, status, is_primary, platform, created_at, id
+    hash: 'phone_hash',
+    kind: 'phone',
+  },
+  push: {
+    from: sql`SELECT device_token AS address, status, is_primary, platform, created_at, id
                   FROM contact_push`,
-      hash: 'device_token_hash',
-      kind: 'token',
-    },
-  };
+    hash: 'device_token_hash',
+    kind: 'token',
+  },
+};
 
 @Injectable()
 export class ChannelAddresses {

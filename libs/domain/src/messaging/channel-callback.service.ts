@@ -53,7 +53,9 @@ export class ChannelCallbackService {
 
   /** 404 for an account we do not have, 403 for a signature that does not verify. */
   async receive(providerId: string, callback: ProviderCallback): Promise<CallbackReply> {
-    const organizationId = isUuid(providerId) ? await this.accounts.organizationOf(providerId) : null;
+    const organizationId = isUuid(providerId)
+      ? await this.accounts.organizationOf(providerId)
+      : null;
     const sending = organizationId && (await this.accounts.forSending(organizationId, providerId));
     if (!organizationId || !sending) throw new NotFoundError('Channel provider');
     const { record, account } = sending;

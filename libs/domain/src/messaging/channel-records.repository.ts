@@ -44,19 +44,17 @@ export class ChannelRecordsRepository {
       await this.events.emit(
         em,
         organizationId,
-        expired.map(
-          (p): NewEvent => ({
-            type: 'push.token_invalidated',
-            data: {
-              contactId: p.contact_id,
-              pushNotificationId: p.id,
-              platform: p.platform,
-              status: 'expired',
-              reason: 'provider',
-            },
-            occurredAt: change.at,
-          }),
-        ),
+        expired.map((p): NewEvent => ({
+          type: 'push.token_invalidated',
+          data: {
+            contactId: p.contact_id,
+            pushNotificationId: p.id,
+            platform: p.platform,
+            status: 'expired',
+            reason: 'provider',
+          },
+          occurredAt: change.at,
+        })),
       );
       return;
     }
@@ -75,7 +73,12 @@ export class ChannelRecordsRepository {
    * A STOP from this number: every SMS record of the organization with it is `opted_out`, keeping
    * the status it had for a later START; one contact.unsubscribed per contact that was not yet.
    */
-  async optOut(em: EntityManager, organizationId: string, phone: string, at: Date): Promise<number> {
+  async optOut(
+    em: EntityManager,
+    organizationId: string,
+    phone: string,
+    at: Date,
+  ): Promise<number> {
     const rows = await query<{ contact_id: string }>(
       em,
       sql`UPDATE contact_sms

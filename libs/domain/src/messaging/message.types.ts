@@ -6,7 +6,14 @@ import type { AttemptStatus } from './delivery-policy';
 import type { MessageContent, OutgoingRecipient } from './outgoing-message';
 
 /** Every channel a message goes out on: email over SMTP, the others through a provider account. */
-export const MESSAGE_CHANNELS = ['email', 'sms', 'whatsapp', 'telegram', 'push', 'imessage'] as const;
+export const MESSAGE_CHANNELS = [
+  'email',
+  'sms',
+  'whatsapp',
+  'telegram',
+  'push',
+  'imessage',
+] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 
 export const MESSAGE_STATUSES = [
