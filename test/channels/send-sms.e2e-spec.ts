@@ -3,7 +3,9 @@
 import { INestApplication } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { blindIndexOf, fieldCipher } from '@app/domain';
+import { getQueueToken } from '@nestjs/bull';
+import type { Queue } from 'bull';
+import { blindIndexOf, fieldCipher, QUEUES, setLogSink } from '@app/domain';
 import { freePort } from '../selfhost/support';
 import { startWorker, sendingEnv, waitForMessage } from '../sending/support/sending';
 import { createTestApp } from '../support/app';
@@ -23,6 +25,26 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
   let providerId: string;
   let base: string;
   let receiver: Receiver;
+  /** Every log line of the api and the worker, at debug level, for the secrets check. */
+  const lines: string[] = [];
+  /** Every response body of this file's sends. */
+  const bodies: string[] = [];
+  /** Every job the api and the worker put on the delivery queue. */
+  const payloads: string[] = [];
+
+  /** Records what `queue` is given to carry. */
+  function recordJobs(queue: Queue): void {
+    const add = queue.add.bind(queue) as (...args: unknown[]) => unknown;
+    const addBulk = queue.addBulk.bind(queue);
+    queue.add = ((...args: unknown[]) => {
+      payloads.push(JSON.stringify(args));
+      return add(...args);
+    }) as Queue['add'];
+    queue.addBulk = (jobs) => {
+      payloads.push(JSON.stringify(jobs));
+      return addBulk(jobs);
+    };
+  }
 
   beforeAll(async () => {
     twilio = await TwilioFake.start();
@@ -33,9 +55,14 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       DELIVERY_RETRY_BASE_MS: '300',
     });
-    app = await createTestApp();
+    setLogSink((line) => lines.push(line));
+    process.env.LOG_LEVEL = 'debug';
+    app = await createTestApp({ logLevel: 'debug' });
     await app.listen(port, '127.0.0.1');
     worker = await startWorker();
+    process.env.LOG_LEVEL = 'error';
+    recordJobs(app.get<Queue>(getQueueToken(QUEUES.email)));
+    recordJobs(worker.get<Queue>(getQueueToken(QUEUES.email)));
     s = await createSession(app, { plan: 'pro' });
     ds = app.get(DataSource);
     const res = await s.http
@@ -61,6 +88,7 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
     await app.close();
     await twilio.stop();
     await receiver.stop();
+    setLogSink((line) => process.stdout.write(line + '\n'));
   });
 
   const callbackUrl = () => `${base}/channels/callbacks/${providerId}`;
@@ -103,6 +131,7 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
 
   async function send(to: Record<string, string>, text = 'Your code is 123456') {
     const res = await s.http.post('/api/v1/send/sms', { to, content: { text } }).expect(202);
+    bodies.push(res.text);
     expect(res.body.data).toEqual({
       jobId: expect.stringMatching(/^job_[0-9A-HJKMNP-TV-Z]{26}$/),
       channel: 'sms',
@@ -247,5 +276,44 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
       .post('/api/v1/send/sms', { to: { phoneNumber: '+14155550117' }, content: { text: 'x' } })
       .expect(422);
     expect(JSON.stringify(none.body)).toContain('providerId');
+  });
+
+  it('counts SMS in the same organization windows as email: at its limit, every channel is 429', async () => {
+    const limited = await createSession(app, { plan: 'pro' });
+    await ds.query(`UPDATE organizations SET limit_per_day = 1 WHERE id = $1`, [limited.org.id]);
+    await limited.http
+      .post('/api/v1/user/channel-providers', {
+        channel: 'sms',
+        provider: 'twilio',
+        name: 'Twilio',
+        credentials: { accountSid: twilio.accountSid, authToken: twilio.authToken },
+        settings: { from: OUR_NUMBER, apiBaseUrl: twilio.baseUrl },
+      })
+      .expect(201);
+    await limited.http
+      .post('/api/v1/send', {
+        from: 'a@sender.test',
+        to: 'b@example.test',
+        subject: 'One',
+        text: "The day's only message",
+      })
+      .expect(202);
+    const refused = await limited.http
+      .post('/api/v1/send/sms', { to: { phoneNumber: '+14155550118' }, content: { text: 'x' } })
+      .expect(429);
+    expect(refused.body).toMatchObject({ code: 'E_TOO_MANY_REQUESTS' });
+  });
+
+  it('never puts the credentials or a number in a response, a log line or a queue payload', async () => {
+    const secrets = [twilio.authToken, '+14155550111', '+14155550114', '4155550111'];
+    expect(lines.length).toBeGreaterThan(20);
+    expect(bodies.length).toBeGreaterThan(5);
+    // The first sends and the deferred ones' follow-ups were queued, by the api and the worker.
+    expect(payloads.length).toBeGreaterThan(5);
+    for (const secret of secrets) {
+      expect(lines.filter((l) => l.includes(secret))).toEqual([]);
+      expect(bodies.filter((b) => b.includes(secret))).toEqual([]);
+      expect(payloads.filter((p) => p.includes(secret))).toEqual([]);
+    }
   });
 });
