@@ -169,6 +169,32 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
     });
   });
 
+  it('sends the links of a tracked SMS through short links that record a click', async () => {
+    const res = await s.http
+      .post('/api/v1/send/sms', {
+        to: { phoneNumber: '+14155550119' },
+        content: { text: 'Track it: https://shop.example/o/42?x=1. Or https://shop.example/help' },
+        track: { clicks: true },
+      })
+      .expect(202);
+    const jobId = res.body.data.jobId as string;
+    const sent = await waitForMessage(s.http, jobId, (m) => m.status === 'sent');
+    const body = twilio.messages.find((m) => m.to === '+14155550119')!.body;
+    const links = [...body.matchAll(/http:\/\/127\.0\.0\.1:\d+\/t\/c\/([0-9A-Za-z]{12})/g)];
+    expect(body).toMatch(/^Track it: http:\/\/\S+\. Or http:\/\/\S+$/);
+    expect(links).toHaveLength(2);
+    expect(sent.deliveryAttempts[0]).toMatchObject({ segments: 1 });
+
+    const hit = await fetch(links[0][0], { redirect: 'manual' });
+    expect(hit.status).toBe(302);
+    expect(hit.headers.get('location')).toBe('https://shop.example/o/42?x=1');
+    const clicked = await waitForMessage(s.http, jobId, (m) => m.engagementEvents.length > 0);
+    expect(clicked.engagementEvents).toEqual([
+      expect.objectContaining({ type: 'clicked', recipient: '+14155550119' }),
+    ]);
+    expect((await fetch(`${base}/t/c/AAAAAAAAAAAA`, { redirect: 'manual' })).status).toBe(404);
+  });
+
   it('refuses a forged callback with 403 and changes nothing', async () => {
     const jobId = await send({ phoneNumber: '+14155550112' });
     await waitForMessage(s.http, jobId, (m) => m.status === 'sent');

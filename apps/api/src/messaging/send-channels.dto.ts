@@ -4,6 +4,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsDefined,
   IsIn,
   IsInt,
@@ -71,7 +72,20 @@ export class SmsContentDto {
   mediaUrls?: string[];
 }
 
+export class SmsTrackDto {
+  /** Sends each http(s) link of the text through a short tracked link (`/t/c/{id}`). */
+  @IsOptional()
+  @IsBoolean()
+  clicks?: boolean;
+}
+
 export class SendSmsDto extends ChannelSendDto {
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SmsTrackDto)
+  track?: SmsTrackDto;
+
   @IsDefined()
   @IsObject()
   @ValidateNested()

@@ -16,6 +16,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { AttemptStatus, nextRetryAt } from './delivery-policy';
 import { EmailDispatcher } from './email-dispatcher';
 import { MessageService } from './message.service';
+import { ShortLinks } from './tracking/short-links';
 import type {
   AttemptRecord,
   ClaimedChannelMessage,
@@ -56,6 +57,7 @@ export class ChannelDeliveryService {
     private readonly registry: ProviderRegistry,
     private readonly throttle: ProviderThrottle,
     private readonly dispatcher: EmailDispatcher,
+    private readonly shortLinks: ShortLinks,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -91,7 +93,8 @@ export class ChannelDeliveryService {
     const wait = await this.budget(sending.record.id, sending.record.maxPerSecond);
     if (wait > 0) return this.hold(message, recipient, wait);
 
-    const outcome = await adapter.send(sending.account, this.providerMessage(message, recipient));
+    const outgoing = await this.providerMessage(message, recipient);
+    const outcome = await adapter.send(sending.account, outgoing);
     await this.providers
       .recordOutcome(message.organizationId, sending.record.id, outcome)
       .catch((err: Error) =>
@@ -100,7 +103,7 @@ export class ChannelDeliveryService {
     if (outcome.kind === 'throttled') {
       await this.throttle.pause(sending.record.id, outcome.retryAfterMs);
     }
-    return this.record(message, recipient, this.decide(message, recipient, outcome));
+    return this.record(message, recipient, this.decide(outgoing, recipient, outcome));
   }
 
   /** Sleeps through a short wait for the account's budget; answers a longer one. */
@@ -112,8 +115,21 @@ export class ChannelDeliveryService {
     }
   }
 
-  private providerMessage(m: ClaimedChannelMessage, r: ClaimedRecipient): ProviderMessage {
+  /** What the adapter sends: an SMS's links through short tracked links when clicks are tracked. */
+  private async providerMessage(
+    m: ClaimedChannelMessage,
+    r: ClaimedRecipient,
+  ): Promise<ProviderMessage> {
     const { kind: _kind, ...content } = m.content;
+    if (m.content.kind === 'sms' && m.trackClicks) {
+      Object.assign(content, {
+        text: await this.shortLinks.rewrite(m.content.text, this.config.publicBaseUrl, {
+          organizationId: m.organizationId,
+          messageId: m.id,
+          recipientIndex: r.idx,
+        }),
+      });
+    }
     return {
       reference: m.jobId,
       to: r.email,
@@ -123,8 +139,9 @@ export class ChannelDeliveryService {
     };
   }
 
-  private decide(m: ClaimedChannelMessage, r: ClaimedRecipient, outcome: SendOutcome): Decision {
+  private decide(message: ProviderMessage, r: ClaimedRecipient, outcome: SendOutcome): Decision {
     const now = this.clock.now();
+    const text = 'text' in message.content ? message.content.text : null;
     const retry = (text: string, code: string | null = null, at?: Date): Decision => {
       const next = nextRetryAt(
         r.firstAttemptAt ?? now,
@@ -143,9 +160,7 @@ export class ChannelDeliveryService {
           next: null,
           text: null,
           providerMessageId: outcome.providerMessageId,
-          segments:
-            outcome.segments ??
-            (m.content.kind === 'sms' ? countSmsSegments(m.content.text).segments : null),
+          segments: outcome.segments ?? (text !== null ? countSmsSegments(text).segments : null),
           recordEffect: 'used',
         };
       case 'rejected':

@@ -26,6 +26,8 @@ interface ChannelSendCommon {
 export interface SendSmsInput extends ChannelSendCommon {
   to: { contactId?: string; phoneNumber?: string };
   content: { text: string; mediaUrls?: string[] };
+  /** Links of the text through short tracked links (`/t/c/{id}`). */
+  track?: { clicks?: boolean };
 }
 
 export interface SendPushInput extends ChannelSendCommon {
@@ -82,6 +84,7 @@ export class ChannelSendService {
       address,
       contactId: contactId ?? null,
       content: { kind: 'sms', ...input.content },
+      trackClicks: input.track?.clicks === true,
       input,
     });
   }
@@ -162,6 +165,7 @@ export class ChannelSendService {
       address: string;
       contactId: string | null;
       content: ChannelContent;
+      trackClicks?: boolean;
       input: ChannelSendCommon;
     },
   ): Promise<ChannelSendResult> {
@@ -181,7 +185,7 @@ export class ChannelSendService {
       contactId: m.contactId,
       tags: m.input.tags ?? [],
       trackOpens: false,
-      trackClicks: false,
+      trackClicks: m.trackClicks ?? false,
       content: m.content,
       recipients: [{ kind: 'to', email: m.address }],
       createdAt: now,

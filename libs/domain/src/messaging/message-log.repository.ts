@@ -159,7 +159,10 @@ export class MessageLogRepository {
     };
   }
 
-  /** The message and recipient an engagement event is about; null when they are gone. */
+  /**
+   * The email and recipient an engagement event is about; null when they are gone, or when the
+   * message is not an email (an SMS click is kept in the log; no email.* event is raised for it).
+   */
   async eventRef(
     organizationId: string,
     id: string,
@@ -180,7 +183,7 @@ export class MessageLogRepository {
             JOIN message_recipients r
               ON r.organization_id = m.organization_id AND r.message_id = m.id
            WHERE m.organization_id = ${organizationId}::uuid AND m.id = ${id}::uuid
-             AND r.idx = ${recipientIdx}`,
+             AND r.idx = ${recipientIdx} AND m.channel = 'email'`,
     );
     if (!r) return null;
     return {

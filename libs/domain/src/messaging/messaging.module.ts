@@ -29,6 +29,7 @@ import { MessageService } from './message.service';
 import { SendService } from './send.service';
 import { SmtpOutbound } from './smtp-outbound';
 import { TrackingTokens } from './tracking/tracking-token';
+import { ShortLinks } from './tracking/short-links';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
@@ -57,6 +58,7 @@ import { TrackingService } from './tracking/tracking.service';
     SmtpOutbound,
     EngagementStore,
     TrackingService,
+    ShortLinks,
     {
       provide: TrackingTokens,
       inject: [APP_CONFIG],

@@ -114,10 +114,25 @@ export class Messaging1763600000400 implements MigrationInterface {
     await q.query(
       `CREATE INDEX message_attempts_message_idx ON message_attempts (message_id, attempted_at, id)`,
     );
+
+    // --- short links (tracked links of an SMS) ---------------------------------------------------
+    // The id is the link (`/t/c/{id}`): 12 random base62 characters, unguessable; the URL it
+    // leads to is encrypted like the message's content.
+    await q.query(`
+      CREATE TABLE short_links (
+        id text PRIMARY KEY,
+        organization_id uuid NOT NULL,
+        message_id uuid NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        recipient_idx smallint NOT NULL,
+        ordinal smallint NOT NULL,
+        url text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (message_id, recipient_idx, ordinal)
+      )`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const t of ['message_attempts', 'message_recipients', 'messages'])
+    for (const t of ['short_links', 'message_attempts', 'message_recipients', 'messages'])
       await q.query(`DROP TABLE ${t}`);
   }
 }

@@ -8,6 +8,7 @@ import { NotFoundError } from '../../errors/domain-errors';
 import { EngagementStore } from '../engagement/engagement.store';
 import { MessageService } from '../message.service';
 import { renderTrackedHtml, scanHtmlForTracking, TrackableHtml } from './html-rewriter';
+import { SHORT_LINK_ID, ShortLinks } from './short-links';
 import { TrackingClaims, TrackingKind, TrackingTokens } from './tracking-token';
 
 export interface TrackingTarget {
@@ -31,6 +32,7 @@ export class TrackingService {
     private readonly tokens: TrackingTokens,
     private readonly engagement: EngagementStore,
     private readonly messages: MessageService,
+    private readonly shortLinks: ShortLinks,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -80,8 +82,17 @@ export class TrackingService {
     await this.record(claims, 'opened', req);
   }
 
-  /** Records a click and returns the signed URL to redirect to; NotFoundError when not genuine. */
+  /**
+   * Records a click and returns the URL to redirect to: a signed token's, or a short link's (an
+   * SMS's, §17). NotFoundError when it is neither.
+   */
   async click(token: string, req: TrackingRequest): Promise<string> {
+    if (SHORT_LINK_ID.test(token)) {
+      const link = await this.shortLinks.resolve(token);
+      if (!link) throw new NotFoundError('Tracking link');
+      await this.record({ kind: 'click', ...link }, 'clicked', req);
+      return link.url;
+    }
     const claims = this.verify(token, 'click');
     await this.record(claims, 'clicked', req);
     return claims.url!;

@@ -69,9 +69,16 @@ describe(TrackingTokens.name, () => {
 describe(TrackingService.name, () => {
   const tokens = new TrackingTokens([randomBytes(32)]);
   // Only the tokens and the base URL take part in preparing and personalising HTML.
-  const service = new TrackingService(tokens, {} as never, {} as never, new SystemClock(), {
-    publicBaseUrl: 'https://t.test',
-  } as AppConfig);
+  const service = new TrackingService(
+    tokens,
+    {} as never,
+    {} as never,
+    {} as never,
+    new SystemClock(),
+    {
+      publicBaseUrl: 'https://t.test',
+    } as AppConfig,
+  );
   const target = { organizationId: ORG, messageId: MSG, opens: true, clicks: true };
   afterEach(() => jest.restoreAllMocks());
 
