@@ -8,7 +8,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, sql } from '../database/sql';
 import type { AttemptStatus } from '../messaging/delivery-policy';
-import { summariseRecipients } from '../messaging/delivery.service';
+import { MessageReportsRepository } from '../messaging/message-reports.repository';
 import type { RecipientState } from '../messaging/message.types';
 import type { FeedbackReference } from './feedback-rules';
 
@@ -42,12 +42,12 @@ export interface FeedbackAttempt {
   attemptedAt: Date;
 }
 
-/** Message statuses that the delivery worker no longer changes. */
-const FINISHED = ['delivered', 'partially_delivered', 'bounced', 'failed', 'suppressed'];
-
 @Injectable()
 export class MessageFeedbackRepository {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly ds: DataSource,
+    private readonly reports: MessageReportsRepository,
+  ) {}
 
   /** The message a signed reference names. */
   async find(ref: FeedbackReference): Promise<FeedbackMessage | null> {
@@ -115,9 +115,8 @@ export class MessageFeedbackRepository {
   }
 
   /**
-   * Records a report's attempt on the message. A bounce also sets its recipient `bounced` and, once
-   * the delivery worker is done with the message, its status from its recipients' (§8). The
-   * message row is locked first, so a concurrent report or delivery run waits.
+   * Records a report's attempt on the message through the log's one report writer: a bounce also
+   * moves a `delivered` recipient to `bounced` (and the finished message's status with it).
    */
   async recordAttempt(
     em: EntityManager,
@@ -125,53 +124,11 @@ export class MessageFeedbackRepository {
     message: FeedbackMessage,
     a: FeedbackAttempt,
   ): Promise<void> {
-    const [locked] = await query<{ status: string }>(
-      em,
-      sql`SELECT status FROM messages
-           WHERE id = ${message.id}::uuid AND organization_id = ${organizationId}::uuid
-           FOR UPDATE`,
-    );
-    if (!locked) return;
-    await query(
-      em,
-      sql`INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
-            smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
-          VALUES (${message.id}::uuid, ${organizationId}::uuid, ${a.recipientIdx}, ${a.status},
-            ${a.smtpCode}::int, ${a.smtpMessage}::text, ${a.mxHost}::text, NULL, ${a.retryCount},
-            ${a.attemptedAt}::timestamptz)
-          RETURNING id`,
-    );
-    if (a.status !== 'bounced') return;
-    const recipients = await query<{ idx: number; status: RecipientState['status'] }>(
-      em,
-      sql`UPDATE message_recipients SET status = 'bounced'
-           WHERE message_id = ${message.id}::uuid AND organization_id = ${organizationId}::uuid
-             AND idx = ${a.recipientIdx} AND status = 'delivered'
-          RETURNING idx, status`,
-    );
-    if (!recipients.length || !FINISHED.includes(locked.status)) return;
-    const states = await query<{ idx: number; status: RecipientState['status'] }>(
-      em,
-      sql`SELECT idx, status FROM message_recipients
-           WHERE message_id = ${message.id}::uuid AND organization_id = ${organizationId}::uuid`,
-    );
-    const summary = summariseRecipients(
-      states.map((s) => ({
-        idx: s.idx,
-        kind: 'to',
-        email: '',
-        status: s.status,
-        retryCount: 0,
-        nextAttemptAt: null,
-        firstAttemptAt: null,
-      })),
-      a.attemptedAt,
-    );
-    await query(
-      em,
-      sql`UPDATE messages SET status = ${summary.status}, updated_at = now()
-           WHERE id = ${message.id}::uuid AND organization_id = ${organizationId}::uuid
-          RETURNING id`,
-    );
+    await this.reports.record(em, organizationId, {
+      messageId: message.id,
+      recipientIdx: a.recipientIdx,
+      attempt: a,
+      movesFrom: a.status === 'bounced' ? ['delivered'] : [],
+    });
   }
 }

@@ -1,5 +1,7 @@
-// What an SMTP answer means for a recipient (§8), and when a deferred recipient is tried again.
-// Pure functions: the delivery service applies them, unit specs pin them down.
+// What an SMTP answer means for a recipient (§8), when a deferred recipient is tried again, and
+// what a message's status is from its recipients'. Pure functions: the delivery service and the
+// report writer apply them, unit specs pin them down.
+import type { MessageStatus, RecipientState, RunOutcome } from './message.types';
 
 /** `sent`: a provider accepted a message beyond email and has not reported its delivery yet. */
 export type AttemptStatus = 'sent' | 'delivered' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
@@ -77,4 +79,41 @@ export function cleanSmtpMessage(message: string | undefined | null): string | n
       .trim()
       .slice(0, 1000) || null
   );
+}
+
+/** Recipient states a delivery run still attempts. */
+export const OPEN: RecipientState['status'][] = ['pending', 'deferred'];
+
+/** The message's status and next due time once its recipients are in the given states. */
+export function summariseRecipients(
+  states: RecipientState[],
+  now: Date,
+  /** Attempts were recorded in this run: the message is no longer merely queued. */
+  attemptedThisRun = false,
+): RunOutcome {
+  const open = states.filter((s) => OPEN.includes(s.status));
+  if (open.length) {
+    const next = Math.min(...open.map((s) => (s.nextAttemptAt ?? now).getTime()));
+    // Attempted once already: its first attempt time is set even before any retry is counted.
+    const attempted =
+      attemptedThisRun || states.some((s) => s.retryCount > 0 || s.firstAttemptAt !== null);
+    return {
+      status: attempted ? 'deferred' : 'queued',
+      nextAttemptAt: new Date(next),
+      completedAt: null,
+    };
+  }
+  const count = (st: RecipientState['status']) => states.filter((s) => s.status === st).length;
+  const delivered = count('delivered');
+  // Accepted by a provider, no receipt yet (§17): its status callback finishes the message.
+  if (count('sent') > 0 && count('sent') + delivered === states.length) {
+    return { status: 'sent', nextAttemptAt: null, completedAt: null };
+  }
+  let status: MessageStatus;
+  if (delivered === states.length) status = 'delivered';
+  else if (delivered > 0) status = 'partially_delivered';
+  else if (count('suppressed') === states.length) status = 'suppressed';
+  else if (count('bounced') > 0) status = 'bounced';
+  else status = 'failed';
+  return { status, nextAttemptAt: null, completedAt: now };
 }

@@ -18,6 +18,8 @@ import {
   cleanSmtpMessage,
   isHardBounce,
   nextRetryAt,
+  OPEN,
+  summariseRecipients,
 } from './delivery-policy';
 import { ChannelDeliveryService } from './channel-delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
@@ -28,7 +30,6 @@ import type {
   ClaimedRecipient,
   MessageStatus,
   RecipientState,
-  RunOutcome,
 } from './message.types';
 import { SmtpOutbound, SmtpRecipientResult } from './smtp-outbound';
 import { TrackingService } from './tracking/tracking.service';
@@ -41,44 +42,8 @@ export interface DeliveryRun {
   nextAttemptAt: Date | null;
 }
 
-const OPEN: RecipientState['status'][] = ['pending', 'deferred'];
-
 function mailbox(m: Mailbox) {
   return m.name ? { name: m.name, address: m.email } : m.email;
-}
-
-/** The message's status and next due time once its recipients are in the given states. */
-export function summariseRecipients(
-  states: RecipientState[],
-  now: Date,
-  /** Attempts were recorded in this run: the message is no longer merely queued. */
-  attemptedThisRun = false,
-): RunOutcome {
-  const open = states.filter((s) => OPEN.includes(s.status));
-  if (open.length) {
-    const next = Math.min(...open.map((s) => (s.nextAttemptAt ?? now).getTime()));
-    // Attempted once already: its first attempt time is set even before any retry is counted.
-    const attempted =
-      attemptedThisRun || states.some((s) => s.retryCount > 0 || s.firstAttemptAt !== null);
-    return {
-      status: attempted ? 'deferred' : 'queued',
-      nextAttemptAt: new Date(next),
-      completedAt: null,
-    };
-  }
-  const count = (st: RecipientState['status']) => states.filter((s) => s.status === st).length;
-  const delivered = count('delivered');
-  // Accepted by a provider, no receipt yet (§17): its status callback finishes the message.
-  if (count('sent') > 0 && count('sent') + delivered === states.length) {
-    return { status: 'sent', nextAttemptAt: null, completedAt: null };
-  }
-  let status: MessageStatus;
-  if (delivered === states.length) status = 'delivered';
-  else if (delivered > 0) status = 'partially_delivered';
-  else if (count('suppressed') === states.length) status = 'suppressed';
-  else if (count('bounced') > 0) status = 'bounced';
-  else status = 'failed';
-  return { status, nextAttemptAt: null, completedAt: now };
 }
 
 @Injectable()

@@ -1,6 +1,6 @@
 // Delivery's pure parts: a message's status, per-recipient SMTP results, MX choice and refusal.
 import { Logger } from '@nestjs/common';
-import { summariseRecipients } from './delivery.service';
+import { summariseRecipients } from './delivery-policy';
 import type { RecipientState } from './message.types';
 import { recipientResults, SmtpOutbound } from './smtp-outbound';
 import type { AppConfig } from '../config/app-config';

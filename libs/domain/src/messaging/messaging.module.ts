@@ -25,6 +25,7 @@ import { MessageLogRepository } from './message-log.repository';
 import { MessageLogService } from './message-log.service';
 import { MessageMaintenanceService } from './message-maintenance.service';
 import { MessageRepository } from './message.repository';
+import { MessageReportsRepository } from './message-reports.repository';
 import { MessageService } from './message.service';
 import { SendService } from './send.service';
 import { SmtpOutbound } from './smtp-outbound';
@@ -48,6 +49,7 @@ import { TrackingService } from './tracking/tracking.service';
     ChannelDeliveryService,
     ChannelRecordsRepository,
     ProviderStatusRepository,
+    MessageReportsRepository,
     ChannelCallbackService,
     MessageRepository,
     MessageLogRepository,
@@ -69,6 +71,7 @@ import { TrackingService } from './tracking/tracking.service';
   ],
   exports: [
     SendService,
+    MessageReportsRepository,
     ChannelSendService,
     ChannelCallbackService,
     ContactEmailStatusRepository,

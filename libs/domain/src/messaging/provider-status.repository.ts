@@ -1,13 +1,14 @@
-// A provider's status report for one of our messages (§17), recorded like a delivery attempt: the
-// attempt row, the recipient's and the message's status. Reports are idempotent and safe in any
-// order: a final status (delivered, bounced, failed) is never moved, and a repeat of the current
-// one records nothing.
+// A provider's status report for one of our messages (§17), found by the provider's id for it and
+// recorded through the log's report writer. Reports are idempotent and safe in any order: a final
+// status (delivered, bounced, failed) is never moved, and a repeat of the current one records
+// nothing.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { StatusUpdate } from '../channels/provider-adapter';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, sql } from '../database/sql';
 import type { ChannelEventRef } from './channel-events';
+import { MessageReportsRepository } from './message-reports.repository';
 import type { RecipientStatus } from './message.types';
 
 const FINAL: RecipientStatus[] = ['delivered', 'bounced', 'failed', 'suppressed'];
@@ -21,6 +22,8 @@ export interface RecordedStatus {
 
 @Injectable()
 export class ProviderStatusRepository {
+  constructor(private readonly reports: MessageReportsRepository) {}
+
   /**
    * Records the report against the organization's message that the provider account sent under
    * this provider id (its row locked meanwhile); null when there is none or nothing changes.
@@ -56,27 +59,21 @@ export class ProviderStatusRepository {
            FOR UPDATE OF m`,
     );
     if (!row || FINAL.includes(row.status) || row.status === update.status) return null;
-    const final = update.status !== 'sent';
     // The report is of the send attempt that got the provider id: it counts the attempts before it.
     const retryCount = Math.max(0, row.retry_count - 1);
-    await query(
-      em,
-      sql`WITH attempt AS (
-            INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
-              smtp_message, provider_code, retry_count, attempted_at)
-            VALUES (${row.id}::uuid, ${organizationId}::uuid, ${row.idx}, ${update.status},
-              ${update.description ?? null}, ${update.code ?? null}, ${retryCount},
-              ${at}::timestamptz)
-          ), recipient AS (
-            UPDATE message_recipients SET status = ${update.status}, next_attempt_at = NULL
-             WHERE organization_id = ${organizationId}::uuid AND message_id = ${row.id}::uuid
-               AND idx = ${row.idx}
-          )
-          UPDATE messages
-             SET status = ${update.status}, next_attempt_at = NULL, updated_at = ${at}::timestamptz,
-                 completed_at = CASE WHEN ${final} THEN ${at}::timestamptz ELSE completed_at END
-           WHERE organization_id = ${organizationId}::uuid AND id = ${row.id}::uuid`,
-    );
+    await this.reports.record(em, organizationId, {
+      messageId: row.id,
+      recipientIdx: row.idx,
+      attempt: {
+        status: update.status,
+        smtpMessage: update.description ?? null,
+        providerCode: update.code ?? null,
+        retryCount,
+        attemptedAt: at,
+      },
+      movesFrom:
+        update.status === 'sent' ? ['pending', 'deferred'] : ['pending', 'deferred', 'sent'],
+    });
     return {
       ref: {
         jobId: row.job_id,
