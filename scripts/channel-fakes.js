@@ -173,7 +173,8 @@ function running({ twilio, fcm, apns, files }) {
     }
     for (const list of [twilio.messages, fcm.messages, fcm.tokenRequests, apns.received, apns.attempts])
       trim(list);
-    for (const sid of callbacks.keys()) if (!twilio.message(sid)) callbacks.delete(sid);
+    const kept = new Set(twilio.messages.map((m) => m.sid));
+    for (const sid of callbacks.keys()) if (!kept.has(sid)) callbacks.delete(sid);
   }, SCAN_MS);
   scan.unref();
 
@@ -239,13 +240,17 @@ function running({ twilio, fcm, apns, files }) {
   };
 }
 
-/** The `mp-admin add-provider` line that connects an organization ($ORG) to a fake. */
+/**
+ * The `mp-admin add-provider` line that connects an organization ($ORG) to a fake. The CLI checks
+ * the account's URLs as the api does, in its own process: it too must allow loopback targets.
+ */
 function addProviderCommand(account, cwd = process.cwd()) {
   const relative = path.relative(cwd, account.credentialsFile);
   const file = relative.startsWith('..') || path.isAbsolute(relative) ? account.credentialsFile : relative;
   const quote = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
   return (
-    `npx mp-admin add-provider --org $ORG --channel ${account.channel} --provider ${account.provider}` +
+    'WEBHOOK_ALLOW_PRIVATE_TARGETS=true npx mp-admin add-provider --org $ORG' +
+    ` --channel ${account.channel} --provider ${account.provider}` +
     ` --name ${quote(account.name)} --credentials-file ${quote(file)} --settings ${quote(JSON.stringify(account.settings))}`
   );
 }

@@ -118,7 +118,7 @@ function readyBlock(ready, env, catcher, fakes) {
     lines.push(`  SMS and push  ${catcher.webUrl}/channels   (what the Twilio, FCM and APNs fakes received)`);
     wide.push(
       '',
-      'Provider fakes: connect an organization to them ($ORG: its id) with',
+      'Provider fakes: connect an organization ($ORG: its id) to them with',
       ...Object.values(fakes.accounts).map((a) => `  ${addProviderCommand(a)}`),
     );
   }

@@ -86,7 +86,8 @@ describe('the development provider fakes and their catcher pages', () => {
     expect(JSON.parse(readFileSync(apns.credentialsFile, 'utf8'))).toEqual(apns.credentials);
     expect(statSync(twilio.credentialsFile).mode & 0o077).toBe(0);
     expect(addProviderCommand(twilio, dataDir)).toBe(
-      `npx mp-admin add-provider --org $ORG --channel sms --provider twilio --name 'Twilio fake' ` +
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS=true npx mp-admin add-provider --org $ORG ' +
+        `--channel sms --provider twilio --name 'Twilio fake' ` +
         `--credentials-file channel-fakes/twilio.json ` +
         `--settings '{"from":"+15005550006","apiBaseUrl":"http://127.0.0.1:${ports.twilio}"}'`,
     );

@@ -161,7 +161,7 @@ describe('README walk-through', () => {
     const commands = block
       .split('\n')
       .map((l) => l.trim())
-      .filter((l) => l.startsWith('npx mp-admin add-provider --org $ORG'));
+      .filter((l) => l.includes('npx mp-admin add-provider --org $ORG'));
     expect(commands.map((c) => c.match(/--provider (\w+)/)?.[1])).toEqual([
       'twilio',
       'fcm',
@@ -173,7 +173,10 @@ describe('README walk-through', () => {
       'CREATED=$(npx mp-admin create-org --name Fakes --with-key --json)',
       'ORG=$(echo "$CREATED" | json .organization.id)',
       'echo "key $(echo "$CREATED" | json .apiKey.key)"',
-      ...commands.map((c) => `echo "provider $(${c} --json | json .channelProvider.id)"`),
+      ...commands.flatMap((c) => [
+        `ID=$(${c} --json | json .channelProvider.id)`,
+        'echo "provider $ID"',
+      ]),
     ].join('\n');
     const bash = new Proc('add-provider', 'bash', ['-c', `set -euo pipefail\n${script}`], {
       cwd: ROOT,
@@ -197,8 +200,9 @@ describe('README walk-through', () => {
         headers: { 'X-API-Key': key, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-      expect(res.status).toBe(200);
-      return ((await res.json()) as { data: { outcome: string } }).data.outcome;
+      const answer = (await res.json()) as { data: { outcome: string } };
+      if (res.status !== 200) throw new Error(`test send: ${res.status} ${JSON.stringify(answer)}`);
+      return answer.data.outcome;
     };
     expect(await test(sms, { to: '+14155550123', text: 'Hello from the fakes' })).toBe('accepted');
     expect(await test(fcm, { to: 'any-app-token', title: 'Via FCM', body: 'A push' })).toBe(
