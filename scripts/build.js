@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the apps and the dashboard, skipping a target whose output is newer than every one of its
-// inputs (`--if-stale`). `npm run build` builds everything; `npm start`, the admin CLI and the
-// self-hosting tests build only what is stale.
+// inputs (`--if-stale`). `npm run build` builds everything production runs; `npm start`, the admin
+// CLI and the self-hosting tests build only what is stale.
 //
 // A target is up to date when its entry file exists and is newer than the newest of its inputs:
 // source files and the folders holding them (a deleted or renamed file changes its folder's
@@ -29,7 +29,17 @@ const TARGETS = {
     inputs: ['apps/dashboard', ...CONFIG],
     command: ['npm', 'run', '--silent', 'build:dashboard'],
   },
+  // The tests' provider fakes, which `npm start` runs in development (scripts/channel-fakes.js):
+  // plain tsc, a few seconds. Only named builds make it: production has no use for it.
+  'channel-fakes': {
+    entry: 'dist/channel-fakes/test/support/providers/twilio-fake.js',
+    inputs: ['test/support/providers', 'libs/domain/src', ...CONFIG],
+    command: ['npx', 'tsc', '-p', 'test/support/providers/tsconfig.build.json'],
+    development: true,
+  },
 };
+/** What `npm run build` builds. */
+const DEFAULT_TARGETS = Object.keys(TARGETS).filter((name) => !TARGETS[name].development);
 
 /** Newest modification time (ms) under `p`: files and folders; spec files do not count. */
 function newest(p) {
@@ -58,11 +68,11 @@ function upToDate(name) {
 }
 
 /**
- * Builds the named targets in order (all when none is named). With `ifStale`, a target that is up
- * to date is skipped. Progress goes to `log` (stderr by default: stdout may be a command's JSON).
- * Throws when a build fails.
+ * Builds the named targets in order (when none is named, all but the development ones). With
+ * `ifStale`, a target that is up to date is skipped. Progress goes to `log` (stderr by default:
+ * stdout may be a command's JSON). Throws when a build fails.
  */
-function build(names = Object.keys(TARGETS), { ifStale = false, log = (m) => process.stderr.write(m + '\n') } = {}) {
+function build(names = DEFAULT_TARGETS, { ifStale = false, log = (m) => process.stderr.write(m + '\n') } = {}) {
   for (const name of names) {
     const t = TARGETS[name];
     if (!t) throw new Error(`unknown build target "${name}" (one of ${Object.keys(TARGETS).join(', ')})`);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The development mail catcher: an SMTP server that keeps every message it receives in memory
 // (the newest 500) and a small web page that shows them. `npm start` runs it and routes the
-// worker's outbound mail to it when NODE_ENV is not production and SMTP_OUTBOUND_URL is unset.
+// worker's outbound mail to it when NODE_ENV is not production and SMTP_OUTBOUND_URL is unset; its
+// web server also shows what the SMS and push provider fakes took (scripts/catcher-channels.js).
 // Also runs alone: `node scripts/mail-catcher.js` (MAIL_CATCHER_SMTP_PORT, MAIL_CATCHER_HTTP_PORT).
 //
 //   GET /                 the inbox page (refreshes itself)
@@ -12,17 +13,15 @@
 const http = require('node:http');
 const { SMTPServer } = require('smtp-server');
 const { simpleParser } = require('mailparser');
+const { escapeHtml, page } = require('./catcher-html');
 
 const KEEP = 500;
-
-const escapeHtml = (s) =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 
 function summary(m) {
   return { id: m.id, receivedAt: m.receivedAt, from: m.from, to: m.to, subject: m.subject, size: m.raw.length };
 }
 
-function inboxPage(messages) {
+function inboxPage(messages, nav) {
   const rows = messages
     .map(
       (m) =>
@@ -30,20 +29,26 @@ function inboxPage(messages) {
         `<td><a href="/messages/${m.id}/view">${escapeHtml(m.subject || '(no subject)')}</a></td></tr>`,
     )
     .join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="5">
-<title>Mail catcher (${messages.length})</title><style>body{font:14px system-ui,sans-serif;margin:2em}
-table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4em .6em;border-bottom:1px solid #ddd}</style></head>
-<body><h1>Mail catcher</h1><p>${messages.length} message(s), newest first. Mail the platform sends in development lands here.</p>
-<table><thead><tr><th>Time (UTC)</th><th>From</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
+  return page({
+    title: `Mail catcher (${messages.length})`,
+    refresh: true,
+    nav,
+    body:
+      `<h1>Mail catcher</h1><p>${messages.length} message(s), newest first. Mail the platform sends in development lands here.</p>` +
+      `<table><thead><tr><th>Time (UTC)</th><th>From</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows}</tbody></table>`,
+  });
 }
 
 function messagePage(m) {
   const body = m.html
     ? `<iframe sandbox="" style="width:100%;height:70vh;border:1px solid #ddd" srcdoc="${escapeHtml(m.html)}"></iframe>`
     : `<pre>${escapeHtml(m.text)}</pre>`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(m.subject)}</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em}</style></head><body><p><a href="/">Inbox</a> · <a href="/messages/${m.id}.eml">source</a></p>
-<h1>${escapeHtml(m.subject || '(no subject)')}</h1><p>From ${escapeHtml(m.from)}<br>To ${escapeHtml(m.to.join(', '))}<br>${escapeHtml(m.receivedAt)}</p>${body}</body></html>`;
+  return page({
+    title: m.subject,
+    body:
+      `<p><a href="/">Inbox</a> · <a href="/messages/${m.id}.eml">source</a></p><h1>${escapeHtml(m.subject || '(no subject)')}</h1>` +
+      `<p>From ${escapeHtml(m.from)}<br>To ${escapeHtml(m.to.join(', '))}<br>${escapeHtml(m.receivedAt)}</p>${body}`,
+  });
 }
 
 function listen(server, port, host) {
@@ -56,8 +61,12 @@ function listen(server, port, host) {
   });
 }
 
-/** Starts the catcher; ports 0 take free ones. Resolves with its addresses and a close function. */
-async function startMailCatcher({ smtpPort = 1025, httpPort = 1080, host = '127.0.0.1' } = {}) {
+/**
+ * Starts the catcher; ports 0 take free ones, `smtpPort: null` serves the pages only (outbound mail
+ * goes elsewhere). `channels` (scripts/catcher-channels.js) adds the SMS and push pages. Resolves
+ * with its addresses and a close function.
+ */
+async function startMailCatcher({ smtpPort = 1025, httpPort = 1080, host = '127.0.0.1', channels = null } = {}) {
   const messages = [];
   let next = 1;
   const smtp = new SMTPServer({
@@ -98,6 +107,11 @@ async function startMailCatcher({ smtpPort = 1025, httpPort = 1080, host = '127.
       res.end(body);
     };
     const url = new URL(req.url, 'http://catcher');
+    if (channels?.handle(req, url, send)) return;
+    if (smtpPort === null && url.pathname === '/') {
+      res.writeHead(302, { location: '/channels' });
+      return res.end();
+    }
     const one = /^\/messages\/(\d+)(\.eml|\/view)?$/.exec(url.pathname);
     const found = one && messages.find((m) => m.id === Number(one[1]));
     if (req.method === 'DELETE' && url.pathname === '/messages') {
@@ -105,7 +119,7 @@ async function startMailCatcher({ smtpPort = 1025, httpPort = 1080, host = '127.
       return send(204, 'text/plain', '');
     }
     if (req.method !== 'GET') return send(405, 'text/plain', 'method not allowed\n');
-    if (url.pathname === '/') return send(200, 'text/html; charset=utf-8', inboxPage(messages));
+    if (url.pathname === '/') return send(200, 'text/html; charset=utf-8', inboxPage(messages, channels && 'mail'));
     if (url.pathname === '/messages') return send(200, 'application/json', JSON.stringify(messages.map(summary)));
     if (!found) return send(404, 'text/plain', 'no such message\n');
     if (one[2] === '.eml') return send(200, 'message/rfc822', found.raw);
@@ -113,16 +127,16 @@ async function startMailCatcher({ smtpPort = 1025, httpPort = 1080, host = '127.
     const { raw, ...rest } = found;
     return send(200, 'application/json', JSON.stringify({ ...rest, size: raw.length }));
   });
-  const boundSmtp = await listen(smtp.server, smtpPort, host);
+  const closeSmtp = () => (smtpPort === null ? undefined : new Promise((r) => smtp.close(r)));
+  const boundSmtp = smtpPort === null ? null : await listen(smtp.server, smtpPort, host);
   const boundHttp = await listen(web, httpPort, host).catch(async (err) => {
-    await new Promise((r) => smtp.close(r));
+    await closeSmtp();
     throw err;
   });
   return {
-    smtpUrl: `smtp://${host}:${boundSmtp}`,
+    smtpUrl: boundSmtp === null ? null : `smtp://${host}:${boundSmtp}`,
     webUrl: `http://localhost:${boundHttp}`,
-    close: () =>
-      Promise.all([new Promise((r) => smtp.close(r)), new Promise((r) => web.close(r))]).then(() => undefined),
+    close: () => Promise.all([closeSmtp(), new Promise((r) => web.close(r))]).then(() => undefined),
   };
 }
 

@@ -4,12 +4,17 @@
 // said "ready", prints where everything is. Ctrl-C stops the apps first, then the database.
 //
 // Outside production it also starts the development mail catcher (scripts/mail-catcher.js) and
-// routes outbound mail to it unless SMTP_OUTBOUND_URL is set, and lets webhooks target loopback
-// unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set. Production behaviour is the apps' own.
+// routes outbound mail to it unless SMTP_OUTBOUND_URL is set; starts the Twilio, FCM and APNs fakes
+// (scripts/channel-fakes.js), whose messages the catcher's "SMS and push" page shows; and lets
+// webhooks and provider accounts target loopback unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set.
+// Production behaviour is the apps' own.
 const { spawn } = require('node:child_process');
+const { readFileSync } = require('node:fs');
 const path = require('node:path');
 const readline = require('node:readline');
 const { build } = require('./build');
+const { channelPages } = require('./catcher-channels');
+const { addProviderCommand, startChannelFakes } = require('./channel-fakes');
 const { startMailCatcher } = require('./mail-catcher');
 
 const root = path.resolve(__dirname, '..');
@@ -93,9 +98,9 @@ function startApp(app, env, onReady) {
   return child;
 }
 
-function readyBlock(ready, env, catcher) {
+function readyBlock(ready, env, catcher, fakes) {
   const api = ready.api.url;
-  const mail = catcher
+  const mail = catcher?.smtpUrl
     ? `Mail catcher  ${catcher.webUrl}   (every email the platform sends lands here)`
     : `Outbound mail ${ready.worker.outbound}`;
   const lines = [
@@ -106,18 +111,42 @@ function readyBlock(ready, env, catcher) {
     `  SMTP relay    localhost:${ready['smtp-relay'].port}   (STARTTLS; password: an API key)`,
     `  Inbound SMTP  localhost:${ready['smtp-relay'].inboundPort}   (bounces, complaints, unsubscribes)`,
     `  ${mail}`,
+  ];
+  // The add-provider lines are long: the frame is as wide as the other lines.
+  const wide = [];
+  if (fakes) {
+    lines.push(`  SMS and push  ${catcher.webUrl}/channels   (what the Twilio, FCM and APNs fakes received)`);
+    wide.push(
+      '',
+      'Provider fakes: connect an organization ($ORG: its id) to them with',
+      ...Object.values(fakes.accounts).map((a) => `  ${addProviderCommand(a)}`),
+    );
+  }
+  const next = [
     '',
     'Next: npx mp-admin create-org --name Acme --with-key',
     '      then follow the walk-through in README.md. Ctrl-C stops everything.',
   ];
-  const rule = '─'.repeat(Math.max(...lines.map((l) => l.length)) + 2);
-  return `${rule}\n${lines.map((l) => ` ${l}`).join('\n')}\n${rule}\n`;
+  const rule = '─'.repeat(Math.max(...[...lines, ...next].map((l) => l.length)) + 2);
+  const all = [...lines, ...wide, ...next];
+  return `${rule}\n${all.map((l) => ` ${l}`).join('\n')}\n${rule}\n`;
+}
+
+/**
+ * PROVIDER_TLS_CA trusting the APNs fake's certificate too: a CA already given (PEM text or a
+ * file) is kept, so a provider behind a private CA stays reachable.
+ */
+function withFakeCa(given, cert) {
+  if (!given) return cert;
+  const pem = given.trimStart().startsWith('-----BEGIN') ? given : readFileSync(given, 'utf8');
+  return `${pem.trimEnd()}\n${cert}`;
 }
 
 async function main() {
   const env = { ...process.env };
   const production = env.NODE_ENV === 'production';
   build(undefined, { ifStale: true, log: (m) => log(m) });
+  if (!production) build(['channel-fakes'], { ifStale: true, log: (m) => log(m) });
 
   let stopDb = async () => undefined;
   if (!env.DATABASE_URL) {
@@ -131,13 +160,31 @@ async function main() {
   log('migrations applied', { count: migrated.migrated.length });
 
   let catcher = null;
-  if (!production && !env.SMTP_OUTBOUND_URL) {
-    catcher = await startMailCatcher({
-      smtpPort: Number(env.MAIL_CATCHER_SMTP_PORT || 1025),
-      httpPort: Number(env.MAIL_CATCHER_HTTP_PORT || 1080),
+  let fakes = null;
+  if (!production) {
+    fakes = await startChannelFakes({
+      dataDir: path.resolve(env.DATA_DIR || './.data'),
+      ports: {
+        twilio: Number(env.TWILIO_FAKE_PORT || 1081),
+        fcm: Number(env.FCM_FAKE_PORT || 1082),
+        apns: Number(env.APNS_FAKE_PORT || 1083),
+      },
     });
-    env.SMTP_OUTBOUND_URL = catcher.smtpUrl;
+    const urls = Object.fromEntries(Object.entries(fakes.accounts).map(([k, a]) => [k, a.url]));
+    log('provider fakes ready', urls);
+    // With SMTP_OUTBOUND_URL set, mail goes there: the catcher serves only its pages.
+    const mailHere = !env.SMTP_OUTBOUND_URL;
+    catcher = await startMailCatcher({
+      smtpPort: mailHere ? Number(env.MAIL_CATCHER_SMTP_PORT || 1025) : null,
+      httpPort: Number(env.MAIL_CATCHER_HTTP_PORT || 1080),
+      channels: channelPages(fakes),
+    });
+    if (mailHere) env.SMTP_OUTBOUND_URL = catcher.smtpUrl;
     log('mail catcher ready', { smtp: catcher.smtpUrl, url: catcher.webUrl });
+    // Provider accounts reach the fakes on loopback, which is refused like a webhook's private
+    // target unless WEBHOOK_ALLOW_PRIVATE_TARGETS; the APNs fake speaks TLS with a self-signed
+    // certificate, which api and worker trust through PROVIDER_TLS_CA.
+    env.PROVIDER_TLS_CA = withFakeCa(env.PROVIDER_TLS_CA, fakes.tlsCa);
   }
   if (!production && env.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined)
     env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
@@ -147,7 +194,7 @@ async function main() {
   const onReady = (app, line) => {
     ready[app] = line;
     if (Object.keys(ready).length === APPS.length)
-      process.stdout.write(readyBlock(ready, env, catcher));
+      process.stdout.write(readyBlock(ready, env, catcher, fakes));
   };
   const children = APPS.map((app) => {
     const child = startApp(app, { ...env, RUN_MIGRATIONS: 'false' }, onReady);
@@ -168,6 +215,7 @@ async function main() {
       ),
     );
     await catcher?.close();
+    await fakes?.close();
     await stopDb().catch(() => undefined);
     process.exit(code);
   }

@@ -2,9 +2,12 @@
 // SMTP_OUTBOUND_URL, no WEBHOOK_ALLOW_PRIVATE_TARGETS, a fresh data directory), its ready block
 // must match the README's, and the shell blocks of the README's walk-through run verbatim, in
 // order, in one bash, with only the ports swapped for free ones (and the run's PostgreSQL and Redis).
+// The same launcher's provider fakes take an SMS and two pushes from accounts connected with the
+// add-provider lines its ready block prints, and the catcher's "SMS and push" page shows them.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../support/wait-for';
 import { ensureBuilt, freePort, freshDatabase, isolatedRedis, Proc, ROOT } from './support';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -56,10 +59,9 @@ describe('README walk-through', () => {
   beforeAll(async () => {
     ensureBuilt('api', 'worker', 'smtp-relay', 'dashboard');
     db = await freshDatabase();
-    const [api, relay, inbound, health, catcherSmtp, catcherHttp, receiver] = await Promise.all(
-      Array.from({ length: 7 }, freePort),
-    );
-    ports = { api, relay, inbound, catcherHttp, receiver };
+    const [api, relay, inbound, health, catcherSmtp, catcherHttp, receiver, twilio, fcm, apns] =
+      await Promise.all(Array.from({ length: 10 }, freePort));
+    ports = { api, relay, inbound, catcherHttp, receiver, twilio, fcm, apns };
     // A shell of a fresh clone: none of the e2e suite's settings (NODE_ENV=test, a fixed key,
     // WEBHOOK_ALLOW_PRIVATE_TARGETS) leak in.
     env = {
@@ -74,6 +76,9 @@ describe('README walk-through', () => {
       WORKER_HEALTH_PORT: String(health),
       MAIL_CATCHER_SMTP_PORT: String(catcherSmtp),
       MAIL_CATCHER_HTTP_PORT: String(catcherHttp),
+      TWILIO_FAKE_PORT: String(twilio),
+      FCM_FAKE_PORT: String(fcm),
+      APNS_FAKE_PORT: String(apns),
     };
     launcher = new Proc('npm start', process.execPath, ['scripts/start-all.js'], {
       cwd: ROOT,
@@ -151,4 +156,80 @@ describe('README walk-through', () => {
       'Spring sale',
     ]);
   }, 300_000);
+
+  it('starts the provider fakes: accounts connected with the printed lines send into them', async () => {
+    const commands = block
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l.includes('npx mp-admin add-provider --org $ORG'));
+    expect(commands.map((c) => c.match(/--provider (\w+)/)?.[1])).toEqual([
+      'twilio',
+      'fcm',
+      'apns',
+    ]);
+    expect(block).toContain(`http://localhost:${ports.catcherHttp}/channels`);
+    const script = [
+      `json() { node -pe "JSON.parse(require('fs').readFileSync(0))$1"; }`,
+      'CREATED=$(npx mp-admin create-org --name Fakes --with-key --json)',
+      'ORG=$(echo "$CREATED" | json .organization.id)',
+      'echo "key $(echo "$CREATED" | json .apiKey.key)"',
+      ...commands.flatMap((c) => [
+        `ID=$(${c} --json | json .channelProvider.id)`,
+        'echo "provider $ID"',
+      ]),
+    ].join('\n');
+    const bash = new Proc('add-provider', 'bash', ['-c', `set -euo pipefail\n${script}`], {
+      cwd: ROOT,
+      env,
+      detached: true,
+    });
+    try {
+      const code = await bash.exit(120_000);
+      if (code !== 0)
+        throw new Error(`the add-provider lines exited with ${code}:\n${bash.tail()}`);
+    } finally {
+      await bash.stop();
+    }
+    const key = bash.output.match(/^key (\S+)$/m)![1];
+    const [sms, fcm, apns] = [...bash.output.matchAll(/^provider (\S+)$/gm)].map((m) => m[1]);
+
+    const api = `http://localhost:${ports.api}/api/v1/user/channel-providers`;
+    const test = async (id: string, body: Record<string, string>) => {
+      const res = await fetch(`${api}/${id}/test`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const answer = (await res.json()) as { data: { outcome: string } };
+      if (res.status !== 200) throw new Error(`test send: ${res.status} ${JSON.stringify(answer)}`);
+      return answer.data.outcome;
+    };
+    expect(await test(sms, { to: '+14155550123', text: 'Hello from the fakes' })).toBe('accepted');
+    expect(await test(fcm, { to: 'any-app-token', title: 'Via FCM', body: 'A push' })).toBe(
+      'accepted',
+    );
+    expect(await test(apns, { to: 'ab'.repeat(32), title: 'Via APNs', body: 'A push' })).toBe(
+      'accepted',
+    );
+
+    const catcher = `http://127.0.0.1:${ports.catcherHttp}`;
+    type Taken = { provider: string; to: string; text?: string; title?: string; status?: string };
+    let taken: Taken[] = [];
+    // The Twilio fake posts the SMS's status callbacks a second after the send, as Twilio does.
+    await waitFor(
+      async () => {
+        taken = (await (await fetch(`${catcher}/channels/messages`)).json()) as Taken[];
+        return taken.find((m) => m.provider === 'twilio')?.status === 'delivered';
+      },
+      { what: 'the SMS delivered', everyMs: 250 },
+    );
+    expect(taken.map((m) => [m.provider, m.to, m.text ?? m.title]).sort()).toEqual([
+      ['apns', 'ab'.repeat(32), 'Via APNs'],
+      ['fcm', 'any-app-token', 'Via FCM'],
+      ['twilio', '+14155550123', 'Hello from the fakes'],
+    ]);
+    const page = await (await fetch(`${catcher}/channels`)).text();
+    for (const text of ['Hello from the fakes', 'Via FCM', 'Via APNs'])
+      expect(page).toContain(text);
+  }, 180_000);
 });

@@ -4,7 +4,14 @@
 // topic, the apns-* headers and the payload, answers with Apple's status codes and `reason` bodies,
 // and lets a test flag tokens, force the next answers and stop the service for an outage.
 import { Clock, SystemClock } from '@app/domain/common/clock';
-import { createPublicKey, generateKeyPairSync, KeyObject, randomUUID, verify } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  KeyObject,
+  randomUUID,
+  verify,
+} from 'node:crypto';
 import {
   constants as h2,
   createSecureServer,
@@ -43,10 +50,15 @@ export interface ApnsFakeOptions {
   keyId?: string;
   /** The service's clock, for provider-token ages. */
   clock?: Clock;
+  /** The team's signing key to accept (.p8 PEM; default: one generated). */
+  privateKey?: string;
+  /** The port to listen on (default: a free one). */
+  port?: number;
 }
 
 /** A notification the fake accepted. */
 export interface ReceivedNotification {
+  at: Date;
   deviceToken: string;
   /** Request headers, lower-case (pseudo-headers left out). */
   headers: Record<string, string>;
@@ -97,9 +109,12 @@ export class ApnsFake {
     this.teamId = options.teamId ?? 'ABCDE12345';
     this.keyId = options.keyId ?? 'KEY1234567';
     this.clock = options.clock ?? new SystemClock();
-    const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-    this.privateKey = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    this.publicKey = createPublicKey(pair.privateKey);
+    const signing = options.privateKey
+      ? createPrivateKey(options.privateKey)
+      : generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+    this.privateKey = signing.export({ type: 'pkcs8', format: 'pem' }).toString();
+    this.publicKey = createPublicKey(signing);
+    this.port = options.port ?? 0;
   }
 
   static async start(options: ApnsFakeOptions = {}): Promise<ApnsFake> {
@@ -256,7 +271,7 @@ export class ApnsFake {
     for (const [name, value] of Object.entries(headers)) {
       if (!name.startsWith(':') && value !== undefined) kept[name] = String(value);
     }
-    this.received.push({ deviceToken, headers: kept, payload, apnsId });
+    this.received.push({ at: this.clock.now(), deviceToken, headers: kept, payload, apnsId });
     reply(200);
   }
 

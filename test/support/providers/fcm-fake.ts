@@ -46,6 +46,15 @@ export interface FcmFakeOptions {
   tokenLifetimeSeconds?: number;
   /** The fake's clock, in milliseconds (tests that move time move it here too). */
   now?: () => number;
+  /** The port to listen on (default: a free one). */
+  port?: number;
+  /** The project's key to accept (default: one created at start); its token_uri must be the fake's. */
+  serviceAccount?: ServiceAccountKey;
+  /**
+   * A token never registered is taken as a valid one of the project, instead of FCM's answer to an
+   * unknown token (development: any app's token reaches the fake).
+   */
+  acceptAnyToken?: boolean;
 }
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -116,6 +125,8 @@ export class FcmFake {
   private port = 0;
   private readonly now: () => number;
   private readonly lifetime: number;
+  private readonly acceptAnyToken: boolean;
+  private readonly givenServiceAccount: ServiceAccountKey | undefined;
   private readonly accounts = new Map<
     string,
     { key: ServiceAccountKey; publicKey: ReturnType<typeof createPublicKey> }
@@ -135,6 +146,9 @@ export class FcmFake {
     this.projectId = options.projectId ?? 'fake-project-1234';
     this.lifetime = options.tokenLifetimeSeconds ?? 3599;
     this.now = options.now ?? Date.now;
+    this.port = options.port ?? 0;
+    this.acceptAnyToken = options.acceptAnyToken ?? false;
+    this.givenServiceAccount = options.serviceAccount;
   }
 
   get url(): string {
@@ -144,10 +158,17 @@ export class FcmFake {
   async start(): Promise<void> {
     if (this.server) return;
     const server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', resolve);
+    });
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
-    if (!this.serviceAccount) this.serviceAccount = this.createServiceAccount();
+    if (!this.serviceAccount) {
+      this.serviceAccount = this.givenServiceAccount
+        ? this.addServiceAccount(this.givenServiceAccount)
+        : this.createServiceAccount();
+    }
   }
 
   /** Stops answering (an outage): connections are refused until `start` again, on the same port. */
@@ -180,6 +201,12 @@ export class FcmFake {
       universe_domain: 'googleapis.com',
     };
     this.accounts.set(clientEmail, { key, publicKey });
+    return key;
+  }
+
+  /** Accepts an existing key (its public half is derived from its private key). */
+  addServiceAccount(key: ServiceAccountKey): ServiceAccountKey {
+    this.accounts.set(key.client_email, { key, publicKey: createPublicKey(key.private_key) });
     return key;
   }
 
@@ -362,7 +389,9 @@ export class FcmFake {
     if (invalid) return invalid;
 
     const token = message.token as string;
-    const device = this.tokens.get(token);
+    const device =
+      this.tokens.get(token) ??
+      (this.acceptAnyToken ? { state: 'valid' as const, projectId } : undefined);
     if (!device) return invalidToken();
     if (device.state === 'unregistered') {
       return fcmError(404, 'NOT_FOUND', 'Requested entity was not found.', 'UNREGISTERED');

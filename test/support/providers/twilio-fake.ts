@@ -50,6 +50,13 @@ export interface TwilioFakeMessage {
   params: Record<string, string>;
 }
 
+export interface TwilioFakeOptions {
+  accountSid?: string;
+  authToken?: string;
+  /** The port to listen on (default: a free one). */
+  port?: number;
+}
+
 export interface TwilioCallbackResult {
   status: number;
   /** The form parameters posted, and the signature sent with them. */
@@ -81,12 +88,13 @@ export class TwilioFake {
   private readonly failures: { status: 429 | 500 | 503; retryAfter?: number }[] = [];
   private readonly optedOut = new Set<string>([TWILIO_MAGIC.unsubscribedTo]);
 
-  constructor(options: { accountSid?: string; authToken?: string } = {}) {
+  constructor(options: TwilioFakeOptions = {}) {
     this.accountSid = options.accountSid ?? sid('AC');
     this.authToken = options.authToken ?? randomBytes(16).toString('hex');
+    this.port = options.port ?? 0;
   }
 
-  static async start(options?: { accountSid?: string; authToken?: string }): Promise<TwilioFake> {
+  static async start(options?: TwilioFakeOptions): Promise<TwilioFake> {
     const fake = new TwilioFake(options);
     await fake.start();
     return fake;

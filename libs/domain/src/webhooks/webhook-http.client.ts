@@ -3,6 +3,7 @@
 // (the name is resolved once, in the connector, and the socket opened to that very address).
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -23,7 +24,8 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 
 /**
  * A connector that resolves and checks the target, then connects to the checked address (`ca`: an
- * extra trusted certificate authority for TLS).
+ * extra trusted certificate authority for TLS, added to the public ones, which TLS's own `ca`
+ * option would replace).
  */
 export function pinnedConnector(
   allowPrivate: boolean,
@@ -31,7 +33,10 @@ export function pinnedConnector(
   connectTimeoutMs = 10_000,
   ca?: string,
 ): buildConnector.connector {
-  const connect = buildConnector({ timeout: connectTimeoutMs, ...(ca ? { ca } : {}) });
+  const connect = buildConnector({
+    timeout: connectTimeoutMs,
+    ...(ca ? { ca: [...rootCertificates, ca] } : {}),
+  });
   return (opts, callback) => {
     const host = bareHost(opts.hostname);
     resolveTarget(host, allowPrivate, lookup).then(
