@@ -25,6 +25,9 @@ export interface ContactEmail {
   isPrimary: boolean;
   bounceCount: number;
   complaintCount: number;
+  verifiedAt?: string | null;
+  lastBouncedAt?: string | null;
+  lastComplainedAt?: string | null;
   createdAt: string;
 }
 
@@ -38,6 +41,16 @@ export interface ChannelRecord {
   appleId?: string;
   deviceToken?: string;
   platform?: string;
+  verifiedAt?: string | null;
+  /** SMS: when the number opted out (STOP, or set through the API). */
+  optedOutAt?: string | null;
+  /** WhatsApp: when the contact was last seen. */
+  lastSeenAt?: string | null;
+  /** Telegram: when the contact was last active. */
+  lastActiveAt?: string | null;
+  /** Push: when a push last went out to the token. */
+  lastUsedAt?: string | null;
+  expiresAt?: string | null;
   createdAt: string;
 }
 
