@@ -164,6 +164,8 @@ export interface ImportUpload {
 
 export interface MessageSummary {
   jobId: string;
+  /** `email`, `sms`, `push`, `whatsapp`, `telegram` or `imessage`. */
+  channel: string;
   messageId: string;
   senderAddress: string;
   campaignId: string | null;

@@ -19,7 +19,7 @@ import { PageHeader } from '../../components/page-header';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatDateTime } from '../../lib/format';
-import { MessageStatusBadge } from './message-status';
+import { channelLabel, MessageStatusBadge } from './message-status';
 
 type Entry =
   | { at: string; kind: 'attempt'; a: DeliveryAttempt }
@@ -135,6 +135,7 @@ export function MessageDetailPage() {
           <Stack>
             <Paper withBorder p="md" radius="md">
               <SimpleGrid cols={{ base: 1, md: 3 }}>
+                <Detail label="Channel" value={channelLabel(m.channel)} />
                 <Detail label="Job id" value={m.jobId} copy />
                 <Detail label="Message-ID" value={m.messageId} copy />
                 <Detail label="Kept for" value={`${m.retentionDays} days`} />
