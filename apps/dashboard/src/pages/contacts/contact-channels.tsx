@@ -17,59 +17,57 @@ export function ContactChannels({ contact }: { contact: Contact }) {
           No channel record: this contact cannot be reached yet.
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={640}>
-          <Table data-testid="contact-channels">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Channel</Table.Th>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Last use</Table.Th>
-                <Table.Th>Added</Table.Th>
+        <Table data-testid="contact-channels">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Channel</Table.Th>
+              <Table.Th>Address</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Last use</Table.Th>
+              <Table.Th>Added</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((r) => (
+              <Table.Tr key={r.id} data-record-id={r.id}>
+                <Table.Td>{r.channel}</Table.Td>
+                <Table.Td>
+                  {r.value}{' '}
+                  {r.isPrimary && (
+                    <Badge size="xs" variant="light">
+                      primary
+                    </Badge>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Stack gap={2} align="flex-start">
+                    <Badge variant="outline" color={statusColor(r.status)}>
+                      {r.status.replace(/_/g, ' ')}
+                    </Badge>
+                    {r.note && (
+                      <Text size="xs" c="dimmed">
+                        {r.note}
+                      </Text>
+                    )}
+                  </Stack>
+                </Table.Td>
+                <Table.Td>
+                  {r.lastUse ? (
+                    <>
+                      <Text size="sm">{formatDateTime(r.lastUse.at)}</Text>
+                      <Text size="xs" c="dimmed">
+                        {r.lastUse.what}
+                      </Text>
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                </Table.Td>
+                <Table.Td>{formatDate(r.createdAt)}</Table.Td>
               </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((r) => (
-                <Table.Tr key={r.id} data-record-id={r.id}>
-                  <Table.Td>{r.channel}</Table.Td>
-                  <Table.Td>
-                    {r.value}{' '}
-                    {r.isPrimary && (
-                      <Badge size="xs" variant="light">
-                        primary
-                      </Badge>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Stack gap={2} align="flex-start">
-                      <Badge variant="outline" color={statusColor(r.status)}>
-                        {r.status.replace(/_/g, ' ')}
-                      </Badge>
-                      {r.note && (
-                        <Text size="xs" c="dimmed">
-                          {r.note}
-                        </Text>
-                      )}
-                    </Stack>
-                  </Table.Td>
-                  <Table.Td>
-                    {r.lastUse ? (
-                      <>
-                        <Text size="sm">{formatDateTime(r.lastUse.at)}</Text>
-                        <Text size="xs" c="dimmed">
-                          {r.lastUse.what}
-                        </Text>
-                      </>
-                    ) : (
-                      '—'
-                    )}
-                  </Table.Td>
-                  <Table.Td>{formatDate(r.createdAt)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+            ))}
+          </Table.Tbody>
+        </Table>
       )}
     </Paper>
   );
