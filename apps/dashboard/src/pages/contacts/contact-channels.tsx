@@ -1,6 +1,6 @@
-// Every channel record of a contact in one table: its status and what that means for sending,
-// its last use where the API records one, and when it was added.
-import { Badge, Paper, Stack, Table, Text, Title } from '@mantine/core';
+// Every channel record of a contact in one table: its address and when it was added, its status
+// and what that means for sending, and its last use where the API records one.
+import { Badge, Group, Paper, Table, Text, Title } from '@mantine/core';
 import type { Contact } from '../../api/models';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { channelRows, statusColor } from './channel-records';
@@ -17,41 +17,46 @@ export function ContactChannels({ contact }: { contact: Contact }) {
           No channel record: this contact cannot be reached yet.
         </Text>
       ) : (
-        <Table data-testid="contact-channels">
+        <Table data-testid="contact-channels" verticalSpacing="sm">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Channel</Table.Th>
-              <Table.Th>Address</Table.Th>
+              <Table.Th>Record</Table.Th>
               <Table.Th>Status</Table.Th>
               <Table.Th>Last use</Table.Th>
-              <Table.Th>Added</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {rows.map((r) => (
-              <Table.Tr key={r.id} data-record-id={r.id}>
-                <Table.Td>{r.channel}</Table.Td>
+              <Table.Tr key={r.id} data-record-id={r.id} style={{ verticalAlign: 'top' }}>
                 <Table.Td>
-                  {r.value}{' '}
-                  {r.isPrimary && (
-                    <Badge size="xs" variant="light">
-                      primary
-                    </Badge>
+                  <Group gap={6} wrap="nowrap">
+                    <Text size="sm" fw={600}>
+                      {r.channel}
+                    </Text>
+                    {r.isPrimary && (
+                      <Badge size="xs" variant="light">
+                        primary
+                      </Badge>
+                    )}
+                  </Group>
+                  <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                    {r.value}
+                  </Text>
+                  <Text size="xs" c="dimmed">
+                    added {formatDate(r.createdAt)}
+                  </Text>
+                </Table.Td>
+                <Table.Td miw={150}>
+                  <Badge variant="outline" color={statusColor(r.status)} style={{ flexShrink: 0 }}>
+                    {r.status.replace(/_/g, ' ')}
+                  </Badge>
+                  {r.note && (
+                    <Text size="xs" c="dimmed" mt={4}>
+                      {r.note}
+                    </Text>
                   )}
                 </Table.Td>
-                <Table.Td>
-                  <Stack gap={2} align="flex-start">
-                    <Badge variant="outline" color={statusColor(r.status)}>
-                      {r.status.replace(/_/g, ' ')}
-                    </Badge>
-                    {r.note && (
-                      <Text size="xs" c="dimmed">
-                        {r.note}
-                      </Text>
-                    )}
-                  </Stack>
-                </Table.Td>
-                <Table.Td>
+                <Table.Td miw={110}>
                   {r.lastUse ? (
                     <>
                       <Text size="sm">{formatDateTime(r.lastUse.at)}</Text>
@@ -60,10 +65,9 @@ export function ContactChannels({ contact }: { contact: Contact }) {
                       </Text>
                     </>
                   ) : (
-                    '—'
+                    <Text size="sm">—</Text>
                   )}
                 </Table.Td>
-                <Table.Td>{formatDate(r.createdAt)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
