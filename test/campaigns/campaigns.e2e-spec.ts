@@ -44,7 +44,14 @@ describe('Campaigns API (§11)', () => {
       completedAt: null,
     });
     const got = await s.http.get(`${BASE}/${res.body.data.id}`).expect(200);
-    const none = { queued: 0, deferred: 0, delivered: 0, partially_delivered: 0, bounced: 0 };
+    const none = {
+      queued: 0,
+      deferred: 0,
+      sent: 0,
+      delivered: 0,
+      partially_delivered: 0,
+      bounced: 0,
+    };
     expect(got.body.data).toEqual({
       ...res.body.data,
       delivery: { ...none, failed: 0, suppressed: 0 },

@@ -208,6 +208,7 @@ describe('Campaign fan-out (worker)', () => {
     expect(delivery).toEqual({
       queued: 0,
       deferred: 0,
+      sent: 0,
       delivered: 2,
       partially_delivered: 0,
       bounced: 1,

@@ -169,6 +169,9 @@ const LIMIT = { bytes: MiB, text: '1 MiB' };
 const sendJson = guarded(express.json({ limit: SEND_LIMIT.bytes }), SEND_LIMIT.text);
 const json = guarded(express.json({ limit: LIMIT.bytes }), LIMIT.text);
 const form = guarded(express.urlencoded({ extended: false, limit: LIMIT.bytes }), LIMIT.text);
+/** A provider callback's body stays bytes: its signature covers them as sent (§17). */
+const rawCallback = guarded(express.raw({ type: PARSED_TYPES, limit: LIMIT.bytes }), LIMIT.text);
+export const CALLBACK_PATH = '/channels/callbacks/';
 
 /**
  * Parses and checks one request's body. A body in a type no parser reads is refused rather than
@@ -187,6 +190,7 @@ function readBody(req: Request, res: Response, next: NextFunction): void {
       ),
     );
   }
+  if (req.path.startsWith(CALLBACK_PATH)) return rawCallback(req, res, next);
   const send = req.path === '/api/v1/send';
   const limit = send ? SEND_LIMIT : LIMIT;
   if (contentLength(req) > limit.bytes && req.is(PARSED_TYPES)) {

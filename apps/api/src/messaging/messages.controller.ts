@@ -16,7 +16,7 @@ import {
 export class MessagesController {
   constructor(private readonly log: MessageLogService) {}
 
-  /** Messages newest first; filters status, recipient, campaignId, from, to. */
+  /** Messages newest first; filters status, channel, recipient, campaignId, from, to. */
   @Get()
   @ResponseMessage('Messages fetched successfully')
   async list(@OrgId() orgId: string, @Query() q: ListMessagesQueryDto) {

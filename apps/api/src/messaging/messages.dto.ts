@@ -1,16 +1,24 @@
 // The message log's query and path parameters and its response mappers.
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { IsDate, IsEmail, IsIn, IsOptional, IsUUID } from 'class-validator';
-import { MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
-import type { MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
+import { MESSAGE_CHANNELS, MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
+import type { MessageChannel, MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
 import { PageQueryDto } from '../http/page-query.dto';
 import { ToDate } from '../http/validation';
 
 export class ListMessagesQueryDto extends PageQueryDto {
-  /** Message status: queued, deferred, delivered, partially_delivered, bounced, failed, suppressed. */
+  /**
+   * Message status: queued, deferred, sent (accepted by an SMS or push provider, no receipt yet),
+   * delivered, partially_delivered, bounced, failed, suppressed.
+   */
   @IsOptional()
   @IsIn(MESSAGE_STATUSES)
   status?: MessageStatus;
+
+  /** Messages of one channel: email, sms, push, whatsapp, telegram, imessage. */
+  @IsOptional()
+  @IsIn(MESSAGE_CHANNELS)
+  channel?: MessageChannel;
 
   /** Messages with this exact recipient address. */
   @IsOptional()
@@ -65,6 +73,7 @@ function summaryFields(e: MessageListEntry) {
   const s = e.summary;
   return {
     jobId: s.jobId,
+    channel: s.channel,
     messageId: s.messageId,
     senderAddress: s.senderAddress,
     campaignId: s.campaignId,
@@ -97,6 +106,11 @@ export function toMessageResponse(e: MessageLogEntry) {
       outboundIp: a.outboundIp,
       retryCount: a.retryCount,
       attemptedAt: a.attemptedAt,
+      // Beyond email: the provider's own error code and the SMS segments billed.
+      ...(e.summary.channel !== 'email' && {
+        providerCode: a.providerCode ?? null,
+        segments: a.segments ?? null,
+      }),
     })),
     engagementEvents: e.events.map((ev) => ({
       type: ev.type,

@@ -153,6 +153,19 @@ export class ChannelProviderRepository {
     return rows.length ? toRecord(rows[0]) : null;
   }
 
+  /**
+   * The organization of the account a provider callback names (§17): the callback's URL carries
+   * the account id, unguessable, and nothing of the organization; the provider's signature under
+   * that account's credentials is what the callback is then trusted by.
+   */
+  async organizationOf(id: string): Promise<string | null> {
+    const rows = await query<{ organization_id: string }>(
+      this.ds,
+      sql`SELECT organization_id FROM channel_providers WHERE id = ${id}::uuid`,
+    );
+    return rows[0]?.organization_id ?? null;
+  }
+
   /** The channel's default account, or null. */
   async defaultOf(organizationId: string, channel: ProviderChannel) {
     const rows = await query<AccountRow>(
@@ -161,6 +174,18 @@ export class ChannelProviderRepository {
            WHERE organization_id = ${organizationId} AND channel = ${channel} AND is_default`,
     );
     return rows.length ? toRecord(rows[0]) : null;
+  }
+
+  /** The channel's accounts that may send (not disabled): the default first, then the oldest. */
+  async sendableOf(organizationId: string, channel: ProviderChannel) {
+    const rows = await query<AccountRow>(
+      this.ds,
+      sql`SELECT ${COLUMNS} FROM channel_providers
+           WHERE organization_id = ${organizationId} AND channel = ${channel}
+             AND status <> 'disabled'
+           ORDER BY is_default DESC, created_at, id`,
+    );
+    return rows.map(toRecord);
   }
 
   /** The decrypted credential object of one account (to send), or null when it is gone. */

@@ -6,7 +6,9 @@ import { DnsModule } from '../dns/dns.module';
 import { ChannelProviderRepository } from './channel-provider.repository';
 import { ChannelProviderService } from './channel-provider.service';
 import type { ProviderAdapter } from './provider-adapter';
+import { ProviderAccounts } from './provider-accounts';
 import { ProviderHttp } from './provider-http';
+import { ProviderThrottle } from './provider-throttle';
 import { ApnsAdapter } from './providers/apns.adapter';
 import { FcmAdapter } from './providers/fcm.adapter';
 import { TwilioAdapter } from './providers/twilio.adapter';
@@ -29,7 +31,15 @@ const ADAPTERS: Type<ProviderAdapter>[] = [TwilioAdapter, FcmAdapter, ApnsAdapte
     ProviderRegistry,
     ChannelProviderRepository,
     ChannelProviderService,
+    ProviderAccounts,
+    ProviderThrottle,
   ],
-  exports: [ProviderHttp, ProviderRegistry, ChannelProviderService],
+  exports: [
+    ProviderHttp,
+    ProviderRegistry,
+    ChannelProviderService,
+    ProviderAccounts,
+    ProviderThrottle,
+  ],
 })
 export class ChannelsModule {}

@@ -1,8 +1,10 @@
 // What an SMTP answer means for a recipient (§8), and when a deferred recipient is tried again.
 // Pure functions: the delivery service applies them, unit specs pin them down.
 
-export type AttemptStatus = 'delivered' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
+/** `sent`: a provider accepted a message beyond email and has not reported its delivery yet. */
+export type AttemptStatus = 'sent' | 'delivered' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
 export const ATTEMPT_STATUSES: AttemptStatus[] = [
+  'sent',
   'delivered',
   'deferred',
   'bounced',

@@ -19,11 +19,12 @@ import {
   isHardBounce,
   nextRetryAt,
 } from './delivery-policy';
+import { ChannelDeliveryService } from './channel-delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
 import { MessageService } from './message.service';
 import type {
   AttemptRecord,
-  ClaimedMessage,
+  ClaimedEmail as ClaimedMessage,
   ClaimedRecipient,
   MessageStatus,
   RecipientState,
@@ -67,6 +68,10 @@ export function summariseRecipients(
   }
   const count = (st: RecipientState['status']) => states.filter((s) => s.status === st).length;
   const delivered = count('delivered');
+  // Accepted by a provider, no receipt yet (§17): its status callback finishes the message.
+  if (count('sent') > 0 && count('sent') + delivered === states.length) {
+    return { status: 'sent', nextAttemptAt: null, completedAt: null };
+  }
   let status: MessageStatus;
   if (delivered === states.length) status = 'delivered';
   else if (delivered > 0) status = 'partially_delivered';
@@ -90,6 +95,7 @@ export class DeliveryService {
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly identities: SendingIdentities,
+    private readonly channels: ChannelDeliveryService,
   ) {}
 
   /**
@@ -100,6 +106,14 @@ export class DeliveryService {
     const claimedAt = this.clock.now();
     const message = await this.messages.claim(organizationId, messageId, claimedAt);
     if (!message) return null;
+    if (message.channel !== 'email') {
+      // Beyond email: one recipient through the message's provider account (§17).
+      const run = await this.channels.deliver(message, claimedAt).catch(async (err: unknown) => {
+        await this.messages.releaseLease(organizationId, message.id).catch(() => undefined);
+        throw err;
+      });
+      return run && { messageId: message.id, ...run };
+    }
     try {
       const due = message.recipients.filter(
         (r) =>

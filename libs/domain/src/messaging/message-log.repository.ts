@@ -10,6 +10,7 @@ import type { AttemptStatus } from './delivery-policy';
 import type { EmailEventRef } from './email-events';
 import type {
   AttemptRecord,
+  MessageChannel,
   MessageListFilters,
   MessageStatus,
   MessageSummary,
@@ -20,6 +21,7 @@ interface SummaryRow {
   id: string;
   job_id: string;
   message_id: string;
+  channel: MessageChannel;
   sender_address: string;
   campaign_id: string | null;
   contact_id: string | null;
@@ -29,12 +31,13 @@ interface SummaryRow {
   completed_at: Date | null;
 }
 
-const SUMMARY_COLUMNS = sql`m.id, m.job_id, m.message_id, m.sender_address, m.campaign_id,
+const SUMMARY_COLUMNS = sql`m.id, m.job_id, m.message_id, m.channel, m.sender_address, m.campaign_id,
   m.contact_id, m.status, m.tags, m.created_at, m.completed_at`;
 
 function summary(r: SummaryRow, recipients: string[]): MessageSummary {
   return {
     id: r.id,
+    channel: r.channel,
     jobId: r.job_id,
     messageId: r.message_id,
     senderAddress: r.sender_address,
@@ -89,10 +92,12 @@ export class MessageLogRepository {
       outbound_ip: string | null;
       retry_count: number;
       attempted_at: Date;
+      provider_code: string | null;
+      segments: number | null;
     }>(
       em,
       sql`SELECT recipient_idx, status, smtp_code, smtp_message, mx_host, outbound_ip,
-                 retry_count, attempted_at
+                 retry_count, attempted_at, provider_code, segments
             FROM message_attempts
            WHERE organization_id = ${organizationId}::uuid AND message_id = ${messageId}::uuid
            ORDER BY attempted_at, id
@@ -107,6 +112,8 @@ export class MessageLogRepository {
       outboundIp: r.outbound_ip,
       retryCount: r.retry_count,
       attemptedAt: r.attempted_at,
+      providerCode: r.provider_code,
+      segments: r.segments,
     }));
   }
 
@@ -118,6 +125,7 @@ export class MessageLogRepository {
   ): Promise<{ items: MessageSummary[]; total: number }> {
     const where: Sql[] = [sql`m.organization_id = ${organizationId}::uuid`];
     if (filters.status) where.push(sql`m.status = ${filters.status}`);
+    if (filters.channel) where.push(sql`m.channel = ${filters.channel}`);
     if (filters.campaignId) where.push(sql`m.campaign_id = ${filters.campaignId}::uuid`);
     if (filters.from) where.push(sql`m.created_at >= ${filters.from}::timestamptz`);
     if (filters.to) where.push(sql`m.created_at <= ${filters.to}::timestamptz`);

@@ -5,7 +5,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
-import { FieldCipher, fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import { addressIndexKind, ChannelContent } from '../channels/channel-message';
+import type { ProviderChannel } from '../channels/provider-adapter';
+import { blindIndexOf } from '../contacts/blind-index';
+import { FieldCipher, fieldCipher } from '../crypto/field-encryption';
 import { join, query, sql } from '../database/sql';
 import type {
   ClaimedMessage,
@@ -23,6 +26,8 @@ interface ClaimedRow {
   organization_id: string;
   job_id: string;
   message_id: string;
+  channel: 'email' | ProviderChannel;
+  provider_id: string | null;
   sender_address: string;
   campaign_id: string | null;
   contact_id: string | null;
@@ -40,6 +45,7 @@ interface ClaimedRow {
     retry_count: number;
     next_attempt_at: string | null;
     first_attempt_at: string | null;
+    provider_message_id: string | null;
     contact_status: string | null;
   }[];
 }
@@ -95,22 +101,31 @@ export class MessageRepository {
   ): Promise<string[]> {
     const cipher = fieldCipher();
     const ids = messages.map(() => randomUUID());
-    const rows = messages.map(
-      (m, i) => sql`(${ids[i]}::uuid, ${organizationId}::uuid, ${m.jobId}, ${m.messageId},
-        ${m.source}, ${m.senderAddress}, ${m.campaignId}::uuid, ${m.contactId}::uuid,
-        ${m.tags}::text[], ${m.trackOpens}, ${m.trackClicks},
-        ${cipher.encrypt(JSON.stringify(m.content))}, ${m.raw ? cipher.encryptBytes(m.raw) : null}::bytea,
+    const rows = messages.map((m, i) => {
+      const raw = m.channel === 'email' && m.raw ? cipher.encryptBytes(m.raw) : null;
+      const providerId = m.channel === 'email' ? null : m.providerId;
+      return sql`(${ids[i]}::uuid, ${organizationId}::uuid, ${m.jobId}, ${m.messageId},
+        ${m.source}, ${m.channel}, ${providerId}::uuid, ${m.senderAddress}, ${m.campaignId}::uuid,
+        ${m.contactId}::uuid, ${m.tags}::text[], ${m.trackOpens}, ${m.trackClicks},
+        ${cipher.encrypt(JSON.stringify(m.content))}, ${raw}::bytea,
         'queued', ${m.recipients.length}, ${m.createdAt}::timestamptz, ${m.createdAt}::timestamptz,
-        ${m.createdAt}::timestamptz)`,
-    );
+        ${m.createdAt}::timestamptz)`;
+    });
+    // Each address is indexed as its channel's contact records are, so the claim finds its record.
     const recipients = messages.flatMap((m, i) =>
-      m.recipients.map((r, idx) => ({ id: ids[i], idx, r })),
+      m.recipients.map((r, idx) => ({
+        id: ids[i],
+        idx,
+        r,
+        hash: blindIndexOf(addressIndexKind(m.channel), r.email),
+      })),
     );
     await query(
       em,
       sql`WITH message AS (
-            INSERT INTO messages (id, organization_id, job_id, message_id, source, sender_address,
-              campaign_id, contact_id, tags, track_opens, track_clicks, content, raw, status,
+            INSERT INTO messages (id, organization_id, job_id, message_id, source, channel,
+              provider_id, sender_address, campaign_id, contact_id, tags, track_opens,
+              track_clicks, content, raw, status,
               recipient_count, next_attempt_at, created_at, updated_at)
             VALUES ${join(rows)}
           )
@@ -122,7 +137,7 @@ export class MessageRepository {
               ${recipients.map((x) => x.idx)}::smallint[],
               ${recipients.map((x) => x.r.kind)}::text[],
               ${recipients.map((x) => cipher.encrypt(x.r.email))}::text[],
-              ${recipients.map((x) => cipher.blindIndex(normaliseEmail(x.r.email)))}::text[])
+              ${recipients.map((x) => x.hash)}::text[])
               AS t(message_id, idx, kind, address, address_hash)`,
       // The text depends on the number of messages only (a row of values each).
       { prepare: `messages_insert_${messages.length}` },
@@ -161,18 +176,33 @@ export class MessageRepository {
              WHERE m.organization_id = ${organizationId}::uuid AND m.id = req.id
                AND m.next_attempt_at IS NOT NULL AND m.next_attempt_at <= req.now
                AND (m.lease_until IS NULL OR m.lease_until < req.now)
-             RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.sender_address,
-                       m.campaign_id, m.contact_id, m.tags, m.track_opens, m.track_clicks,
-                       m.created_at, m.content, m.raw)
+             RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.channel, m.provider_id,
+                       m.sender_address, m.campaign_id, m.contact_id, m.tags, m.track_opens,
+                       m.track_clicks, m.created_at, m.content, m.raw)
           SELECT c.*,
                  (SELECT json_agg(json_build_object('idx', r.idx, 'kind', r.kind,
                            'address', r.address, 'status', r.status, 'retry_count', r.retry_count,
                            'next_attempt_at', r.next_attempt_at,
-                           'first_attempt_at', r.first_attempt_at, 'contact_status', ce.status)
+                           'first_attempt_at', r.first_attempt_at,
+                           'provider_message_id', r.provider_message_id,
+                           'contact_status', CASE c.channel
+                             WHEN 'email' THEN (
+                               SELECT ce.status FROM contact_emails ce
+                                WHERE ce.organization_id = r.organization_id
+                                  AND ce.email_hash = r.address_hash)
+                             WHEN 'sms' THEN (
+                               SELECT cs.status FROM contact_sms cs
+                                WHERE cs.organization_id = r.organization_id
+                                  AND cs.phone_hash = r.address_hash
+                                ORDER BY cs.status IN ('opted_out','invalid') DESC LIMIT 1)
+                             WHEN 'push' THEN (
+                               SELECT cp.status FROM contact_push cp
+                                WHERE cp.organization_id = r.organization_id
+                                  AND cp.device_token_hash = r.address_hash
+                                ORDER BY cp.status IN ('expired','inactive') DESC LIMIT 1)
+                           END)
                            ORDER BY r.idx)
                     FROM message_recipients r
-                    LEFT JOIN contact_emails ce
-                      ON ce.organization_id = r.organization_id AND ce.email_hash = r.address_hash
                    WHERE r.message_id = c.id) AS recipients
             FROM claimed c, relaxed`,
       { prepare: 'messages_claim' },
@@ -201,9 +231,12 @@ export class MessageRepository {
    * large content is read a step per event-loop turn (I/O in between), never in one turn with
    * the statement's whole batch.
    */
-  private async contentOf(row: ClaimedRow, cipher: FieldCipher): Promise<MessageContent> {
+  private async contentOf(
+    row: ClaimedRow,
+    cipher: FieldCipher,
+  ): Promise<MessageContent | ChannelContent> {
     if (row.content.length <= LARGE_CONTENT_CHARS) {
-      return JSON.parse(cipher.decrypt(row.content)) as MessageContent;
+      return JSON.parse(cipher.decrypt(row.content)) as MessageContent | ChannelContent;
     }
     const json = await cipher.decryptInTurns(row.content);
     await nextTurn();
@@ -212,11 +245,11 @@ export class MessageRepository {
 
   private readClaimed(
     row: ClaimedRow,
-    content: MessageContent,
+    content: MessageContent | ChannelContent,
     cipher: FieldCipher,
   ): ClaimedMessage {
     const date = (v: string | null) => (v === null ? null : new Date(v));
-    return {
+    const common = {
       id: row.id,
       organizationId: row.organization_id,
       jobId: row.job_id,
@@ -228,8 +261,6 @@ export class MessageRepository {
       trackOpens: row.track_opens,
       trackClicks: row.track_clicks,
       createdAt: row.created_at,
-      content,
-      raw: row.raw ? cipher.decryptBytes(row.raw) : undefined,
       recipients: (row.recipients ?? []).map((r) => ({
         idx: r.idx,
         kind: r.kind,
@@ -238,8 +269,23 @@ export class MessageRepository {
         retryCount: r.retry_count,
         nextAttemptAt: date(r.next_attempt_at),
         firstAttemptAt: date(r.first_attempt_at),
+        providerMessageId: r.provider_message_id,
         contactStatus: r.contact_status,
       })),
+    };
+    if (row.channel !== 'email') {
+      return {
+        ...common,
+        channel: row.channel,
+        providerId: row.provider_id,
+        content: content as ChannelContent,
+      };
+    }
+    return {
+      ...common,
+      channel: 'email',
+      content: content as MessageContent,
+      raw: row.raw ? cipher.decryptBytes(row.raw) : undefined,
     };
   }
 
@@ -259,9 +305,10 @@ export class MessageRepository {
       em,
       sql`WITH attempts AS (
             INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
-              smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at)
+              smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at,
+              provider_code, segments)
             SELECT t.message_id, ${organizationId}::uuid, t.idx, t.status, t.code, t.text, t.mx,
-                   t.ip, t.retry_count, t.at
+                   t.ip, t.retry_count, t.at, t.provider_code, t.segments
               FROM unnest(
                 ${attempts.map(({ id }) => id)}::uuid[],
                 ${attempts.map(({ a }) => a.recipientIdx)}::smallint[],
@@ -271,20 +318,25 @@ export class MessageRepository {
                 ${attempts.map(({ a }) => a.mxHost)}::text[],
                 ${attempts.map(({ a }) => a.outboundIp)}::text[],
                 ${attempts.map(({ a }) => a.retryCount)}::int[],
-                ${attempts.map(({ a }) => a.attemptedAt)}::timestamptz[])
-                AS t(message_id, idx, status, code, text, mx, ip, retry_count, at)
+                ${attempts.map(({ a }) => a.attemptedAt)}::timestamptz[],
+                ${attempts.map(({ a }) => a.providerCode ?? null)}::text[],
+                ${attempts.map(({ a }) => a.segments ?? null)}::smallint[])
+                AS t(message_id, idx, status, code, text, mx, ip, retry_count, at, provider_code,
+                     segments)
           ), recipients AS (
             UPDATE message_recipients r
                SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
-                   first_attempt_at = t.first_at
+                   first_attempt_at = t.first_at,
+                   provider_message_id = coalesce(t.provider_message_id, r.provider_message_id)
               FROM unnest(
                 ${recipients.map(({ id }) => id)}::uuid[],
                 ${recipients.map(({ x }) => x.idx)}::smallint[],
                 ${recipients.map(({ x }) => x.status)}::text[],
                 ${recipients.map(({ x }) => x.retryCount)}::int[],
                 ${recipients.map(({ x }) => x.nextAttemptAt)}::timestamptz[],
-                ${recipients.map(({ x }) => x.firstAttemptAt)}::timestamptz[])
-                AS t(message_id, idx, status, retry_count, next_at, first_at)
+                ${recipients.map(({ x }) => x.firstAttemptAt)}::timestamptz[],
+                ${recipients.map(({ x }) => x.providerMessageId ?? null)}::text[])
+                AS t(message_id, idx, status, retry_count, next_at, first_at, provider_message_id)
              WHERE r.organization_id = ${organizationId}::uuid
                AND r.message_id = t.message_id AND r.idx = t.idx
           )

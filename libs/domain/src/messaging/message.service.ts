@@ -7,6 +7,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { inTransaction } from '../database/transaction';
 import { Events, NewEvent } from '../events/events.service';
+import { channelOutcomeEvent } from './channel-events';
+import { ChannelRecordsRepository } from './channel-records.repository';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import {
   EmailEngagement,
@@ -16,6 +18,8 @@ import {
   sentEvent,
 } from './email-events';
 import { MessageLogRepository } from './message-log.repository';
+import { ProviderStatusRepository } from './provider-status.repository';
+import type { StatusUpdate } from '../channels/provider-adapter';
 import { LeaseRequest, MessageRepository } from './message.repository';
 import {
   ClaimedMessage,
@@ -63,17 +67,40 @@ function refOf(
   };
 }
 
-/** The email.sent events of a new message: one per recipient. */
+/** The email.sent events of a new email: one per recipient (a channel's come with its sending). */
 function sentEvents(m: NewMessage): NewEvent[] {
+  if (m.channel !== 'email') return [];
   return m.recipients.map((r) => sentEvent(refOf(m, r), m.source, m.createdAt));
 }
 
 /** The outcome event of each attempt of a run. */
 function outcomeEvents(run: RunRecord): NewEvent[] {
   const states = new Map(run.recipients.map((r) => [r.idx, r]));
-  return run.attempts.map((a) => {
+  const { message } = run;
+  return run.attempts.flatMap((a) => {
     const r = states.get(a.recipientIdx)!;
-    return outcomeEvent(refOf(run.message, r), { ...a, nextAttemptAt: r.nextAttemptAt });
+    if (message.channel === 'email') {
+      return [outcomeEvent(refOf(message, r), { ...a, nextAttemptAt: r.nextAttemptAt })];
+    }
+    const event = channelOutcomeEvent(
+      {
+        jobId: message.jobId,
+        channel: message.channel,
+        campaignId: message.campaignId,
+        contactId: message.contactId,
+        tags: message.tags,
+        recipient: r.email,
+      },
+      {
+        status: a.status,
+        providerMessageId: r.providerMessageId ?? null,
+        code: a.providerCode ?? null,
+        description: a.smtpMessage,
+        retryCount: a.retryCount,
+        at: a.attemptedAt,
+      },
+    );
+    return event ? [event] : [];
   });
 }
 
@@ -89,6 +116,8 @@ export class MessageService {
     private readonly messages: MessageRepository,
     private readonly log: MessageLogRepository,
     private readonly contactEmails: ContactEmailStatusRepository,
+    private readonly channelRecords: ChannelRecordsRepository,
+    private readonly statuses: ProviderStatusRepository,
     private readonly events: Events,
   ) {}
 
@@ -120,6 +149,41 @@ export class MessageService {
    */
   record(run: RunRecord): Promise<number> {
     return this.records.push(run);
+  }
+
+  /**
+   * Records a provider's status report of a message beyond email (§17) with its event, in one
+   * transaction; a bounce marks the recipient's channel record invalid. False when it changed
+   * nothing (unknown message, a repeat, or a report after a final status).
+   */
+  async recordStatus(
+    organizationId: string,
+    providerId: string,
+    update: StatusUpdate,
+    at: Date,
+  ): Promise<boolean> {
+    return this.committed(async (em) => {
+      const done = await this.statuses.record(em, organizationId, providerId, update, at);
+      if (!done) return false;
+      if (done.status === 'bounced') {
+        await this.channelRecords.apply(em, organizationId, {
+          channel: done.ref.channel,
+          address: done.ref.recipient,
+          effect: 'invalid',
+          at,
+        });
+      }
+      const event = channelOutcomeEvent(done.ref, {
+        status: done.status,
+        providerMessageId: update.providerMessageId,
+        code: update.code ?? null,
+        description: update.description ?? null,
+        retryCount: done.retryCount,
+        at,
+      });
+      if (event) await this.events.emit(em, organizationId, [event]);
+      return true;
+    });
   }
 
   /** Gives the lease back without a result (the run failed before anything was recorded). */
@@ -203,6 +267,14 @@ export class MessageService {
       for (const r of group) {
         if (r.bounces.length)
           await this.contactEmails.recordBounces(em, organizationId, r.bounces, r.at);
+        if (r.recordEffect && r.message.channel !== 'email') {
+          await this.channelRecords.apply(em, organizationId, {
+            channel: r.message.channel,
+            address: r.message.recipients[0].email,
+            effect: r.recordEffect,
+            at: r.at,
+          });
+        }
       }
       await this.events.emit(em, organizationId, group.flatMap(outcomeEvents));
     }

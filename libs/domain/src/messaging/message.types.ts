@@ -1,11 +1,25 @@
 // The shapes of the message log (§8): a message, its recipients' delivery states, its attempts,
 // as written by the send path and the delivery worker and read by the log.
+import type { ChannelContent } from '../channels/channel-message';
+import type { ProviderChannel } from '../channels/provider-adapter';
 import type { AttemptStatus } from './delivery-policy';
 import type { MessageContent, OutgoingRecipient } from './outgoing-message';
+
+/** Every channel a message goes out on: email over SMTP, the others through a provider account. */
+export const MESSAGE_CHANNELS = [
+  'email',
+  'sms',
+  'whatsapp',
+  'telegram',
+  'push',
+  'imessage',
+] as const;
+export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
 
 export const MESSAGE_STATUSES = [
   'queued',
   'deferred',
+  'sent',
   'delivered',
   'partially_delivered',
   'bounced',
@@ -19,7 +33,7 @@ export type MessageSource = 'api' | 'smtp' | 'campaign';
 /** Lease a worker holds on a message while it talks to SMTP servers. */
 export const DELIVERY_LEASE_MS = 5 * 60_000;
 
-export interface NewMessage {
+interface NewMessageBase {
   organizationId: string;
   jobId: string;
   messageId: string;
@@ -30,12 +44,25 @@ export interface NewMessage {
   tags: string[];
   trackOpens: boolean;
   trackClicks: boolean;
-  content: MessageContent;
-  /** The raw RFC 5322 message as submitted over SMTP (stored encrypted, as bytes). */
-  raw?: Buffer;
   recipients: OutgoingRecipient[];
   createdAt: Date;
 }
+
+export interface NewEmailMessage extends NewMessageBase {
+  channel: 'email';
+  content: MessageContent;
+  /** The raw RFC 5322 message as submitted over SMTP (stored encrypted, as bytes). */
+  raw?: Buffer;
+}
+
+/** A message beyond email: one recipient, the channel's own address in `recipients[0].email`. */
+export interface NewChannelMessage extends NewMessageBase {
+  channel: ProviderChannel;
+  providerId: string;
+  content: ChannelContent;
+}
+
+export type NewMessage = NewEmailMessage | NewChannelMessage;
 
 export interface RecipientState {
   idx: number;
@@ -45,6 +72,8 @@ export interface RecipientState {
   retryCount: number;
   nextAttemptAt: Date | null;
   firstAttemptAt: Date | null;
+  /** The provider's id of the message to this recipient, once it accepted it (§17). */
+  providerMessageId?: string | null;
 }
 
 export interface ClaimedRecipient extends RecipientState {
@@ -55,7 +84,7 @@ export interface ClaimedRecipient extends RecipientState {
   contactStatus: string | null;
 }
 
-export interface ClaimedMessage {
+interface ClaimedBase {
   id: string;
   organizationId: string;
   jobId: string;
@@ -67,11 +96,28 @@ export interface ClaimedMessage {
   trackOpens: boolean;
   trackClicks: boolean;
   createdAt: Date;
+  recipients: ClaimedRecipient[];
+}
+
+export interface ClaimedEmail extends ClaimedBase {
+  channel: 'email';
   content: MessageContent;
   /** The raw message of an SMTP submission. */
   raw?: Buffer;
-  recipients: ClaimedRecipient[];
 }
+
+/**
+ * A message beyond email; its recipient's `contactStatus` is the status of the organization's
+ * channel record with that address (the one that forbids sending, when several do).
+ */
+export interface ClaimedChannelMessage extends ClaimedBase {
+  channel: ProviderChannel;
+  /** Null when the message was stored without one (never by the send path). */
+  providerId: string | null;
+  content: ChannelContent;
+}
+
+export type ClaimedMessage = ClaimedEmail | ClaimedChannelMessage;
 
 export interface AttemptRecord {
   recipientIdx: number;
@@ -82,6 +128,10 @@ export interface AttemptRecord {
   outboundIp: string | null;
   retryCount: number;
   attemptedAt: Date;
+  /** A provider's own error code (channels beyond email). */
+  providerCode?: string | null;
+  /** SMS segments the provider bills for this attempt. */
+  segments?: number | null;
 }
 
 /** A message's status and next due time once a delivery run is recorded. */
@@ -100,11 +150,17 @@ export interface RunRecord {
   outcome: RunOutcome;
   /** Bounces to count on the organization's ContactEmails. */
   bounces: { email: string; hard: boolean }[];
+  /**
+   * What the run says of the recipient's channel record (beyond email): the provider accepted the
+   * address (`used`), or told us it is no longer valid (`invalid`: a push token unregistered).
+   */
+  recordEffect?: 'used' | 'invalid';
   at: Date;
 }
 
 export interface MessageSummary {
   id: string;
+  channel: MessageChannel;
   jobId: string;
   messageId: string;
   senderAddress: string;
@@ -119,6 +175,7 @@ export interface MessageSummary {
 
 export interface MessageListFilters {
   status?: MessageStatus;
+  channel?: MessageChannel;
   recipient?: string;
   campaignId?: string;
   from?: Date;

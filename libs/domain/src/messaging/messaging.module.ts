@@ -1,7 +1,9 @@
-// Email sending (§8): the send API's service, the message log, delivery over SMTP, tracking,
-// engagement events, the email.* webhook events and the maintenance of the log. Used by the api,
+// Sending (§8, §17): the send APIs' services, the message log of every channel, delivery over SMTP
+// and through provider accounts, provider callbacks, tracking, engagement events, the email.* and
+// message.* webhook events and the maintenance of the log. Used by the api,
 // the worker and the relay.
 import { Module } from '@nestjs/common';
+import { ChannelsModule } from '../channels/channels.module';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DnsModule } from '../dns/dns.module';
@@ -9,7 +11,13 @@ import { EventsModule } from '../events/events.module';
 import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { UnsubscribeLinksModule } from '../unsubscribe/unsubscribe-links.module';
+import { ChannelAddresses } from './channel-addresses.repository';
+import { ChannelCallbackService } from './channel-callback.service';
+import { ChannelDeliveryService } from './channel-delivery.service';
+import { ChannelRecordsRepository } from './channel-records.repository';
+import { ChannelSendService } from './channel-send.service';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
+import { ProviderStatusRepository } from './provider-status.repository';
 import { DeliveryService } from './delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
 import { EngagementStore } from './engagement/engagement.store';
@@ -24,9 +32,22 @@ import { TrackingTokens } from './tracking/tracking-token';
 import { TrackingService } from './tracking/tracking.service';
 
 @Module({
-  imports: [TenancyModule, EventsModule, DnsModule, SendingDomainsModule, UnsubscribeLinksModule],
+  imports: [
+    TenancyModule,
+    EventsModule,
+    DnsModule,
+    SendingDomainsModule,
+    UnsubscribeLinksModule,
+    ChannelsModule,
+  ],
   providers: [
     SendService,
+    ChannelSendService,
+    ChannelAddresses,
+    ChannelDeliveryService,
+    ChannelRecordsRepository,
+    ProviderStatusRepository,
+    ChannelCallbackService,
     MessageRepository,
     MessageLogRepository,
     MessageService,
@@ -46,6 +67,8 @@ import { TrackingService } from './tracking/tracking.service';
   ],
   exports: [
     SendService,
+    ChannelSendService,
+    ChannelCallbackService,
     ContactEmailStatusRepository,
     DeliveryService,
     MessageLogService,

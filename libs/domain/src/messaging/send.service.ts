@@ -124,8 +124,11 @@ export class SendService {
     });
   }
 
-  /** Subscription, then the organization sending limits: all windows consumed, or none. */
-  private async admit(
+  /**
+   * Subscription, then the organization sending limits: all windows consumed, or none. Every
+   * channel's send path admits through here.
+   */
+  async admit(
     organizationId: string,
     usage: { requests: number; recipients: number },
   ): Promise<void> {
@@ -161,6 +164,7 @@ export class SendService {
     const jobId = `job_${id}`;
     const messageId = `<${id}@${domainOf(prepared.content.from.email)}>`;
     const rowId = await this.messages.create({
+      channel: 'email',
       organizationId,
       jobId,
       messageId,

@@ -231,7 +231,8 @@ export class Contacts1763600000100 implements MigrationInterface {
          country_code text NOT NULL,
          status text NOT NULL DEFAULT 'unverified' CHECK (status IN ('verified','unverified','invalid','opted_out')),
          verified_at timestamptz,
-         opted_out_at timestamptz`,
+         opted_out_at timestamptz,
+         status_before_opt_out text`,
       ),
     );
     await q.query(

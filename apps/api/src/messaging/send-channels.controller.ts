@@ -1,0 +1,74 @@
+// POST /api/v1/send/sms and /send/push (§17), with the Idempotency-Key of the send API.
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
+import { ChannelSendService, IdempotencyService } from '@app/domain';
+import type { Response } from 'express';
+import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { SendPushDto, SendSmsDto } from './send-channels.dto';
+import { CountsAuthFailures } from './send-ip-limits';
+
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    '1–255 printable ASCII characters. A repeat with the same body within 24 hours answers the ' +
+    'first 202 with `Idempotent-Replayed: true` and sends nothing; another body is a 409.',
+};
+
+@ApiTags('send')
+@Controller('api/v1/send')
+export class SendChannelsController {
+  constructor(
+    private readonly sender: ChannelSendService,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  /** Accepts an SMS for delivery through the organization's SMS provider: 202 with the job id. */
+  @Post('sms')
+  @HttpCode(202)
+  @RequireScopes('messages:send')
+  @CountsAuthFailures()
+  @ResponseMessage('SMS queued for delivery')
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  async sms(
+    @OrgId() orgId: string,
+    @Body() dto: SendSmsDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.once(orgId, key, { channel: 'sms', ...dto }, res, () =>
+      this.sender.sendSms(orgId, dto),
+    );
+  }
+
+  /** Accepts a push notification for delivery through FCM or APNs: 202 with the job id. */
+  @Post('push')
+  @HttpCode(202)
+  @RequireScopes('messages:send')
+  @CountsAuthFailures()
+  @ResponseMessage('Push notification queued for delivery')
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  async push(
+    @OrgId() orgId: string,
+    @Body() dto: SendPushDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.once(orgId, key, { channel: 'push', ...dto }, res, () =>
+      this.sender.sendPush(orgId, dto),
+    );
+  }
+
+  /** The send, or the first answer to a repeat of its Idempotency-Key (the channel is hashed too). */
+  private async once<T>(
+    orgId: string,
+    key: string | undefined,
+    body: object,
+    res: Response,
+    send: () => Promise<T>,
+  ) {
+    const { response, replayed } = await this.idempotency.run(orgId, key, body, send);
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return response;
+  }
+}

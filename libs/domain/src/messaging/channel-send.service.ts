@@ -1,0 +1,203 @@
+// The send API beyond email (§17): `POST /send/sms` and `POST /send/push`. The same path as an
+// email: the organization's own references, its subscription and sending windows (one request,
+// one recipient), the message committed with its channel and provider account before the 202,
+// then its delivery queued. Consent is the worker's to check, at the moment of sending.
+import { Injectable } from '@nestjs/common';
+import type { ChannelContent } from '../channels/channel-message';
+import type { PushPlatform } from '../contacts/contact-channels.entity';
+import { ProviderAccounts } from '../channels/provider-accounts';
+import type { ProviderChannel, PushContent } from '../channels/provider-adapter';
+import { Clock } from '../common/clock';
+import { normalisePhone } from '../contacts/phone-number';
+import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import { ChannelAddresses, ChannelAddress } from './channel-addresses.repository';
+import { EmailDispatcher } from './email-dispatcher';
+import { MessageRepository } from './message.repository';
+import { MessageService } from './message.service';
+import type { MessageSource } from './message.types';
+import { newMessageUlid, SendService } from './send.service';
+
+interface ChannelSendCommon {
+  providerId?: string;
+  campaignId?: string;
+  tags?: string[];
+}
+
+export interface SendSmsInput extends ChannelSendCommon {
+  to: { contactId?: string; phoneNumber?: string };
+  content: { text: string; mediaUrls?: string[] };
+}
+
+export interface SendPushInput extends ChannelSendCommon {
+  to: { contactId?: string; deviceToken?: string; platform?: PushPlatform };
+  content: PushContent;
+}
+
+export interface ChannelSendResult {
+  jobId: string;
+  channel: ProviderChannel;
+  status: 'queued';
+}
+
+@Injectable()
+export class ChannelSendService {
+  constructor(
+    private readonly sender: SendService,
+    private readonly accounts: ProviderAccounts,
+    private readonly addresses: ChannelAddresses,
+    private readonly references: MessageRepository,
+    private readonly messages: MessageService,
+    private readonly dispatcher: EmailDispatcher,
+    private readonly clock: Clock,
+  ) {}
+
+  async sendSms(
+    organizationId: string,
+    input: SendSmsInput,
+    source: MessageSource = 'api',
+  ): Promise<ChannelSendResult> {
+    const { contactId, phoneNumber } = input.to;
+    onlyOne(contactId, phoneNumber, 'phoneNumber');
+    await this.checkReferences(organizationId, input.campaignId, contactId);
+    let address: string;
+    if (contactId) {
+      address = (await this.recordOf(organizationId, 'sms', contactId)).address;
+    } else {
+      const phone = normalisePhone(phoneNumber!);
+      if (!phone) {
+        throw ValidationFailedError.field(
+          'to.phoneNumber',
+          'type',
+          'to.phoneNumber must be a phone number in E.164 format, e.g. +14155550100',
+        );
+      }
+      address = phone;
+    }
+    const account = await this.accounts.choose(organizationId, 'sms', input.providerId);
+    const settings = account.settings as { from?: string; messagingServiceSid?: string };
+    return this.commit(organizationId, source, {
+      channel: 'sms',
+      providerId: account.id,
+      sender: settings.from ?? settings.messagingServiceSid ?? account.name,
+      address,
+      contactId: contactId ?? null,
+      content: { kind: 'sms', ...input.content },
+      input,
+    });
+  }
+
+  async sendPush(
+    organizationId: string,
+    input: SendPushInput,
+    source: MessageSource = 'api',
+  ): Promise<ChannelSendResult> {
+    const { contactId, deviceToken } = input.to;
+    onlyOne(contactId, deviceToken, 'deviceToken');
+    if (!input.content.title && !input.content.body) {
+      throw ValidationFailedError.field('content.body', 'required', 'Give a title or a body');
+    }
+    await this.checkReferences(organizationId, input.campaignId, contactId);
+    let record: Pick<ChannelAddress, 'address' | 'platform'>;
+    if (contactId) {
+      record = await this.recordOf(organizationId, 'push', contactId);
+    } else {
+      const known = await this.addresses.byAddress(organizationId, 'push', deviceToken!.trim());
+      const platform = input.to.platform ?? known?.platform;
+      if (!platform) {
+        throw ValidationFailedError.field(
+          'to.platform',
+          'required',
+          'to.platform (ios, android or web) is required for a device token the contact records do not hold',
+        );
+      }
+      record = { address: deviceToken!.trim(), platform };
+    }
+    const platform = (input.to.platform ?? record.platform ?? 'android') as PushPlatform;
+    const account = await this.accounts.choose(organizationId, 'push', input.providerId, platform);
+    return this.commit(organizationId, source, {
+      channel: 'push',
+      providerId: account.id,
+      sender: account.name,
+      address: record.address,
+      contactId: contactId ?? null,
+      content: { kind: 'push', ...input.content, platform },
+      input,
+    });
+  }
+
+  /** A campaign or contact named by the client must be the organization's own (else 404). */
+  private async checkReferences(organizationId: string, campaignId?: string, contactId?: string) {
+    const foreign = await this.references.foreignReference(organizationId, {
+      campaignId: campaignId ?? null,
+      contactId: contactId ?? null,
+    });
+    if (foreign === 'campaign') throw new NotFoundError('Campaign');
+    if (foreign === 'contact') throw new NotFoundError('Contact');
+  }
+
+  /**
+   * The contact's record to send to: its primary sendable one, else any sendable, else (all of
+   * them refused) its primary, whose message the worker records `suppressed`. A 422 when the
+   * contact has no record of the channel.
+   */
+  private async recordOf(organizationId: string, channel: ProviderChannel, contactId: string) {
+    const record = await this.addresses.bestOf(organizationId, channel, contactId);
+    if (!record) {
+      throw ValidationFailedError.field(
+        'to.contactId',
+        'type',
+        `The contact has no ${channel === 'sms' ? 'SMS number' : 'push registration'}`,
+      );
+    }
+    return record;
+  }
+
+  private async commit(
+    organizationId: string,
+    source: MessageSource,
+    m: {
+      channel: ProviderChannel;
+      providerId: string;
+      sender: string;
+      address: string;
+      contactId: string | null;
+      content: ChannelContent;
+      input: ChannelSendCommon;
+    },
+  ): Promise<ChannelSendResult> {
+    await this.sender.admit(organizationId, { requests: 1, recipients: 1 });
+    const now = this.clock.now();
+    const id = newMessageUlid(now);
+    const jobId = `job_${id}`;
+    const rowId = await this.messages.create({
+      organizationId,
+      jobId,
+      messageId: `<${id}@${m.channel}>`,
+      source,
+      channel: m.channel,
+      providerId: m.providerId,
+      senderAddress: m.sender,
+      campaignId: m.input.campaignId ?? null,
+      contactId: m.contactId,
+      tags: m.input.tags ?? [],
+      trackOpens: false,
+      trackClicks: false,
+      content: m.content,
+      recipients: [{ kind: 'to', email: m.address }],
+      createdAt: now,
+    });
+    await this.dispatcher.enqueueNew(organizationId, rowId);
+    return { jobId, channel: m.channel, status: 'queued' };
+  }
+}
+
+/** `to` names either a contact or an address of the channel, never both, never neither. */
+function onlyOne(contactId: string | undefined, address: string | undefined, field: string) {
+  if (!contactId === !address) {
+    throw ValidationFailedError.field(
+      'to',
+      'required',
+      `to must name either contactId or ${field}, not both`,
+    );
+  }
+}
