@@ -187,6 +187,10 @@ export interface DeliveryAttempt {
   outboundIp: string | null;
   retryCount: number;
   attemptedAt: string;
+  /** Beyond email: the provider's error code. */
+  providerCode?: string | null;
+  /** SMS: the segments billed. */
+  segments?: number | null;
 }
 
 export interface EngagementEvent {

@@ -28,6 +28,7 @@ export function channelLabel(channel: string | undefined): string {
 export const MESSAGE_STATUSES = [
   'queued',
   'deferred',
+  'sent',
   'delivered',
   'partially_delivered',
   'bounced',
