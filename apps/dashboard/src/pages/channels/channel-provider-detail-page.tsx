@@ -36,6 +36,14 @@ function Item({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+/** A stored setting under its form label (`settings.from` → From), else its API name. */
+function settingLabel(provider: ConnectableProvider | null, name: string): string {
+  if (name === 'apiBaseUrl') return 'API base URL';
+  const field =
+    provider && PROVIDER_SPECS[provider].fields.find((f) => f.path === `settings.${name}`);
+  return field ? field.label : name;
+}
+
 /** Alert titles take their colour's shade, under 4.5:1 on the tint: keep them in text colour. */
 const ALERT_STYLES = { title: { color: 'var(--mantine-color-text)' } };
 
@@ -144,7 +152,7 @@ export function ChannelProviderDetailPage() {
                   {a.hasCredentials ? 'Stored, encrypted; never shown' : 'None'}
                 </Item>
                 {Object.entries(a.settings).map(([k, v]) => (
-                  <Item key={k} label={k}>
+                  <Item key={k} label={settingLabel(connectable, k)}>
                     <Code style={{ wordBreak: 'break-all' }}>{String(v)}</Code>
                   </Item>
                 ))}
