@@ -2,9 +2,13 @@
 // an account's API base URL point at loopback): a Twilio account connected through the form (a
 // wrong Account SID refused with the API's message beside its field), listed as active and the
 // SMS default, a test SMS that the fake receives and the page reports as accepted; an FCM key
-// pasted as JSON and parsed in the browser; disable and enable; delete through a confirmation.
+// pasted as JSON and parsed in the browser; disable and enable; delete through a confirmation;
+// an account's settings edited (name, throughput, sender; the API's 422 on its field), its
+// credentials kept when left empty and replaced when filled in (the fake's answers prove which were
+// used); make default.
 import { FcmFake } from '../support/providers/fcm-fake';
 import { TwilioFake } from '../support/providers/twilio-fake';
+import { waitFor } from '../support/wait-for';
 import {
   DashboardStack,
   navigate,
@@ -22,6 +26,16 @@ async function describedText(page: Page, input: Locator): Promise<string[]> {
   const ids = (await input.getAttribute('aria-describedby'))?.split(' ').filter(Boolean) ?? [];
   return Promise.all(
     ids.map(async (id) => (await page.locator(`[id="${id}"]`).textContent()) ?? ''),
+  );
+}
+
+/** Waits until an input is invalid and its messages include `text` (the API answers later). */
+async function fieldSays(page: Page, input: Locator, text: string): Promise<void> {
+  await waitFor(
+    async () =>
+      (await input.getAttribute('aria-invalid')) === 'true' &&
+      (await describedText(page, input)).join(' ').includes(text),
+    { what: `the field's message "${text}"`, timeoutMs: 15_000, everyMs: 100 },
   );
 }
 
@@ -111,7 +125,7 @@ describe('dashboard channels', () => {
     const { page } = stack;
     await page.getByRole('link', { name: 'Twilio production' }).click();
     await page.getByRole('heading', { name: 'Twilio production', level: 1 }).waitFor();
-    await page.getByRole('textbox', { name: 'To' }).fill('+14155550123');
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill('+14155550123');
     await page.getByRole('textbox', { name: 'Text' }).fill('Hello from the dashboard');
     await page.getByRole('button', { name: 'Send test' }).click();
     await textEventually(page.getByTestId('test-outcome'), (t) => t === 'accepted');
@@ -184,5 +198,133 @@ describe('dashboard channels', () => {
     await page.getByRole('heading', { name: 'Channels', level: 1 }).waitFor();
     const list = await s.http.get(BASE).expect(200);
     expect(list.body.data.map((p: { name: string }) => p.name)).toEqual(['Twilio production']);
+  });
+
+  it('edits name, throughput and sender: a 422 lands on its field, and the test SMS goes from the new sender with the kept credentials', async () => {
+    const { page, s } = stack;
+    await navigate(page, 'Channels');
+    await page.getByRole('link', { name: 'Twilio production' }).click();
+    await page.getByRole('heading', { name: 'Twilio production', level: 1 }).waitFor();
+    const form = page.getByTestId('provider-edit');
+    const from = form.getByLabel('From', { exact: true });
+    expect(await form.getByLabel(/^Name/).inputValue()).toBe('Twilio production');
+    expect(await from.inputValue()).toBe('+14155550100');
+    expect(await form.getByLabel('API base URL').inputValue()).toBe(twilio.baseUrl);
+    expect((await describedText(page, from)).join(' ')).toContain('Active numbers');
+    // Write-only: the credential inputs start empty.
+    expect(await form.getByLabel('Account SID').inputValue()).toBe('');
+    expect(await form.getByLabel('Auth Token').inputValue()).toBe('');
+    expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // Both a From and a Messaging Service SID: the API names settings.from.
+    await form.getByLabel('Messaging Service SID').fill(`MG${'ab'.repeat(16)}`);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await fieldSays(
+      page,
+      from,
+      'Give either settings.from or settings.messagingServiceSid, not both',
+    );
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    const unchanged = await s.http.get(BASE).expect(200);
+    expect(unchanged.body.data[0].settings).toEqual({
+      from: '+14155550100',
+      apiBaseUrl: twilio.baseUrl,
+    });
+
+    await form.getByLabel('Messaging Service SID').fill('');
+    await from.fill('+14155550199');
+    await form.getByLabel(/^Name/).fill('Twilio main');
+    await form.getByLabel('Messages a second at most').fill('5');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Twilio main', level: 1 }).waitFor();
+    await page.getByText('Provider saved').waitFor();
+    await dismissNotifications(page);
+    const id = page.url().split('/').pop() as string;
+    const saved = await s.http.get(`${BASE}/${id}`).expect(200);
+    expect(saved.body.data).toMatchObject({
+      name: 'Twilio main',
+      maxPerSecond: 5,
+      settings: { from: '+14155550199', apiBaseUrl: twilio.baseUrl },
+      status: 'active',
+    });
+    expect(await from.inputValue()).toBe('+14155550199');
+    expect(await form.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+
+    // The credentials left empty are the stored ones: Twilio's basic auth passes.
+    await page.getByRole('textbox', { name: 'To', exact: true }).fill('+14155550124');
+    await page.getByRole('textbox', { name: 'Text' }).fill('From the new sender');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await textEventually(page.getByTestId('test-outcome'), (t) => t === 'accepted');
+    expect(twilio.messages.at(-1)).toMatchObject({
+      to: '+14155550124',
+      from: '+14155550199',
+      body: 'From the new sender',
+    });
+  });
+
+  it('replaces the credentials only when filled in, together: one alone is refused, a wrong SID gets the API’s 422, a wrong token is then refused by Twilio', async () => {
+    const { page } = stack;
+    const form = page.getByTestId('provider-edit');
+    const sid = form.getByLabel('Account SID');
+    const token = form.getByLabel('Auth Token');
+    await token.fill('a-wrong-token');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await fieldSays(page, sid, 'Give this too: the credentials are replaced together');
+
+    await sid.fill('AC123');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await fieldSays(page, sid, 'accountSid must be AC followed by 32 hex digits');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+
+    // A complete set, with a token Twilio does not know: stored, and Twilio refuses it.
+    await sid.fill(twilio.accountSid);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Provider saved, credentials replaced').waitFor();
+    await dismissNotifications(page);
+    expect(await sid.inputValue()).toBe('');
+    expect(await token.inputValue()).toBe('');
+    const sent = twilio.messages.length;
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await textEventually(page.getByTestId('test-outcome'), (t) => t === 'unauthorized');
+    expect(twilio.messages).toHaveLength(sent);
+
+    await sid.fill(twilio.accountSid);
+    await token.fill(twilio.authToken);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Provider saved, credentials replaced').waitFor();
+    await dismissNotifications(page);
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await textEventually(page.getByTestId('test-outcome'), (t) => t === 'accepted');
+    expect(twilio.messages).toHaveLength(sent + 1);
+    const html = await page.content();
+    expect(html).not.toContain(twilio.authToken);
+    expect(html).not.toContain(twilio.accountSid);
+  });
+
+  it('makes a second account the SMS default; the first is no longer', async () => {
+    const { page, s } = stack;
+    const second = await s.http
+      .post(BASE, {
+        channel: 'sms',
+        provider: 'twilio',
+        name: 'Twilio backup',
+        credentials: { accountSid: twilio.accountSid, authToken: twilio.authToken },
+        settings: { from: '+14155550177', apiBaseUrl: twilio.baseUrl },
+      })
+      .expect(201);
+    expect(second.body.data.isDefault).toBe(false);
+    await navigate(page, 'Channels');
+    await page.getByRole('link', { name: 'Twilio backup' }).click();
+    await page.getByRole('heading', { name: 'Twilio backup', level: 1 }).waitFor();
+    expect(await page.getByTestId('provider-default').textContent()).toBe('No');
+    await page.getByRole('button', { name: 'Make default' }).click();
+    await textEventually(page.getByTestId('provider-default'), (t) => t === 'Yes, for SMS');
+    await page.getByRole('button', { name: 'Make default' }).waitFor({ state: 'detached' });
+    const list = await s.http.get(`${BASE}?channel=sms`).expect(200);
+    const defaults = Object.fromEntries(
+      list.body.data.map((p: { name: string; isDefault: boolean }) => [p.name, p.isDefault]),
+    );
+    expect(defaults).toEqual({ 'Twilio main': false, 'Twilio backup': true });
   });
 });

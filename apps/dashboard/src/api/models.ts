@@ -25,6 +25,9 @@ export interface ContactEmail {
   isPrimary: boolean;
   bounceCount: number;
   complaintCount: number;
+  verifiedAt?: string | null;
+  lastBouncedAt?: string | null;
+  lastComplainedAt?: string | null;
   createdAt: string;
 }
 
@@ -38,6 +41,16 @@ export interface ChannelRecord {
   appleId?: string;
   deviceToken?: string;
   platform?: string;
+  verifiedAt?: string | null;
+  /** SMS: when the number opted out (STOP, or set through the API). */
+  optedOutAt?: string | null;
+  /** WhatsApp: when the contact was last seen. */
+  lastSeenAt?: string | null;
+  /** Telegram: when the contact was last active. */
+  lastActiveAt?: string | null;
+  /** Push: when a push last went out to the token. */
+  lastUsedAt?: string | null;
+  expiresAt?: string | null;
   createdAt: string;
 }
 
@@ -151,6 +164,8 @@ export interface ImportUpload {
 
 export interface MessageSummary {
   jobId: string;
+  /** `email`, `sms`, `push`, `whatsapp`, `telegram` or `imessage`. */
+  channel: string;
   messageId: string;
   senderAddress: string;
   campaignId: string | null;
@@ -172,6 +187,10 @@ export interface DeliveryAttempt {
   outboundIp: string | null;
   retryCount: number;
   attemptedAt: string;
+  /** Beyond email: the provider's error code. */
+  providerCode?: string | null;
+  /** SMS: the segments billed. */
+  segments?: number | null;
 }
 
 export interface EngagementEvent {

@@ -1,23 +1,9 @@
-// One provider account: its status and settings, rename and throughput, make default,
-// disable/enable, replace the (write-only) credentials, send a test, delete (confirmed).
-import {
-  Alert,
-  Button,
-  Code,
-  Group,
-  NumberInput,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
-import { useForm } from '@mantine/form';
-import { useDisclosure } from '@mantine/hooks';
+// One provider account: its status and settings; make default, disable/enable; change its name,
+// throughput, settings and (write-only) credentials; send a test; delete (confirmed).
+import { Alert, Button, Code, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
 import type { ChannelProvider } from '../../api/models';
@@ -25,7 +11,6 @@ import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { confirmDestructive } from '../../lib/confirm';
-import { applyApiErrors } from '../../lib/form-errors';
 import { formatDate, formatNumber } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
 import {
@@ -34,8 +19,8 @@ import {
   PROVIDER_LABEL,
   PROVIDER_SPECS,
 } from './provider-specs';
+import { ProviderEditForm } from './provider-edit-form';
 import { ProviderStatusBadge, STATUS_HELP } from './provider-status';
-import { ReplaceCredentialsModal } from './replace-credentials-modal';
 import { TestSend } from './test-send';
 
 function Item({ label, children }: { label: string; children: ReactNode }) {
@@ -51,75 +36,21 @@ function Item({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+/** A stored setting under its form label (`settings.from` → From), else its API name. */
+function settingLabel(provider: ConnectableProvider | null, name: string): string {
+  if (name === 'apiBaseUrl') return 'API base URL';
+  const field =
+    provider && PROVIDER_SPECS[provider].fields.find((f) => f.path === `settings.${name}`);
+  return field ? field.label : name;
+}
+
 /** Alert titles take their colour's shade, under 4.5:1 on the tint: keep them in text colour. */
 const ALERT_STYLES = { title: { color: 'var(--mantine-color-text)' } };
-
-function NameForm({ account }: { account: ChannelProvider }) {
-  const queries = useQueryClient();
-  const [error, setError] = useState<string | null>(null);
-  const form = useForm({
-    initialValues: { name: account.name, maxPerSecond: account.maxPerSecond as number | string },
-  });
-  const { setValues, resetDirty } = form;
-  useEffect(() => {
-    setValues({ name: account.name, maxPerSecond: account.maxPerSecond });
-    resetDirty({ name: account.name, maxPerSecond: account.maxPerSecond });
-    // Only when the stored values change, not on every render of the form.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [account.name, account.maxPerSecond]);
-  const submit = form.onSubmit(async (v) => {
-    setError(null);
-    try {
-      await dataOf<ChannelProvider>(
-        api.PATCH('/api/v1/user/channel-providers/{id}', {
-          params: { path: { id: account.id } },
-          body: { name: v.name.trim(), maxPerSecond: Number(v.maxPerSecond) },
-        }),
-      );
-      await queries.invalidateQueries();
-    } catch (err) {
-      setError(applyApiErrors(form, err, ['name', 'maxPerSecond']));
-    }
-  });
-  return (
-    <form onSubmit={submit} noValidate>
-      <Stack gap="sm">
-        {error && (
-          <Alert color="red" role="alert">
-            {error}
-          </Alert>
-        )}
-        <Group align="flex-start">
-          <TextInput label="Name" required w={280} {...form.getInputProps('name')} />
-          <NumberInput
-            label="Messages a second at most"
-            min={1}
-            max={10000}
-            allowDecimal={false}
-            w={220}
-            {...form.getInputProps('maxPerSecond')}
-          />
-        </Group>
-        <Group>
-          <Button
-            type="submit"
-            variant="light"
-            loading={form.submitting}
-            disabled={!form.isDirty()}
-          >
-            Save
-          </Button>
-        </Group>
-      </Stack>
-    </form>
-  );
-}
 
 export function ChannelProviderDetailPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const queries = useQueryClient();
-  const [replacing, replace] = useDisclosure(false);
   const account = useOrgQuery(['channel-provider', id], () =>
     dataOf<ChannelProvider>(
       api.GET('/api/v1/user/channel-providers/{id}', { params: { path: { id } } }),
@@ -198,11 +129,6 @@ export function ChannelProviderDetailPage() {
                     Disable
                   </Button>
                 )}
-                {connectable && (
-                  <Button variant="light" onClick={replace.open}>
-                    Replace credentials
-                  </Button>
-                )}
                 <Button color="red" variant="light" onClick={remove}>
                   Delete
                 </Button>
@@ -226,7 +152,7 @@ export function ChannelProviderDetailPage() {
                   {a.hasCredentials ? 'Stored, encrypted; never shown' : 'None'}
                 </Item>
                 {Object.entries(a.settings).map(([k, v]) => (
-                  <Item key={k} label={k}>
+                  <Item key={k} label={settingLabel(connectable, k)}>
                     <Code style={{ wordBreak: 'break-all' }}>{String(v)}</Code>
                   </Item>
                 ))}
@@ -242,22 +168,9 @@ export function ChannelProviderDetailPage() {
                 {STATUS_HELP[a.status]}
               </Alert>
             )}
-            <Paper withBorder p="md" radius="md">
-              <Title order={2} size="h4" mb="sm">
-                Name and throughput
-              </Title>
-              <NameForm account={a} />
-            </Paper>
+            <ProviderEditForm account={a} provider={connectable} />
             <TestSend account={a} />
           </Stack>
-          {connectable && (
-            <ReplaceCredentialsModal
-              account={a}
-              provider={connectable}
-              opened={replacing}
-              onClose={replace.close}
-            />
-          )}
         </>
       )}
     </QueryState>

@@ -222,3 +222,33 @@ export function fieldPaths(provider: ConnectableProvider, only?: 'credentials'):
     : [...paths, 'settings.apiBaseUrl'];
   return all;
 }
+
+/**
+ * The provider's stored settings as the form's strings (an APNs account without `environment`
+ * sends to production), so the edit form starts from what is stored.
+ */
+export function settingsValues(
+  provider: ConnectableProvider,
+  settings: Record<string, unknown>,
+): Record<string, string> {
+  const out = emptyFieldValues().settings;
+  const names = PROVIDER_SPECS[provider].fields
+    .filter((f) => f.path.startsWith('settings.'))
+    .map((f) => f.path.slice('settings.'.length));
+  for (const name of [...names, 'apiBaseUrl']) {
+    const v = settings[name];
+    if (typeof v === 'string' || typeof v === 'number') out[name] = String(v);
+  }
+  return out;
+}
+
+/**
+ * Credentials replace the stored ones together: once one field is filled in, the required ones
+ * left empty, by form path (none when every field is empty, which keeps the stored credentials).
+ */
+export function missingCredentials(provider: ConnectableProvider, values: FieldValues): string[] {
+  const fields = PROVIDER_SPECS[provider].fields.filter((f) => f.path.startsWith('credentials.'));
+  const filled = (path: string) => !!values.credentials[path.slice('credentials.'.length)]?.trim();
+  if (!fields.some((f) => filled(f.path))) return [];
+  return fields.filter((f) => f.required && !filled(f.path)).map((f) => f.path);
+}

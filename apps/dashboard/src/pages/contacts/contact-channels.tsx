@@ -1,54 +1,9 @@
-// Every channel record of a contact, one table per channel that has records.
-import { Badge, Paper, Table, Text, Title } from '@mantine/core';
-import type { ChannelRecord, Contact } from '../../api/models';
-import { formatDate } from '../../lib/format';
-
-interface Row {
-  channel: string;
-  id: string;
-  value: string;
-  status: string;
-  isPrimary: boolean;
-  createdAt: string;
-}
-
-function value(r: ChannelRecord): string {
-  return r.phoneNumber ?? r.username ?? r.appleId ?? r.deviceToken ?? '—';
-}
-
-export function channelRows(c: Contact): Row[] {
-  const other = (channel: string, list?: ChannelRecord[]) =>
-    (list ?? []).map((r) => ({
-      channel,
-      id: r.id,
-      value: value(r),
-      status: r.status,
-      isPrimary: r.isPrimary,
-      createdAt: r.createdAt,
-    }));
-  return [
-    ...(c.emails ?? []).map((e) => ({
-      channel: 'Email',
-      id: e.id,
-      value: e.email,
-      status: e.status,
-      isPrimary: e.isPrimary,
-      createdAt: e.createdAt,
-    })),
-    ...other('SMS', c.smsNumbers),
-    ...other('WhatsApp', c.whatsappAccounts),
-    ...other('Telegram', c.telegramAccounts),
-    ...other('iMessage', c.imessageAccounts),
-    ...(c.pushNotifications ?? []).map((p) => ({
-      channel: `Push (${p.platform ?? 'device'})`,
-      id: p.id,
-      value: `${(p.deviceToken ?? '').slice(0, 16)}…`,
-      status: p.status,
-      isPrimary: p.isPrimary,
-      createdAt: p.createdAt,
-    })),
-  ];
-}
+// Every channel record of a contact in one table: its address and when it was added, its status
+// and what that means for sending, and its last use where the API records one.
+import { Badge, Group, Paper, Table, Text, Title } from '@mantine/core';
+import type { Contact } from '../../api/models';
+import { formatDate, formatDateTime } from '../../lib/format';
+import { channelRows, statusColor } from './channel-records';
 
 export function ContactChannels({ contact }: { contact: Contact }) {
   const rows = channelRows(contact);
@@ -62,36 +17,57 @@ export function ContactChannels({ contact }: { contact: Contact }) {
           No channel record: this contact cannot be reached yet.
         </Text>
       ) : (
-        <Table>
+        <Table data-testid="contact-channels" verticalSpacing="sm">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>Channel</Table.Th>
-              <Table.Th>Address</Table.Th>
+              <Table.Th>Record</Table.Th>
               <Table.Th>Status</Table.Th>
-              <Table.Th>Added</Table.Th>
+              <Table.Th>Last use</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {rows.map((r) => (
-              <Table.Tr key={r.id}>
-                <Table.Td>{r.channel}</Table.Td>
+              <Table.Tr key={r.id} data-record-id={r.id} style={{ verticalAlign: 'top' }}>
                 <Table.Td>
-                  {r.value}{' '}
-                  {r.isPrimary && (
-                    <Badge size="xs" variant="light">
-                      primary
-                    </Badge>
+                  <Group gap={6} wrap="nowrap">
+                    <Text size="sm" fw={600}>
+                      {r.channel}
+                    </Text>
+                    {r.isPrimary && (
+                      <Badge size="xs" variant="light">
+                        primary
+                      </Badge>
+                    )}
+                  </Group>
+                  <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                    {r.value}
+                  </Text>
+                  <Text size="xs" c="dimmed">
+                    added {formatDate(r.createdAt)}
+                  </Text>
+                </Table.Td>
+                <Table.Td miw={150}>
+                  <Badge variant="outline" color={statusColor(r.status)} style={{ flexShrink: 0 }}>
+                    {r.status.replace(/_/g, ' ')}
+                  </Badge>
+                  {r.note && (
+                    <Text size="xs" c="dimmed" mt={4}>
+                      {r.note}
+                    </Text>
                   )}
                 </Table.Td>
-                <Table.Td>
-                  <Badge
-                    variant="outline"
-                    color={r.status === 'bounced' || r.status === 'complained' ? 'red' : 'gray'}
-                  >
-                    {r.status}
-                  </Badge>
+                <Table.Td miw={110}>
+                  {r.lastUse ? (
+                    <>
+                      <Text size="sm">{formatDateTime(r.lastUse.at)}</Text>
+                      <Text size="xs" c="dimmed">
+                        {r.lastUse.what}
+                      </Text>
+                    </>
+                  ) : (
+                    <Text size="sm">—</Text>
+                  )}
                 </Table.Td>
-                <Table.Td>{formatDate(r.createdAt)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>

@@ -19,7 +19,7 @@ import { PageHeader } from '../../components/page-header';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatDateTime } from '../../lib/format';
-import { MessageStatusBadge } from './message-status';
+import { channelLabel, MessageStatusBadge } from './message-status';
 
 type Entry =
   | { at: string; kind: 'attempt'; a: DeliveryAttempt }
@@ -66,8 +66,23 @@ function Detail({ label, value, copy }: { label: string; value: string | null; c
   );
 }
 
+/** Where an email attempt went: the MX host and the address it left from. */
+function hostOf(a: DeliveryAttempt): string {
+  return `${a.mxHost ?? 'no host'}${a.outboundIp ? ` from ${a.outboundIp}` : ''}`;
+}
+
+/** What the provider said of an SMS or push attempt beyond its text: its code, the segments. */
+function providerOf(a: DeliveryAttempt): string {
+  const parts = [
+    a.providerCode ? `provider code ${a.providerCode}` : null,
+    a.segments ? `${a.segments} segment${a.segments === 1 ? '' : 's'}` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(' · ') : 'through the provider';
+}
+
 function RecipientTimeline({ m, recipient }: { m: Message; recipient: string }) {
   const entries = timelineOf(m, recipient);
+  const email = (m.channel ?? 'email') === 'email';
   return (
     <Paper withBorder p="md" radius="md" data-testid={`recipient-${recipient}`}>
       <Title order={2} size="h4" mb="md">
@@ -87,11 +102,12 @@ function RecipientTimeline({ m, recipient }: { m: Message; recipient: string }) 
                 title={<MessageStatusBadge status={x.a.status} />}
               >
                 <Text size="sm">
-                  {[x.a.smtpCode, x.a.smtpMessage].filter(Boolean).join(' ') || 'No SMTP reply'}
+                  {[x.a.smtpCode, x.a.smtpMessage].filter(Boolean).join(' ') ||
+                    (email ? 'No SMTP reply' : 'No provider reply')}
                 </Text>
                 <Text size="xs" c="dimmed">
-                  {formatDateTime(x.at)} · {x.a.mxHost ?? 'no host'}
-                  {x.a.outboundIp ? ` from ${x.a.outboundIp}` : ''} · retry {x.a.retryCount}
+                  {formatDateTime(x.at)} · {email ? hostOf(x.a) : providerOf(x.a)} · retry{' '}
+                  {x.a.retryCount}
                 </Text>
               </Timeline.Item>
             ) : (
@@ -135,6 +151,7 @@ export function MessageDetailPage() {
           <Stack>
             <Paper withBorder p="md" radius="md">
               <SimpleGrid cols={{ base: 1, md: 3 }}>
+                <Detail label="Channel" value={channelLabel(m.channel)} />
                 <Detail label="Job id" value={m.jobId} copy />
                 <Detail label="Message-ID" value={m.messageId} copy />
                 <Detail label="Kept for" value={`${m.retentionDays} days`} />

@@ -1,4 +1,5 @@
-// Sent messages, newest first, filtered by recipient, status and time with the API's parameters.
+// Sent messages of every channel, newest first, filtered by channel, recipient, status and time
+// with the API's parameters.
 import { Anchor, Group, Select, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
@@ -12,10 +13,19 @@ import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatDateTime } from '../../lib/format';
 import { compact, useQueryState } from '../../lib/use-page';
-import { MESSAGE_STATUSES, MessageStatusBadge } from './message-status';
+import {
+  channelLabel,
+  MESSAGE_CHANNEL_LABEL,
+  MESSAGE_CHANNELS,
+  MESSAGE_STATUSES,
+  type MessageChannel,
+  MessageStatusBadge,
+} from './message-status';
 
-const KEYS = ['recipient', 'status', 'from', 'to', 'campaignId'] as const;
+const KEYS = ['channel', 'recipient', 'status', 'from', 'to', 'campaignId'] as const;
 type Status = (typeof MESSAGE_STATUSES)[number];
+/** The Channel filter's "All": no `channel` parameter. */
+const ALL = 'all';
 
 /** A local calendar day from a date input, as the instant it starts (from) or ends (to). */
 function dayBound(day: string, end: boolean): string | undefined {
@@ -41,6 +51,7 @@ export function MessagesPage() {
           query: compact({
             page,
             limit: 20,
+            channel: values.channel as MessageChannel,
             recipient: values.recipient,
             status: values.status as Status,
             campaignId: values.campaignId,
@@ -57,9 +68,20 @@ export function MessagesPage() {
     <>
       <PageHeader
         title="Messages"
-        description="Every email sent through the API, the SMTP relay or a campaign."
+        description="Every message sent through the API, the SMTP relay or a campaign, on every channel."
       />
       <Group mb="md" align="flex-end" gap="sm">
+        <Select
+          label="Channel"
+          data={[
+            { value: ALL, label: 'All' },
+            ...MESSAGE_CHANNELS.map((c) => ({ value: c, label: MESSAGE_CHANNEL_LABEL[c] })),
+          ]}
+          value={values.channel || ALL}
+          onChange={(v) => setFilters({ channel: !v || v === ALL ? '' : v })}
+          allowDeselect={false}
+          w={150}
+        />
         <TextInput
           label="Recipient"
           placeholder="someone@example.com"
@@ -100,13 +122,18 @@ export function MessagesPage() {
         error={messages.error}
         isEmpty={rows.length === 0}
         empty={
-          <EmptyState title="No messages">Messages appear here once email is sent.</EmptyState>
+          <EmptyState title="No messages">
+            {values.channel
+              ? `No ${channelLabel(values.channel)} message matches.`
+              : 'Messages appear here once a message is sent.'}
+          </EmptyState>
         }
       >
-        <Table highlightOnHover>
+        <Table highlightOnHover data-testid="messages">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Sent</Table.Th>
+              <Table.Th>Channel</Table.Th>
               <Table.Th>Recipients</Table.Th>
               <Table.Th>From</Table.Th>
               <Table.Th>Status</Table.Th>
@@ -120,6 +147,7 @@ export function MessagesPage() {
                     {formatDateTime(m.createdAt)}
                   </Anchor>
                 </Table.Td>
+                <Table.Td>{channelLabel(m.channel)}</Table.Td>
                 <Table.Td>
                   <Text size="sm" lineClamp={1}>
                     {m.recipients.join(', ')}
