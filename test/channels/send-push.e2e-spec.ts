@@ -158,4 +158,34 @@ describe('POST /api/v1/send/push → FCM and APNs', () => {
       .post('/api/v1/send/push', { to: { contactId }, content: { title: 'Hi' } })
       .expect(404);
   });
+
+  it('counts a push in the same organization windows as email: at its limit, push is 429', async () => {
+    const limited = await createSession(app, { plan: 'pro' });
+    await ds.query(`UPDATE organizations SET limit_per_day = 1 WHERE id = $1`, [limited.org.id]);
+    await limited.http
+      .post('/api/v1/user/channel-providers', {
+        channel: 'push',
+        provider: 'fcm',
+        name: 'FCM',
+        credentials: { serviceAccount: fcm.serviceAccount },
+        settings: { apiBaseUrl: fcm.url },
+      })
+      .expect(201);
+    await limited.http
+      .post('/api/v1/send', {
+        from: 'a@sender.test',
+        to: 'b@example.test',
+        subject: 'S',
+        text: 'T',
+      })
+      .expect(202);
+    const refused = await limited.http
+      .post('/api/v1/send/push', {
+        to: { deviceToken: ANDROID, platform: 'android' },
+        content: { title: 'Over the limit' },
+      })
+      .expect(429);
+    expect(refused.body).toMatchObject({ code: 'E_TOO_MANY_REQUESTS' });
+    expect(JSON.stringify(fcm.messages)).not.toContain('Over the limit');
+  });
 });

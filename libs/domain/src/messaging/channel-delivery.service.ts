@@ -95,11 +95,16 @@ export class ChannelDeliveryService {
 
     const outgoing = await this.providerMessage(message, recipient);
     const outcome = await adapter.send(sending.account, outgoing);
-    await this.providers
-      .recordOutcome(message.organizationId, sending.record.id, outcome)
-      .catch((err: Error) =>
-        this.logger.warn({ msg: 'provider health not recorded', err: err.message }),
-      );
+    // The account's health changes on a refusal of its credentials, or on the first send they
+    // pass after refusals; an account in good health is not written once per message.
+    const healthy = sending.record.status === 'active' && !sending.record.consecutiveAuthFailures;
+    if (outcome.kind === 'unauthorized' || !healthy) {
+      await this.providers
+        .recordOutcome(message.organizationId, sending.record.id, outcome)
+        .catch((err: Error) =>
+          this.logger.warn({ msg: 'provider health not recorded', err: err.message }),
+        );
+    }
     if (outcome.kind === 'throttled') {
       await this.throttle.pause(sending.record.id, outcome.retryAfterMs);
     }
