@@ -63,6 +63,12 @@ export function checkAnswer(a: HttpAnswer, success: SuccessShape): string | null
       return header(a, 'content-type').startsWith('image/gif') ? null : 'pixel without image/gif';
     }
     if (success === 'health') return null;
+    if (success === 'callback') {
+      // A provider's callback is answered in the provider's terms (Twilio: TwiML).
+      return /^(text\/xml|application\/json)/.test(header(a, 'content-type'))
+        ? null
+        : 'callback answer without text/xml or application/json';
+    }
     if (success === 'html') {
       return header(a, 'content-type').startsWith('text/html') ? null : 'page without text/html';
     }

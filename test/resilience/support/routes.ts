@@ -32,7 +32,7 @@ export interface QueryParam {
 }
 
 /** What a 2xx answer of the route looks like. */
-export type SuccessShape = 'envelope' | 'csv' | 'gif' | 'redirect' | 'health' | 'html';
+export type SuccessShape = 'envelope' | 'csv' | 'gif' | 'redirect' | 'health' | 'html' | 'callback';
 
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -73,6 +73,7 @@ export const ROUTE_GROUPS: Array<[prefix: string, group: string]> = [
   ['/health', 'public'],
   ['/t/', 'public'],
   ['/u/', 'public'],
+  ['/channels/callbacks', 'public'],
 ];
 
 export function groupOf(path: string): string {
@@ -87,8 +88,22 @@ export function groupOf(path: string): string {
   return hit[1];
 }
 
-/** Routes the OpenAPI document excludes on purpose (tracking and unsubscribe links are not an API). */
+/**
+ * Routes the OpenAPI document excludes on purpose: tracking and unsubscribe links, and where
+ * providers post their callbacks (none of them an API a client calls).
+ */
 export const UNDOCUMENTED_ROUTES: RouteSpec[] = [
+  {
+    method: 'POST',
+    path: '/channels/callbacks/{providerId}',
+    group: 'public',
+    pathParams: ['providerId'],
+    query: [],
+    bodyKind: 'none',
+    public: true,
+    success: 'callback',
+    undocumented: true,
+  },
   {
     method: 'GET',
     path: '/t/o/{file}',
@@ -210,7 +225,12 @@ const COLLECTION_KINDS: Record<string, ResourceKind> = {
 };
 
 /** Path parameters that are tokens, not resource ids. */
-export const TOKEN_PARAMS = new Set(['/t/o/{file}:file', '/t/c/{token}:token', '/u/{token}:token']);
+export const TOKEN_PARAMS = new Set([
+  '/t/o/{file}:file',
+  '/t/c/{token}:token',
+  '/u/{token}:token',
+  '/channels/callbacks/{providerId}:providerId',
+]);
 
 /**
  * The kind of resource a path parameter names: the collection segment right before it decides
