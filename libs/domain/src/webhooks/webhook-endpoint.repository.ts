@@ -138,7 +138,9 @@ export class WebhookEndpointRepository {
    * such endpoint. Attempts have no foreign key to their delivery (see the webhooks migration),
    * so they are removed here, in a statement after the deliveries' own: an attempt recorded
    * before the deliveries were deleted is visible to it, and none can be recorded after
-   * (recording updates the delivery row, which is gone). Its queue rows go with it (cascade).
+   * (recording updates the delivery row, which is gone). Its queue rows are deleted first: the
+   * dispatcher ends a delivery by deleting its queue row, then updating the delivery, and rows
+   * locked in that order on both sides never wait on each other in a cycle.
    */
   async remove(organizationId: string, id: string): Promise<boolean> {
     return inTransaction(this.ds, async (em) => {
@@ -149,6 +151,13 @@ export class WebhookEndpointRepository {
         FOR UPDATE`,
       );
       if (!found.length) return false;
+      await query(
+        em,
+        sql`DELETE FROM webhook_delivery_queue
+        WHERE webhook_endpoint_id = (SELECT id FROM webhook_endpoints
+                                      WHERE organization_id = ${organizationId}::uuid
+                                        AND id = ${id}::uuid)`,
+      );
       const gone = await query<{ id: string }>(
         em,
         sql`DELETE FROM webhook_deliveries
