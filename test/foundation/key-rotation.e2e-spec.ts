@@ -6,6 +6,7 @@ import { INestApplication } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
+  blindIndexOf,
   ENCRYPTED_COLUMNS,
   FieldCipher,
   fieldCipher,
@@ -68,6 +69,19 @@ describe('rotate-keys', () => {
       })
       .expect(202);
     const ds0 = app.get(DataSource);
+    // A push message: its recipient, a device token, is indexed case-sensitively as tokens are.
+    const token = `fcm-Token_${randomUUID()}`;
+    const pushJob = (
+      await s.http
+        .post('/api/v1/send/sms', { to: { phoneNumber: '+14155550100' }, content: { text: 'x' } })
+        .expect(202)
+    ).body.data.jobId as string;
+    await ds0.query(
+      `WITH m AS (UPDATE messages SET channel = 'push' WHERE job_id = $1 RETURNING id)
+       UPDATE message_recipients SET address = $2, address_hash = $3
+        WHERE message_id = (SELECT id FROM m)`,
+      [pushJob, fieldCipher().encrypt(token), blindIndexOf('token', token)],
+    );
     const inboundId = await new InboundMessageRepository(ds0).store(
       {
         kind: 'bounce',
@@ -96,8 +110,8 @@ describe('rotate-keys', () => {
     const byTable = Object.fromEntries(out.tables.map((t) => [t.table, t]));
     expect(byTable).toMatchObject({
       contact_emails: { rotated: 1, columns: { email: 1 } },
-      messages: { rotated: 1, columns: { content: 1 } },
-      message_recipients: { rotated: 1, columns: { address: 1 } },
+      messages: { rotated: 2, columns: { content: 2 } },
+      message_recipients: { rotated: 2, columns: { address: 2 } },
       webhook_endpoints: { rotated: 1, columns: { secret: 1, custom_headers: 1 } },
       webhook_deliveries: { rotated: 1, columns: { data: 1 } },
       sending_domains: { rotated: 1, columns: { dkim_private_key: 1 } },
@@ -121,12 +135,21 @@ describe('rotate-keys', () => {
           if (v === null || (typeof v === 'string' && !v.startsWith('v1:'))) continue;
           const plain = Buffer.isBuffer(v) ? only.decryptBytes(v).toString() : only.decrypt(v);
           values++;
-          if (c.hash?.kind === 'email')
+          if (c.hash?.kind === 'email' && !c.hash.kindOf)
             expect(row[c.hash.column]).toBe(only.blindIndex(normaliseEmail(plain)));
         }
       }
     }
     expect(values).toBeGreaterThanOrEqual(9);
+    const recipients: { channel: string; address: string; address_hash: string }[] = await ds.query(
+      `SELECT m.channel, r.address, r.address_hash FROM message_recipients r
+         JOIN messages m ON m.id = r.message_id WHERE r.organization_id = $1 ORDER BY m.channel`,
+      [s.org.id],
+    );
+    expect(recipients.map((r) => [r.channel, only.decrypt(r.address), r.address_hash])).toEqual([
+      ['email', 'someone@example.test', only.blindIndex('someone@example.test')],
+      ['push', token, only.blindIndex(token)],
+    ]);
     const [dkim] = await ds.query(
       `SELECT dkim_private_key AS k FROM sending_domains WHERE organization_id = $1`,
       [s.org.id],

@@ -4,6 +4,8 @@
 import { DataSource } from 'typeorm';
 import { fieldCipher } from '../crypto/field-encryption';
 import { empty, join, query, raw, sql, Sql } from '../database/sql';
+import { addressIndexKind } from '../channels/channel-message';
+import type { MessageChannel } from '../messaging/message.types';
 import { BlindIndexKind, blindIndexOf, ENCRYPTED_CONTACT_COLUMNS } from './blind-index';
 
 interface RotatedColumn {
@@ -12,8 +14,15 @@ interface RotatedColumn {
   bytes?: boolean;
   /** Only some values of the column are encrypted: those matching this SQL condition. */
   encryptedWhen?: string;
-  /** Its blind index, recomputed under the new key. */
-  hash?: { column: string; kind: BlindIndexKind };
+  /**
+   * Its blind index, recomputed under the new key: values normalised as `kind`, or as the SQL
+   * `kindOf` says of each row (a message's recipients are indexed as its channel's addresses).
+   */
+  hash?: {
+    column: string;
+    kind: BlindIndexKind;
+    kindOf?: { sql: string; map: (value: string) => BlindIndexKind };
+  };
 }
 
 interface RotatedTable {
@@ -42,7 +51,19 @@ export const ENCRYPTED_COLUMNS: RotatedTable[] = [
       ['message_id', 'uuid'],
       ['idx', 'smallint'],
     ],
-    columns: [{ column: 'address', hash: { column: 'address_hash', kind: 'email' } }],
+    columns: [
+      {
+        column: 'address',
+        hash: {
+          column: 'address_hash',
+          kind: 'email',
+          kindOf: {
+            sql: `(SELECT m.channel FROM messages m WHERE m.id = message_recipients.message_id)`,
+            map: (channel) => addressIndexKind(channel as MessageChannel),
+          },
+        },
+      },
+    ],
   },
   {
     table: 'webhook_endpoints',
@@ -99,6 +120,9 @@ export async function rotateEncryption(
       : empty;
     const keyList = spec.key.map(([k]) => k).join(', ');
     const setCols = spec.columns.flatMap((c) => (c.hash ? [c.column, c.hash.column] : [c.column]));
+    const kindCols = spec.columns.flatMap((c) =>
+      c.hash?.kindOf ? [`${c.hash.kindOf.sql} AS ${c.column}_kind`] : [],
+    );
     const was = spec.columns.map((c) => `${c.column}_was`);
     const counts: Record<string, number> = Object.fromEntries(
       spec.columns.map((c) => [c.column, 0]),
@@ -111,7 +135,7 @@ export async function rotateEncryption(
         : empty;
       const rows = await query<Record<string, unknown>>(
         ds,
-        sql`SELECT ${raw(keyList)}, organization_id, ${raw(setCols.join(', '))}
+        sql`SELECT ${raw(keyList)}, organization_id, ${raw([...setCols, ...kindCols].join(', '))}
               FROM ${raw(spec.table)}
              WHERE (${stale}) ${orgOnly} ${from}
              ORDER BY ${raw(keyList)} LIMIT ${batchSize}`,
@@ -131,10 +155,11 @@ export async function rotateEncryption(
           const plain = next.plain;
           values.push(next.value);
           changed[ci].push(next.changed);
-          if (c.hash)
-            hashes.push(
-              plain === null ? (r[c.hash.column] as string) : blindIndexOf(c.hash.kind, plain),
-            );
+          if (c.hash) {
+            const { kindOf } = c.hash;
+            const kind = kindOf ? kindOf.map(r[`${c.column}_kind`] as string) : c.hash.kind;
+            hashes.push(plain === null ? (r[c.hash.column] as string) : blindIndexOf(kind, plain));
+          }
         }
         const type = c.bytes ? 'bytea' : 'text';
         arrays.push(sql`${values}::${raw(type)}[]`);
