@@ -12,6 +12,7 @@ import { FcmFake } from '../support/providers/fcm-fake';
 import { createSession, Session } from '../support/session';
 import { waitFor } from '../support/wait-for';
 import { Receiver } from '../webhooks/webhook-support';
+import { connect, fcmAccount, spentForTheDay } from './support/accounts';
 
 const ANDROID = 'fcm-token-' + 'b'.repeat(140);
 const GONE = 'fcm-token-' + 'c'.repeat(140);
@@ -39,15 +40,7 @@ describe('POST /api/v1/send/push → FCM and APNs', () => {
     worker = await startWorker();
     s = await createSession(app, { plan: 'pro' });
     ds = app.get(DataSource);
-    await s.http
-      .post('/api/v1/user/channel-providers', {
-        channel: 'push',
-        provider: 'fcm',
-        name: 'FCM',
-        credentials: { serviceAccount: fcm.serviceAccount },
-        settings: { apiBaseUrl: fcm.url },
-      })
-      .expect(201);
+    await connect(s, fcmAccount(fcm));
     await s.http
       .post('/api/v1/user/channel-providers', {
         channel: 'push',
@@ -160,25 +153,7 @@ describe('POST /api/v1/send/push → FCM and APNs', () => {
   });
 
   it('counts a push in the same organization windows as email: at its limit, push is 429', async () => {
-    const limited = await createSession(app, { plan: 'pro' });
-    await ds.query(`UPDATE organizations SET limit_per_day = 1 WHERE id = $1`, [limited.org.id]);
-    await limited.http
-      .post('/api/v1/user/channel-providers', {
-        channel: 'push',
-        provider: 'fcm',
-        name: 'FCM',
-        credentials: { serviceAccount: fcm.serviceAccount },
-        settings: { apiBaseUrl: fcm.url },
-      })
-      .expect(201);
-    await limited.http
-      .post('/api/v1/send', {
-        from: 'a@sender.test',
-        to: 'b@example.test',
-        subject: 'S',
-        text: 'T',
-      })
-      .expect(202);
+    const limited = await spentForTheDay(app, fcmAccount(fcm));
     const refused = await limited.http
       .post('/api/v1/send/push', {
         to: { deviceToken: ANDROID, platform: 'android' },

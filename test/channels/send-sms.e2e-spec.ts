@@ -13,6 +13,7 @@ import { TwilioFake } from '../support/providers/twilio-fake';
 import { createSession, Session } from '../support/session';
 import { waitFor } from '../support/wait-for';
 import { Receiver } from '../webhooks/webhook-support';
+import { connect, spentForTheDay, twilioAccount } from './support/accounts';
 
 const OUR_NUMBER = '+15005550006';
 
@@ -65,16 +66,7 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
     recordJobs(worker.get<Queue>(getQueueToken(QUEUES.email)));
     s = await createSession(app, { plan: 'pro' });
     ds = app.get(DataSource);
-    const res = await s.http
-      .post('/api/v1/user/channel-providers', {
-        channel: 'sms',
-        provider: 'twilio',
-        name: 'Twilio',
-        credentials: { accountSid: twilio.accountSid, authToken: twilio.authToken },
-        settings: { from: OUR_NUMBER, apiBaseUrl: twilio.baseUrl },
-      })
-      .expect(201);
-    providerId = res.body.data.id;
+    providerId = await connect(s, twilioAccount(twilio, OUR_NUMBER));
     receiver = await new Receiver().start();
     await s.http
       .post('/api/v1/user/webhook-endpoints', {
@@ -305,25 +297,7 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
   });
 
   it('counts SMS in the same organization windows as email: at its limit, every channel is 429', async () => {
-    const limited = await createSession(app, { plan: 'pro' });
-    await ds.query(`UPDATE organizations SET limit_per_day = 1 WHERE id = $1`, [limited.org.id]);
-    await limited.http
-      .post('/api/v1/user/channel-providers', {
-        channel: 'sms',
-        provider: 'twilio',
-        name: 'Twilio',
-        credentials: { accountSid: twilio.accountSid, authToken: twilio.authToken },
-        settings: { from: OUR_NUMBER, apiBaseUrl: twilio.baseUrl },
-      })
-      .expect(201);
-    await limited.http
-      .post('/api/v1/send', {
-        from: 'a@sender.test',
-        to: 'b@example.test',
-        subject: 'One',
-        text: "The day's only message",
-      })
-      .expect(202);
+    const limited = await spentForTheDay(app, twilioAccount(twilio, OUR_NUMBER));
     const refused = await limited.http
       .post('/api/v1/send/sms', { to: { phoneNumber: '+14155550118' }, content: { text: 'x' } })
       .expect(429);

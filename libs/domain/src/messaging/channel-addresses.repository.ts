@@ -51,38 +51,51 @@ export class ChannelAddresses {
    * The contact's record to send to: the primary one that may be sent to, else the oldest that
    * may, else (none may) the primary or oldest; null when it has none of the channel.
    */
-  async bestOf(
+  bestOf(
     organizationId: string,
     channel: ProviderChannel,
     contactId: string,
   ): Promise<ChannelAddress | null> {
-    const source = SOURCES[channel];
-    if (!source) return null;
-    const rows = await query<Row>(
-      this.ds,
-      sql`SELECT address, status, is_primary, platform FROM (${source.from}
-            WHERE organization_id = ${organizationId}::uuid AND contact_id = ${contactId}::uuid) r
-           ORDER BY NOT (status = ANY(${[...UNSENDABLE_RECORD_STATUSES[channel]]}::text[])) DESC,
-                    is_primary DESC, created_at, id
-           LIMIT 1`,
+    return this.first(
+      organizationId,
+      channel,
+      sql`contact_id = ${contactId}::uuid`,
+      (refused) => sql`NOT ${refused} DESC, is_primary DESC, created_at, id`,
     );
-    return rows.length ? this.read(rows[0]) : null;
   }
 
   /** The organization's record holding this address (one that refuses sending first), or null. */
-  async byAddress(
+  byAddress(
     organizationId: string,
     channel: ProviderChannel,
     address: string,
   ): Promise<ChannelAddress | null> {
     const source = SOURCES[channel];
+    if (!source) return Promise.resolve(null);
+    const hashes = blindIndexCandidatesOf(source.kind, address);
+    return this.first(
+      organizationId,
+      channel,
+      sql`${raw(source.hash)} = ANY(${hashes}::text[])`,
+      (refused) => sql`${refused} DESC`,
+    );
+  }
+
+  /** The first of the organization's records of the channel that match, in the order given. */
+  private async first(
+    organizationId: string,
+    channel: ProviderChannel,
+    where: Sql,
+    order: (refused: Sql) => Sql,
+  ): Promise<ChannelAddress | null> {
+    const source = SOURCES[channel];
     if (!source) return null;
+    const refused = sql`(status = ANY(${[...UNSENDABLE_RECORD_STATUSES[channel]]}::text[]))`;
     const rows = await query<Row>(
       this.ds,
       sql`SELECT address, status, is_primary, platform FROM (${source.from}
-            WHERE organization_id = ${organizationId}::uuid
-              AND ${raw(source.hash)} = ANY(${blindIndexCandidatesOf(source.kind, address)}::text[])) r
-           ORDER BY status = ANY(${[...UNSENDABLE_RECORD_STATUSES[channel]]}::text[]) DESC
+            WHERE organization_id = ${organizationId}::uuid AND ${where}) r
+           ORDER BY ${order(refused)}
            LIMIT 1`,
     );
     return rows.length ? this.read(rows[0]) : null;
