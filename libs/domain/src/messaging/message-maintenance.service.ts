@@ -5,7 +5,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { EmailDispatcher } from './email-dispatcher';
 import { EngagementStore } from './engagement/engagement.store';
-import { MessageRepository } from './message.repository';
+import { MessageSweepRepository } from './message-sweep.repository';
 import type { Redispatch, SweepCursor } from './message.types';
 
 const SWEEP_BATCH = 500;
@@ -16,7 +16,7 @@ export class MessageMaintenanceService {
   private readonly logger = new Logger(MessageMaintenanceService.name);
 
   constructor(
-    private readonly messages: MessageRepository,
+    private readonly messages: MessageSweepRepository,
     private readonly dispatcher: EmailDispatcher,
     private readonly engagement: EngagementStore,
     private readonly clock: Clock,

@@ -27,6 +27,7 @@ import { MessageMaintenanceService } from './message-maintenance.service';
 import { MessageRepository } from './message.repository';
 import { MessageReportsRepository } from './message-reports.repository';
 import { MessageService } from './message.service';
+import { MessageSweepRepository } from './message-sweep.repository';
 import { SendService } from './send.service';
 import { SmtpOutbound } from './smtp-outbound';
 import { TrackingTokens } from './tracking/tracking-token';
@@ -52,6 +53,7 @@ import { TrackingService } from './tracking/tracking.service';
     MessageReportsRepository,
     ChannelCallbackService,
     MessageRepository,
+    MessageSweepRepository,
     MessageLogRepository,
     MessageService,
     ContactEmailStatusRepository,
