@@ -1,3 +1,4 @@
+import { simpleParser } from 'mailparser';
 import { fixture } from '../../../../test/unsubscribe/support/fixtures';
 import {
   enhancedStatus,
@@ -103,7 +104,7 @@ describe('readMailReport', () => {
     expect(enhancedStatus(null)).toBeNull();
   });
 
-  it('reads at most 100 per-recipient groups of a huge report, in well under a second of CPU', async () => {
+  it('reads at most 100 per-recipient groups of a huge report, in about the CPU of one parse', async () => {
     const groups = Array.from(
       { length: 10_000 },
       (_, i) =>
@@ -120,12 +121,23 @@ describe('readMailReport', () => {
         'Return-Path: <bounces+tok@bounces.test>\r\nMessage-ID: <a@b.example>\r\n\r\n--b--\r\n',
     );
     expect(raw.length).toBeGreaterThan(660_000);
-    await readMailReport(raw); // warm-up: module loading is not the parser's cost
-    // CPU time of this process, not wall time: other processes on a loaded machine do not count.
-    const started = process.cpuUsage();
+    // CPU time of this process, each the least of three runs: what a loaded machine or a garbage
+    // collection adds to one run does not count. The baseline is the one pass over the message
+    // that no reader avoids, mailparser's own, measured here beside it.
+    const leastCpu = async (work: () => Promise<unknown>) => {
+      let least = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const started = process.cpuUsage();
+        await work();
+        const cpu = process.cpuUsage(started);
+        least = Math.min(least, (cpu.user + cpu.system) / 1000);
+      }
+      return least;
+    };
+    const parse = () => simpleParser(raw, { keepDeliveryStatus: true, skipHtmlToText: true });
+    const baseline = await leastCpu(parse);
+    const took = await leastCpu(() => readMailReport(raw));
     const report = await readMailReport(raw);
-    const cpu = process.cpuUsage(started);
-    const took = (cpu.user + cpu.system) / 1000;
     expect(report).toMatchObject({
       kind: 'delivery-status',
       original: { returnPath: 'bounces+tok@bounces.test' },
@@ -133,9 +145,9 @@ describe('readMailReport', () => {
     const recipients = (report as { recipients: { finalRecipient: string }[] }).recipients;
     expect(recipients).toHaveLength(MAX_RECIPIENT_GROUPS);
     expect(recipients[99].finalRecipient).toBe('r99@example.org');
-    // About 80 ms alone here, mostly mailparser's pass over the whole message; a parse per group
-    // took seconds. The bound leaves room for a loaded machine.
-    expect(took).toBeLessThan(1000);
+    // The groups are read in one bounded pass beside mailparser's (about 80 ms alone here); a
+    // parse per group costs tens of such passes.
+    expect(took).toBeLessThan(3 * baseline + 50);
   });
 
   it('reads groups in one bounded pass: folded fields, capped bytes and count', () => {
