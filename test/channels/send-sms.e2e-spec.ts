@@ -151,6 +151,13 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
     expect((await twilio.deliver(taken.sid, 'delivered')).status).toBe(200);
     const after = await waitForMessage(s.http, jobId, () => true);
     expect(after.status).toBe('delivered');
+    // The log finds it by its number, written as the sender wrote it, and by its channel.
+    const found = await s.http
+      .get(`/api/v1/user/messages?channel=sms&recipient=${encodeURIComponent('+1 (415) 555-0111')}`)
+      .expect(200);
+    expect(found.body.data.map((m: { jobId: string }) => m.jobId)).toEqual([jobId]);
+    const emails = await s.http.get('/api/v1/user/messages?channel=email').expect(200);
+    expect(emails.body.data).toEqual([]);
     expect(after.deliveryAttempts).toHaveLength(2);
     const events = await eventsOf(jobId, 2);
     expect(events.map((e) => e.type).sort()).toEqual(['message.delivered', 'message.sent']);

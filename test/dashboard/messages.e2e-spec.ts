@@ -120,6 +120,13 @@ describe('dashboard messages', () => {
     expect(await table.locator('tbody tr').count()).toBe(2);
     expect(page.url()).not.toContain('channel=');
 
+    // A phone number is a recipient to search by too.
+    await page.getByLabel('Recipient').fill(phone);
+    await page.waitForURL(/recipient=/);
+    await rowOf(recipient).waitFor({ state: 'detached' });
+    expect(await table.locator('tbody tr').count()).toBe(1);
+    await rowOf(phone).waitFor();
+
     // The SMS's own page names its channel and the provider's answer.
     await rowOf(phone).getByRole('link').click();
     await page.getByRole('heading', { name: 'Message', level: 1 }).waitFor();

@@ -1,6 +1,6 @@
 // The message log's query and path parameters and its response mappers.
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { IsDate, IsEmail, IsIn, IsOptional, IsUUID } from 'class-validator';
+import { IsDate, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { MESSAGE_CHANNELS, MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
 import type { MessageChannel, MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
 import { PageQueryDto } from '../http/page-query.dto';
@@ -20,9 +20,11 @@ export class ListMessagesQueryDto extends PageQueryDto {
   @IsIn(MESSAGE_CHANNELS)
   channel?: MessageChannel;
 
-  /** Messages with this exact recipient address. */
+  /** Messages with this exact recipient: an email address, a phone number or a device token. */
   @IsOptional()
-  @IsEmail()
+  @IsString()
+  @MinLength(3)
+  @MaxLength(4096)
   recipient?: string;
 
   @IsOptional()

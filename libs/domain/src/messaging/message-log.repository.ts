@@ -4,7 +4,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, pageOffset } from '../common/pagination';
-import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
+import { blindIndexCandidatesOf } from '../contacts/blind-index';
+import { fieldCipher } from '../crypto/field-encryption';
 import { join, query, sql, Sql } from '../database/sql';
 import type { AttemptStatus } from './delivery-policy';
 import type { EmailEventRef } from './email-events';
@@ -130,7 +131,10 @@ export class MessageLogRepository {
     if (filters.from) where.push(sql`m.created_at >= ${filters.from}::timestamptz`);
     if (filters.to) where.push(sql`m.created_at <= ${filters.to}::timestamptz`);
     if (filters.recipient) {
-      const hashes = fieldCipher().blindIndexCandidates(normaliseEmail(filters.recipient));
+      // An address as any channel indexes it: an email, a phone number, a device token.
+      const hashes = (['email', 'phone', 'token'] as const).flatMap((kind) =>
+        blindIndexCandidatesOf(kind, filters.recipient!),
+      );
       where.push(
         sql`EXISTS (SELECT 1 FROM message_recipients r
                      WHERE r.organization_id = ${organizationId}::uuid AND r.message_id = m.id

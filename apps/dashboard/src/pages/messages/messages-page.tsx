@@ -41,8 +41,12 @@ export function MessagesPage() {
   const { values, page, setFilters, setPage } = useQueryState(KEYS);
   const [recipient, setRecipient] = useState(values.recipient);
   const applyRecipient = useDebouncedCallback((v: string) => {
-    // The API matches one exact address: wait until it looks like one.
-    if (v === '' || /^\S+@\S+\.\S+$/.test(v)) setFilters({ recipient: v.trim() });
+    // The API matches one exact address (an email, a phone number, a device token): wait until it
+    // looks like one.
+    const t = v.trim();
+    if (t === '' || /^\S+@\S+\.\S+$/.test(t) || /^\+?[\d\s().-]{7,}$/.test(t) || t.length >= 32) {
+      setFilters({ recipient: t });
+    }
   }, 400);
   const messages = useOrgQuery(['messages', values, page], () =>
     pageOf<MessageSummary>(
@@ -84,7 +88,7 @@ export function MessagesPage() {
         />
         <TextInput
           label="Recipient"
-          placeholder="someone@example.com"
+          placeholder="someone@example.com or +14155550100"
           leftSection={<IconSearch size={16} />}
           value={recipient}
           onChange={(e) => {
