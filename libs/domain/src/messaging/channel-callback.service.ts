@@ -3,6 +3,8 @@
 // under the account's own credentials verifies over the exact URL and body; then each status is
 // recorded through MessageService, and the STOP and START keywords move the number's consent.
 import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { ProviderAccounts } from '../channels/provider-accounts';
 import type { InboundProviderMessage, ProviderCallback } from '../channels/provider-adapter';
 import { ProviderRegistry } from '../channels/provider-registry';
@@ -11,11 +13,9 @@ import { isUuid } from '../common/ids';
 import { normalisePhone } from '../contacts/phone-number';
 import { inTransaction } from '../database/transaction';
 import { ForbiddenError, NotFoundError } from '../errors/domain-errors';
+import { Events } from '../events/events.service';
 import { ChannelRecordsRepository } from './channel-records.repository';
 import { MessageService } from './message.service';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { Events } from '../events/events.service';
 
 /** The opt-out and opt-in keywords (§17 Consent), matched whole, in any case, trimmed. */
 export const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];

@@ -115,7 +115,8 @@ export class ChannelSendService {
       }
       record = { address: deviceToken!.trim(), platform };
     }
-    const platform = (input.to.platform ?? record.platform ?? 'android') as PushPlatform;
+    // A raw token's platform was given or known above; a contact's record always holds one.
+    const platform: PushPlatform = input.to.platform ?? record.platform!;
     const account = await this.accounts.choose(organizationId, 'push', input.providerId, platform);
     return this.commit(organizationId, source, {
       channel: 'push',
