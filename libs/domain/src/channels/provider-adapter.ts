@@ -24,6 +24,24 @@ export interface SmsContent {
   mediaUrls?: string[];
 }
 
+/** A WhatsApp message: free text inside the 24-hour customer-service window, else a template. */
+export interface WhatsappContent {
+  text?: string;
+  /** An approved message template: its name, language code and body parameters, in order. */
+  template?: { name: string; language: string; parameters?: string[] };
+}
+
+export interface TelegramContent {
+  text: string;
+  /** Telegram's `parse_mode`; plain text when absent. */
+  parseMode?: 'HTML' | 'MarkdownV2';
+}
+
+export interface ImessageContent {
+  text: string;
+  mediaUrls?: string[];
+}
+
 export interface PushContent {
   title?: string;
   body?: string;
@@ -41,7 +59,7 @@ export interface ProviderMessage {
   to: string;
   /** Push records only: the platform the token belongs to. */
   platform?: 'ios' | 'android' | 'web';
-  content: SmsContent | PushContent;
+  content: SmsContent | WhatsappContent | TelegramContent | ImessageContent | PushContent;
   /** Where the provider posts status callbacks for this message (signed by the provider). */
   statusCallbackUrl: string;
 }
@@ -49,8 +67,9 @@ export interface ProviderMessage {
 /**
  * What a provider answered to a send:
  * - `accepted`: it took the message (`sent`), or reports it delivered already (`delivered`);
- * - `rejected`: it refused this message for good; `permanent` refusals of the address are bounces,
- *   and `invalidAddress` marks the record (push token unregistered, number invalid);
+ * - `rejected`: it refused this message; a `permanent` refusal with an `addressEffect` is a bounce
+ *   that marks the contact's record (`invalid`: number invalid, push token unregistered;
+ *   `blocked`: the person blocked our sender);
  * - `throttled`: a 429; try again after `retryAfterMs`;
  * - `unavailable`: no answer, a 5xx or a timeout; the message is deferred and retried;
  * - `unauthorized`: the account's credentials were refused (counts toward `failing`).
@@ -60,13 +79,16 @@ export type SendOutcome =
   | {
       kind: 'rejected';
       permanent: boolean;
-      invalidAddress: boolean;
+      addressEffect?: AddressEffect;
       code: string;
       message: string;
     }
   | { kind: 'throttled'; retryAfterMs: number }
   | { kind: 'unavailable'; message: string }
   | { kind: 'unauthorized'; message: string };
+
+/** What a provider's answer says of the address itself, for the contact's record. */
+export type AddressEffect = 'invalid' | 'blocked';
 
 /** A request that reached `/channels/callbacks/{providerId}`, as the adapter needs to check it. */
 export interface ProviderCallback {
@@ -86,17 +108,25 @@ export interface StatusUpdate {
   code?: string;
   description?: string;
   occurredAt?: Date;
+  /** What the report says of the address (default: `invalid` for a bounce, nothing otherwise). */
+  addressEffect?: AddressEffect;
 }
 
-/** A message a contact sent to one of our numbers or bots. */
-export interface InboundProviderMessage {
-  providerMessageId: string;
-  /** The sender's address (E.164 number, chat id). */
-  from: string;
-  /** Our address it was sent to. */
-  to: string;
-  text: string;
-}
+/**
+ * What a contact did towards one of our numbers or bots: sent a text (`message`), or blocked or
+ * unblocked our sender (`blocked`, `unblocked`; Telegram's bot kicked or restarted). `from` is the
+ * contact's address on the channel (E.164 number, chat id).
+ */
+export type InboundProviderMessage =
+  | {
+      kind: 'message';
+      providerMessageId: string;
+      from: string;
+      /** Our address it was sent to. */
+      to: string;
+      text: string;
+    }
+  | { kind: 'blocked' | 'unblocked'; from: string };
 
 export interface ProviderAdapter {
   readonly channel: ProviderChannel;
@@ -110,4 +140,16 @@ export interface ProviderAdapter {
   parseStatus(callback: ProviderCallback): StatusUpdate[];
   /** The inbound messages a verified callback carries (none when it is a status). */
   parseInbound(callback: ProviderCallback): InboundProviderMessage[];
+  /**
+   * A provider that checks the callback URL with a GET before using it (WhatsApp's `hub.challenge`):
+   * the body to answer with, or null to refuse (403).
+   */
+  handshake?(account: ProviderAccount, query: URLSearchParams): string | null;
+  /**
+   * Tells the provider where to post (Telegram's `setWebhook`), when an account is created or its
+   * credentials change; a refusal throws, with a message that names no credential.
+   */
+  register?(account: ProviderAccount, callbackUrl: string): Promise<void>;
+  /** The reply body of a callback, when the provider expects more than `{}` (TwiML). */
+  readonly callbackReply?: { contentType: string; body: string };
 }

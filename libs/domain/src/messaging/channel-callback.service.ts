@@ -34,9 +34,6 @@ export interface CallbackReply {
   body: string;
 }
 
-/** Twilio takes TwiML from a messaging webhook: an empty response sends no reply. */
-const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response></Response>';
-
 @Injectable()
 export class ChannelCallbackService {
   private readonly logger = new Logger(ChannelCallbackService.name);
@@ -74,9 +71,7 @@ export class ChannelCallbackService {
       await this.inbound(organizationId, record.channel, inbound, at);
     }
     this.logger.debug({ msg: 'provider callback', providerId, recorded });
-    return record.provider === 'twilio'
-      ? { contentType: 'text/xml', body: EMPTY_TWIML }
-      : { contentType: 'application/json', body: '{}' };
+    return adapter.callbackReply ?? { contentType: 'application/json', body: '{}' };
   }
 
   /** An inbound text: STOP and START change the number's consent; anything else is left alone. */
@@ -86,6 +81,7 @@ export class ChannelCallbackService {
     message: InboundProviderMessage,
     at: Date,
   ): Promise<void> {
+    if (message.kind !== 'message') return;
     const keyword = consentKeyword(message.text);
     const phone = normalisePhone(message.from);
     if (channel !== 'sms' || !keyword || !phone) return;

@@ -9,7 +9,6 @@ import { ProviderAccounts } from '../channels/provider-accounts';
 import type { ProviderMessage, SendOutcome } from '../channels/provider-adapter';
 import { ProviderRegistry } from '../channels/provider-registry';
 import { ProviderThrottle } from '../channels/provider-throttle';
-import { countSmsSegments } from '../channels/sms-segments';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -108,7 +107,7 @@ export class ChannelDeliveryService {
     if (outcome.kind === 'throttled') {
       await this.throttle.pause(sending.record.id, outcome.retryAfterMs);
     }
-    return this.record(message, recipient, this.decide(outgoing, recipient, outcome));
+    return this.record(message, recipient, this.decide(recipient, outcome));
   }
 
   /** Sleeps through a short wait for the account's budget; answers a longer one. */
@@ -144,9 +143,8 @@ export class ChannelDeliveryService {
     };
   }
 
-  private decide(message: ProviderMessage, r: ClaimedRecipient, outcome: SendOutcome): Decision {
+  private decide(r: ClaimedRecipient, outcome: SendOutcome): Decision {
     const now = this.clock.now();
-    const text = 'text' in message.content ? message.content.text : null;
     const retry = (text: string, code: string | null = null, at?: Date): Decision => {
       const next = nextRetryAt(
         r.firstAttemptAt ?? now,
@@ -165,17 +163,17 @@ export class ChannelDeliveryService {
           next: null,
           text: null,
           providerMessageId: outcome.providerMessageId,
-          segments: outcome.segments ?? (text !== null ? countSmsSegments(text).segments : null),
+          segments: outcome.segments ?? null,
           recordEffect: 'used',
         };
       case 'rejected':
         if (!outcome.permanent) return retry(outcome.message, outcome.code);
         return {
-          status: outcome.invalidAddress ? 'bounced' : 'failed',
+          status: outcome.addressEffect ? 'bounced' : 'failed',
           next: null,
           text: outcome.message,
           code: outcome.code,
-          recordEffect: outcome.invalidAddress ? 'invalid' : undefined,
+          recordEffect: outcome.addressEffect,
         };
       case 'throttled': {
         const at = new Date(now.getTime() + outcome.retryAfterMs);

@@ -5,7 +5,7 @@
 // consent (contact.unsubscribed on the way out).
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { ProviderChannel } from '../channels/provider-adapter';
+import type { AddressEffect, ProviderChannel } from '../channels/provider-adapter';
 import { blindIndexCandidatesOf } from '../contacts/blind-index';
 import { query, sql } from '../database/sql';
 import { Events, NewEvent } from '../events/events.service';
@@ -14,7 +14,7 @@ export interface RecordEffect {
   channel: ProviderChannel;
   /** The channel's own address as the message named it. */
   address: string;
-  effect: 'used' | 'invalid';
+  effect: 'used' | AddressEffect;
   at: Date;
 }
 

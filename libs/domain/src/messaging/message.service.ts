@@ -165,11 +165,12 @@ export class MessageService {
     return this.committed(async (em) => {
       const done = await this.statuses.record(em, organizationId, providerId, update, at);
       if (!done) return false;
-      if (done.status === 'bounced') {
+      const effect = update.addressEffect ?? (done.status === 'bounced' ? 'invalid' : null);
+      if (effect) {
         await this.channelRecords.apply(em, organizationId, {
           channel: done.ref.channel,
           address: done.ref.recipient,
-          effect: 'invalid',
+          effect,
           at,
         });
       }

@@ -1,7 +1,7 @@
 // The shapes of the message log (§8): a message, its recipients' delivery states, its attempts,
 // as written by the send path and the delivery worker and read by the log.
 import type { ChannelContent } from '../channels/channel-message';
-import type { ProviderChannel } from '../channels/provider-adapter';
+import type { AddressEffect, ProviderChannel } from '../channels/provider-adapter';
 import type { AttemptStatus } from './delivery-policy';
 import type { MessageContent, OutgoingRecipient } from './outgoing-message';
 
@@ -154,7 +154,7 @@ export interface RunRecord {
    * What the run says of the recipient's channel record (beyond email): the provider accepted the
    * address (`used`), or told us it is no longer valid (`invalid`: a push token unregistered).
    */
-  recordEffect?: 'used' | 'invalid';
+  recordEffect?: 'used' | AddressEffect;
   at: Date;
 }
 

@@ -111,7 +111,7 @@ describe(ApnsAdapter.name, () => {
   it('refuses data that would overwrite aps without calling APNs', async () => {
     const before = fake.attempts.length;
     const outcome = await adapter.send(account(), message({ ...alert, data: { aps: 'x' } }));
-    expect(outcome).toMatchObject({ kind: 'rejected', permanent: false, invalidAddress: false });
+    expect(outcome).toMatchObject({ kind: 'rejected', permanent: false });
     expect(fake.attempts.length).toBe(before);
   });
 
@@ -184,7 +184,7 @@ describe(ApnsAdapter.name, () => {
     expect(await adapter.send(account(), message(alert, gone))).toMatchObject({
       kind: 'rejected',
       permanent: true,
-      invalidAddress: true,
+      addressEffect: 'invalid',
       code: 'Unregistered',
     });
     const bad = deviceToken();
@@ -192,17 +192,17 @@ describe(ApnsAdapter.name, () => {
     expect(await adapter.send(account(), message(alert, bad))).toMatchObject({
       kind: 'rejected',
       permanent: true,
-      invalidAddress: true,
+      addressEffect: 'invalid',
       code: 'BadDeviceToken',
     });
     expect(await adapter.send(account(), message(alert, 'not-hex'))).toMatchObject({
-      invalidAddress: true,
+      addressEffect: 'invalid',
       code: 'BadDeviceToken',
     });
   });
 
   it('maps other 400 and 413 refusals to failed messages', async () => {
-    const failed = { kind: 'rejected', permanent: false, invalidAddress: false };
+    const failed = { kind: 'rejected', permanent: false };
     expect(
       await adapter.send(account(), message({ ...alert, collapseKey: 'k'.repeat(65) })),
     ).toMatchObject({ ...failed, code: 'BadCollapseId' });

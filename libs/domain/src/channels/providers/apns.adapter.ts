@@ -165,7 +165,7 @@ export class ApnsAdapter implements ProviderAdapter, OnModuleDestroy {
       return {
         kind: 'rejected',
         permanent: true,
-        invalidAddress: true,
+        addressEffect: 'invalid',
         code,
         message:
           status === 410
@@ -381,7 +381,7 @@ export function buildNotification(
 }
 
 function rejected(code: string, message: string): SendOutcome {
-  return { kind: 'rejected', permanent: false, invalidAddress: false, code, message };
+  return { kind: 'rejected', permanent: false, code, message };
 }
 
 function reasonOf(body: Buffer): string | undefined {

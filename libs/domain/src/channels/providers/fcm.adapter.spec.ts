@@ -208,7 +208,7 @@ describe(FcmAdapter.name, () => {
     expect(outcome).toEqual({
       kind: 'rejected',
       permanent: true,
-      invalidAddress: true,
+      addressEffect: 'invalid',
       code: 'UNREGISTERED',
       message: 'FCM 404 UNREGISTERED: Requested entity was not found.',
     });
@@ -219,7 +219,7 @@ describe(FcmAdapter.name, () => {
     expect(outcome).toEqual({
       kind: 'rejected',
       permanent: true,
-      invalidAddress: true,
+      addressEffect: 'invalid',
       code: 'INVALID_ARGUMENT',
       message:
         'FCM 400 INVALID_ARGUMENT: The registration token is not a valid FCM registration token',
@@ -232,7 +232,6 @@ describe(FcmAdapter.name, () => {
     expect(outcome).toEqual({
       kind: 'rejected',
       permanent: false,
-      invalidAddress: false,
       code: 'INVALID_ARGUMENT',
       message:
         "FCM 400 INVALID_ARGUMENT: Invalid value at 'message.data[0].value' (TYPE_STRING), 12",

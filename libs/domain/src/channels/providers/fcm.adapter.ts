@@ -315,13 +315,13 @@ function sendOutcome(res: ProviderResponse, now: Date): SendOutcome {
   if (res.status === 429) return { kind: 'throttled', retryAfterMs: retryAfterMs(res, now) };
   if (res.status >= 500) return { kind: 'unavailable', message };
   if (errorCode === 'UNREGISTERED') {
-    return { kind: 'rejected', permanent: true, invalidAddress: true, code, message };
+    return { kind: 'rejected', permanent: true, addressEffect: 'invalid', code, message };
   }
   if (res.status === 401 || res.status === 403) return { kind: 'unauthorized', message };
   if (res.status === 400 && concernsToken(error)) {
-    return { kind: 'rejected', permanent: true, invalidAddress: true, code, message };
+    return { kind: 'rejected', permanent: true, addressEffect: 'invalid', code, message };
   }
-  return { kind: 'rejected', permanent: false, invalidAddress: false, code, message };
+  return { kind: 'rejected', permanent: false, code, message };
 }
 
 /** An INVALID_ARGUMENT about the registration token rather than the payload. */

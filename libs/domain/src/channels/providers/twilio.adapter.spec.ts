@@ -164,7 +164,7 @@ describe(TwilioAdapter.name, () => {
       expect(await adapter.send(account(), message(to))).toMatchObject({
         kind: 'rejected',
         permanent: true,
-        invalidAddress: true,
+        addressEffect: 'invalid',
         code,
       });
     });
@@ -174,7 +174,6 @@ describe(TwilioAdapter.name, () => {
       expect(outcome).toEqual({
         kind: 'rejected',
         permanent: true,
-        invalidAddress: false,
         code: 'opted_out',
         message: 'Twilio 21610: Attempt to send to unsubscribed recipient',
       });
@@ -195,7 +194,6 @@ describe(TwilioAdapter.name, () => {
         expect(await adapter.send(acc, message(to, text))).toMatchObject({
           kind: 'rejected',
           permanent: false,
-          invalidAddress: false,
           code,
         });
       },
@@ -311,6 +309,7 @@ describe(TwilioAdapter.name, () => {
       expect(adapter.parseStatus(callback)).toEqual([]);
       expect(adapter.parseInbound(callback)).toEqual([
         {
+          kind: 'message',
           providerMessageId: expect.stringMatching(/^SM[0-9a-f]{32}$/),
           from: '+14155550123',
           to: TWILIO_MAGIC.validFrom,

@@ -72,6 +72,11 @@ interface TwilioCredentials {
 export class TwilioAdapter implements ProviderAdapter {
   readonly channel = 'sms' as const;
   readonly provider = 'twilio';
+  /** Twilio takes TwiML from a messaging webhook: an empty response sends no reply. */
+  readonly callbackReply = {
+    contentType: 'text/xml',
+    body: '<?xml version="1.0" encoding="UTF-8"?><Response></Response>',
+  };
 
   constructor(private readonly http: ProviderHttp) {}
 
@@ -138,7 +143,7 @@ export class TwilioAdapter implements ProviderAdapter {
       return {
         kind: 'rejected',
         permanent: true,
-        invalidAddress: true,
+        addressEffect: 'invalid',
         code: String(code),
         message: said,
       };
@@ -148,7 +153,6 @@ export class TwilioAdapter implements ProviderAdapter {
       return {
         kind: 'rejected',
         permanent: true,
-        invalidAddress: false,
         code: 'opted_out',
         message: said,
       };
@@ -157,7 +161,7 @@ export class TwilioAdapter implements ProviderAdapter {
       // Our request or our account's setup (sender, region permissions, body length): the message
       // failed, the address did not bounce.
       const c = code !== undefined ? String(code) : `http_${res.status}`;
-      return { kind: 'rejected', permanent: false, invalidAddress: false, code: c, message: said };
+      return { kind: 'rejected', permanent: false, code: c, message: said };
     }
     return { kind: 'unavailable', message: said };
   }
@@ -206,7 +210,13 @@ export class TwilioAdapter implements ProviderAdapter {
     const body = p.get('Body');
     if (p.has('MessageStatus') || !sid || body === null) return [];
     return [
-      { providerMessageId: sid, from: p.get('From') ?? '', to: p.get('To') ?? '', text: body },
+      {
+        kind: 'message',
+        providerMessageId: sid,
+        from: p.get('From') ?? '',
+        to: p.get('To') ?? '',
+        text: body,
+      },
     ];
   }
 }
