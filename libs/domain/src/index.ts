@@ -178,6 +178,7 @@ export * from './channels/channel-provider.rules';
 export * from './channels/channel-provider.service';
 export * from './channels/channels.module';
 export * from './channels/provider-accounts';
+export * from './channels/telegram-links.service';
 export * from './channels/provider-adapter';
 export * from './channels/provider-http';
 export * from './channels/provider-registry';

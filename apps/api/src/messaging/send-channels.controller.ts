@@ -1,10 +1,17 @@
-// POST /api/v1/send/sms and /send/push (§17), with the Idempotency-Key of the send API.
+// POST /api/v1/send/{sms,whatsapp,telegram,imessage,push} (§17), with the Idempotency-Key of the
+// send API.
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import { ChannelSendService, IdempotencyService } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
-import { SendPushDto, SendSmsDto } from './send-channels.dto';
+import {
+  SendImessageDto,
+  SendPushDto,
+  SendSmsDto,
+  SendTelegramDto,
+  SendWhatsappDto,
+} from './send-channels.dto';
 import { CountsAuthFailures } from './send-ip-limits';
 
 const IDEMPOTENCY_HEADER = {
@@ -56,6 +63,60 @@ export class SendChannelsController {
   ) {
     return this.once(orgId, key, { channel: 'push', ...dto }, res, () =>
       this.sender.sendPush(orgId, dto),
+    );
+  }
+
+  /** Accepts a WhatsApp message (text, template or both) through the organization's provider. */
+  @Post('whatsapp')
+  @HttpCode(202)
+  @RequireScopes('messages:send')
+  @CountsAuthFailures()
+  @ResponseMessage('WhatsApp message queued for delivery')
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  async whatsapp(
+    @OrgId() orgId: string,
+    @Body() dto: SendWhatsappDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.once(orgId, key, { channel: 'whatsapp', ...dto }, res, () =>
+      this.sender.sendWhatsapp(orgId, dto),
+    );
+  }
+
+  /** Accepts a Telegram message to a linked chat through the organization's bot. */
+  @Post('telegram')
+  @HttpCode(202)
+  @RequireScopes('messages:send')
+  @CountsAuthFailures()
+  @ResponseMessage('Telegram message queued for delivery')
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  async telegram(
+    @OrgId() orgId: string,
+    @Body() dto: SendTelegramDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.once(orgId, key, { channel: 'telegram', ...dto }, res, () =>
+      this.sender.sendTelegram(orgId, dto),
+    );
+  }
+
+  /** Accepts an iMessage through the organization's iMessage provider. */
+  @Post('imessage')
+  @HttpCode(202)
+  @RequireScopes('messages:send')
+  @CountsAuthFailures()
+  @ResponseMessage('iMessage queued for delivery')
+  @ApiHeader(IDEMPOTENCY_HEADER)
+  async imessage(
+    @OrgId() orgId: string,
+    @Body() dto: SendImessageDto,
+    @Headers('idempotency-key') key: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.once(orgId, key, { channel: 'imessage', ...dto }, res, () =>
+      this.sender.sendImessage(orgId, dto),
     );
   }
 

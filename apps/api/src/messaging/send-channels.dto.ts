@@ -1,5 +1,6 @@
-// Request bodies of POST /api/v1/send/sms and /send/push (§17), validated at the edge; the rules
-// that span fields (contact or address, a provider of the channel, title or body) are the domain's.
+// Request bodies of POST /api/v1/send/{sms,whatsapp,telegram,imessage,push} (§17), validated at
+// the edge; the rules that span fields (contact or address, a provider of the channel, text or
+// template, title or body) are the domain's.
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,6 +14,7 @@ import {
   IsString,
   IsUrl,
   IsUUID,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -72,20 +74,22 @@ export class SmsContentDto {
   mediaUrls?: string[];
 }
 
-export class SmsTrackDto {
+export class TrackDto {
   /** Sends each http(s) link of the text through a short tracked link (`/t/c/{id}`). */
   @IsOptional()
   @IsBoolean()
   clicks?: boolean;
 }
 
-export class SendSmsDto extends ChannelSendDto {
+class TrackedSendDto extends ChannelSendDto {
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => SmsTrackDto)
-  track?: SmsTrackDto;
+  @Type(() => TrackDto)
+  track?: TrackDto;
+}
 
+export class SendSmsDto extends TrackedSendDto {
   @IsDefined()
   @IsObject()
   @ValidateNested()
@@ -164,4 +168,154 @@ export class SendPushDto extends ChannelSendDto {
   @ValidateNested()
   @Type(() => PushContentDto)
   content: PushContentDto;
+}
+
+/** A chat message of up to 4,096 characters (Telegram's limit; WhatsApp takes the same). */
+const MAX_CHAT_TEXT = 4096;
+
+export class WhatsappToDto {
+  /** A contact of the organization: its primary WhatsApp number that may be sent to. */
+  @IsOptional()
+  @IsUUID()
+  contactId?: string;
+
+  /** Or a number, E.164 (`+14155550100`). */
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  phoneNumber?: string;
+}
+
+export class WhatsappTemplateDto {
+  /** The approved template's name, as in WhatsApp Manager. */
+  @IsDefined()
+  @IsString()
+  @Matches(/^[a-z0-9_]{1,512}$/, { message: 'name must be a template name (a-z, 0-9, _)' })
+  name: string;
+
+  /** Its language code, e.g. `en_US`. */
+  @IsDefined()
+  @IsString()
+  @Matches(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: 'language must be a code such as en_US' })
+  language: string;
+
+  /** The body's parameters `{{1}}`, `{{2}}`… in order. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MaxLength(1024, { each: true })
+  parameters?: string[];
+}
+
+export class WhatsappContentDto {
+  /** Free text: delivered inside the 24-hour customer-service window. */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_CHAT_TEXT)
+  text?: string;
+
+  /** A template: what reaches the contact outside the window. */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WhatsappTemplateDto)
+  template?: WhatsappTemplateDto;
+}
+
+export class SendWhatsappDto extends TrackedSendDto {
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WhatsappToDto)
+  to: WhatsappToDto;
+
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WhatsappContentDto)
+  content: WhatsappContentDto;
+}
+
+export class TelegramToDto {
+  /** A contact of the organization whose Telegram record opened the bot's deep link. */
+  @IsOptional()
+  @IsUUID()
+  contactId?: string;
+
+  /** Or a chat id the bot has a chat with. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(24)
+  chatId?: string;
+}
+
+export class TelegramContentDto {
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_CHAT_TEXT)
+  text: string;
+
+  /** Telegram's formatting of the text; plain when absent. */
+  @IsOptional()
+  @IsIn(['HTML', 'MarkdownV2'])
+  parseMode?: 'HTML' | 'MarkdownV2';
+}
+
+export class SendTelegramDto extends TrackedSendDto {
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TelegramToDto)
+  to: TelegramToDto;
+
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TelegramContentDto)
+  content: TelegramContentDto;
+}
+
+export class ImessageToDto {
+  /** A contact of the organization: its primary iMessage address that may be sent to. */
+  @IsOptional()
+  @IsUUID()
+  contactId?: string;
+
+  /** Or an Apple ID: an e-mail address or an E.164 phone number. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(320)
+  appleId?: string;
+}
+
+export class ImessageContentDto {
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_CHAT_TEXT)
+  text: string;
+
+  /** Up to 10 public https URLs of media the provider fetches. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsUrl({ protocols: ['https'], require_protocol: true }, { each: true })
+  mediaUrls?: string[];
+}
+
+export class SendImessageDto extends TrackedSendDto {
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ImessageToDto)
+  to: ImessageToDto;
+
+  @IsDefined()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ImessageContentDto)
+  content: ImessageContentDto;
 }

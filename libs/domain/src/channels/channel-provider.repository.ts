@@ -189,9 +189,13 @@ export class ChannelProviderRepository {
   }
 
   /** The decrypted credential object of one account (to send), or null when it is gone. */
-  async credentialsOf(organizationId: string, id: string): Promise<Record<string, unknown> | null> {
+  async credentialsOf(
+    organizationId: string,
+    id: string,
+    em: EntityManager | DataSource = this.ds,
+  ): Promise<Record<string, unknown> | null> {
     const rows = await query<{ credentials: string }>(
-      this.ds,
+      em,
       sql`SELECT credentials FROM channel_providers
            WHERE organization_id = ${organizationId} AND id = ${id}`,
     );

@@ -12,7 +12,12 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { inTransaction } from '../database/transaction';
 import { TargetNotAllowedError } from '../dns/target';
-import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import {
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationFailedError,
+} from '../errors/domain-errors';
 import type { ProviderName } from './channel-provider.entity';
 import {
   ProviderAccountChange,
@@ -28,7 +33,7 @@ import {
 } from './channel-provider.rules';
 import { checkTestMessage, TestMessageInput } from './test-message';
 import type { ProviderAccount, ProviderChannel, SendOutcome } from './provider-adapter';
-import { ProviderHttp } from './provider-http';
+import { ProviderHttp, ProviderUnreachableError } from './provider-http';
 import { ProviderRegistry } from './provider-registry';
 
 /** Refusals of an account's credentials in a row after which it is `failing`. */
@@ -80,6 +85,16 @@ function checkName(raw: string): string {
   return name;
 }
 
+/** An account as an adapter takes it: its record's settings and its decrypted credentials. */
+function asAccount(
+  organizationId: string,
+  record: ProviderAccountRecord,
+  credentials: Record<string, unknown>,
+): ProviderAccount {
+  const { id, channel, provider, settings } = record;
+  return { id, organizationId, channel, provider, settings, credentials };
+}
+
 @Injectable()
 export class ChannelProviderService {
   private readonly logger = new Logger(ChannelProviderService.name);
@@ -111,7 +126,7 @@ export class ChannelProviderService {
         input.isDefault === true ||
         !(await this.repository.hasDefault(organizationId, input.channel, em));
       if (isDefault) await this.repository.clearDefault(organizationId, input.channel, em);
-      return this.repository.insert(
+      const inserted = await this.repository.insert(
         organizationId,
         {
           channel: input.channel,
@@ -125,6 +140,9 @@ export class ChannelProviderService {
         this.clock.now(),
         em,
       );
+      // Committed only once the provider knows where to post (Telegram's setWebhook).
+      await this.register(asAccount(organizationId, inserted, fields.credentials));
+      return inserted;
     });
     this.logger.log({
       msg: 'channel provider created',
@@ -197,7 +215,18 @@ export class ChannelProviderService {
         await this.repository.lockChannel(organizationId, current.channel, em);
         await this.repository.clearDefault(organizationId, current.channel, em);
       }
-      return this.repository.update(organizationId, id, change, this.clock.now(), em);
+      const updated = await this.repository.update(
+        organizationId,
+        id,
+        change,
+        this.clock.now(),
+        em,
+      );
+      if (updated && (change.credentials || change.settings)) {
+        const stored = await this.repository.credentialsOf(organizationId, id, em);
+        await this.register(asAccount(organizationId, updated, stored ?? {}));
+      }
+      return updated;
     });
     if (!account) throw new NotFoundError('Channel provider');
     this.logger.log({
@@ -207,6 +236,28 @@ export class ChannelProviderService {
       fields: Object.keys(input).filter((k) => input[k as keyof ProviderChangeInput] !== undefined),
     });
     return { account, secret };
+  }
+
+  /**
+   * Tells the provider where this account's callbacks go, for providers that must be told
+   * (Telegram's setWebhook): a refusal is a 422 on `credentials`, no answer a 503.
+   */
+  private async register(account: ProviderAccount): Promise<void> {
+    const adapter = this.registry.adapterFor(account.channel, account.provider);
+    if (!adapter?.register) return;
+    const url = `${this.config.publicBaseUrl}/channels/callbacks/${account.id}`;
+    try {
+      await adapter.register(account, url);
+    } catch (err) {
+      if (err instanceof ProviderUnreachableError) {
+        throw new ServiceUnavailableError(`The provider could not be reached: ${err.message}`);
+      }
+      throw ValidationFailedError.field(
+        'credentials',
+        'type',
+        `The provider refused to register the callback URL: ${(err as Error).message}`,
+      );
+    }
   }
 
   /** Removes the account; when it was the channel's default, its oldest other account takes over. */
@@ -227,14 +278,7 @@ export class ChannelProviderService {
     const record = await this.get(organizationId, id);
     const credentials = await this.repository.credentialsOf(organizationId, id);
     if (!credentials) throw new NotFoundError('Channel provider');
-    return {
-      id: record.id,
-      organizationId,
-      channel: record.channel,
-      provider: record.provider,
-      settings: record.settings,
-      credentials,
-    };
+    return asAccount(organizationId, record, credentials);
   }
 
   /** The channel's default account, or null when the organization has connected none. */

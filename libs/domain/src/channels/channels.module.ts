@@ -2,6 +2,9 @@
 // adapters and the one HTTP client they reach their providers with. Used by the api and the worker.
 import { Module, Type } from '@nestjs/common';
 import { Clock, SystemClock } from '../common/clock';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ContactsModule } from '../contacts/contacts.module';
 import { DnsModule } from '../dns/dns.module';
 import { ChannelProviderRepository } from './channel-provider.repository';
 import { ChannelProviderService } from './channel-provider.service';
@@ -13,12 +16,14 @@ import { ApnsAdapter } from './providers/apns.adapter';
 import { FcmAdapter } from './providers/fcm.adapter';
 import { TwilioAdapter } from './providers/twilio.adapter';
 import { PROVIDER_ADAPTERS, ProviderRegistry } from './provider-registry';
+import { TelegramLinkTokens } from './telegram-link-token';
+import { TelegramLinks } from './telegram-links.service';
 
 /** Every provider adapter, each an injectable class; the registry serves them by channel and name. */
 const ADAPTERS: Type<ProviderAdapter>[] = [TwilioAdapter, FcmAdapter, ApnsAdapter];
 
 @Module({
-  imports: [DnsModule],
+  imports: [DnsModule, ContactsModule],
   providers: [
     { provide: Clock, useClass: SystemClock },
     ProviderHttp,
@@ -33,8 +38,17 @@ const ADAPTERS: Type<ProviderAdapter>[] = [TwilioAdapter, FcmAdapter, ApnsAdapte
     ChannelProviderService,
     ProviderAccounts,
     ProviderThrottle,
+    TelegramLinks,
+    {
+      provide: TelegramLinkTokens,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) =>
+        new TelegramLinkTokens([c.encryptionKey, ...c.encryptionKeysOld]),
+    },
   ],
   exports: [
+    TelegramLinkTokens,
+    TelegramLinks,
     ProviderHttp,
     ProviderRegistry,
     ChannelProviderService,

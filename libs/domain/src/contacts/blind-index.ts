@@ -102,6 +102,11 @@ export const ENCRYPTED_CONTACT_COLUMNS: EncryptedTableSpec[] = [
         hash: { property: 'phoneHash', column: 'phone_hash', kind: 'phone' },
       },
       { property: 'username', column: 'username' },
+      {
+        property: 'chatId',
+        column: 'chat_id',
+        hash: { property: 'chatIdHash', column: 'chat_id_hash', kind: 'token' },
+      },
     ],
   },
   {

@@ -80,6 +80,10 @@ export class ContactTelegram extends ChannelRecord {
   @Column('text', { nullable: true, transformer: encryptedColumn }) username: string | null;
   @Column('text') status: TelegramStatus;
   @Column('timestamptz', { nullable: true }) lastActiveAt: Date | null;
+  /** The chat the contact opened with an organization's bot (its deep link); the address sent to. */
+  @Column('text', { nullable: true, select: false, transformer: encryptedColumn })
+  chatId: string | null;
+  @Column('text', { nullable: true, select: false }) chatIdHash: string | null;
 }
 
 @Entity('contact_imessage')

@@ -78,6 +78,18 @@ export class ContactChannelsRepository {
     })) as ChannelRecordOf[C];
   }
 
+  /** One record of the contact; null when it has none with that id. */
+  async find<C extends ContactChannel>(
+    orgId: string,
+    contactId: string,
+    channel: C,
+    id: string,
+  ): Promise<ChannelRecordOf[C] | null> {
+    return (await this.entities(this.ds.manager, channel).findOne({
+      where: { id, contactId, organizationId: orgId },
+    })) as ChannelRecordOf[C] | null;
+  }
+
   /** One record of the contact, locked for update; null when it has none with that id. */
   async findForUpdate<C extends ContactChannel>(
     orgId: string,

@@ -142,6 +142,18 @@ export class ContactChannelsService {
     this.clock = clock ?? new SystemClock();
   }
 
+  /** One record of the contact; 404 when it has none with that id. */
+  async get<C extends ContactChannel>(
+    orgId: string,
+    contactId: string,
+    channel: C,
+    recordId: string,
+  ): Promise<ChannelRecordOf[C]> {
+    const record = await this.repo.find(orgId, contactId, channel, recordId);
+    if (!record) throw new NotFoundError(CHANNEL_INFO[channel].label);
+    return record;
+  }
+
   async create<C extends ContactChannel>(
     orgId: string,
     contactId: string,

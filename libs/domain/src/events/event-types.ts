@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'message.sent',
   'message.delivered',
   'message.failed',
+  'message.read',
   'contact.created',
   'contact.updated',
   'contact.deleted',

@@ -1,10 +1,10 @@
 // Where a message beyond email goes when the send names a contact (§17): the contact's records of
 // the channel, read with their consent status; and what the organization's records say of a raw
-// address (a device token's platform).
+// address (a device token's platform, a chat's consent).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
+import { CHANNEL_RECORDS, UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
 import type { PushPlatform } from '../contacts/contact-channels.entity';
 import type { ProviderChannel } from '../channels/provider-adapter';
 import { blindIndexCandidatesOf } from '../contacts/blind-index';
@@ -25,23 +25,18 @@ interface Row {
   platform: PushPlatform | null;
 }
 
-/** The records of the channels the send API serves so far, as one column list each. */
-const SOURCES: Partial<
-  Record<ProviderChannel, { from: Sql; hash: string; kind: 'phone' | 'token' }>
-> = {
-  sms: {
-    from: sql`SELECT phone_number AS address, status, is_primary, NULL::text AS platform,
-                       created_at, id FROM contact_sms`,
-    hash: 'phone_hash',
-    kind: 'phone',
-  },
-  push: {
-    from: sql`SELECT device_token AS address, status, is_primary, platform, created_at, id
-                  FROM contact_push`,
-    hash: 'device_token_hash',
-    kind: 'token',
-  },
-};
+/** A channel's records as one column list: the address, its consent, and a push token's platform. */
+function sourceOf(channel: ProviderChannel): Sql {
+  const r = CHANNEL_RECORDS[channel];
+  const platform = channel === 'push' ? 'platform' : 'NULL::text';
+  // A Telegram record without a chat (its deep link never opened) has no address yet.
+  const reachable = channel === 'telegram' ? 'WHERE chat_id IS NOT NULL' : '';
+  return raw(
+    `SELECT organization_id, contact_id, ${r.address} AS address, ${r.hash} AS hash, status,
+            is_primary, ${platform} AS platform, created_at, id
+       FROM ${r.table} ${reachable}`,
+  );
+}
 
 @Injectable()
 export class ChannelAddresses {
@@ -70,13 +65,11 @@ export class ChannelAddresses {
     channel: ProviderChannel,
     address: string,
   ): Promise<ChannelAddress | null> {
-    const source = SOURCES[channel];
-    if (!source) return Promise.resolve(null);
-    const hashes = blindIndexCandidatesOf(source.kind, address);
+    const hashes = blindIndexCandidatesOf(CHANNEL_RECORDS[channel].kind, address);
     return this.first(
       organizationId,
       channel,
-      sql`${raw(source.hash)} = ANY(${hashes}::text[])`,
+      sql`hash = ANY(${hashes}::text[])`,
       (refused) => sql`${refused} DESC`,
     );
   }
@@ -88,13 +81,11 @@ export class ChannelAddresses {
     where: Sql,
     order: (refused: Sql) => Sql,
   ): Promise<ChannelAddress | null> {
-    const source = SOURCES[channel];
-    if (!source) return null;
     const refused = sql`(status = ANY(${[...UNSENDABLE_RECORD_STATUSES[channel]]}::text[]))`;
     const rows = await query<Row>(
       this.ds,
-      sql`SELECT address, status, is_primary, platform FROM (${source.from}
-            WHERE organization_id = ${organizationId}::uuid AND ${where}) r
+      sql`SELECT address, status, is_primary, platform FROM (${sourceOf(channel)}) r
+           WHERE organization_id = ${organizationId}::uuid AND ${where}
            ORDER BY ${order(refused)}
            LIMIT 1`,
     );

@@ -119,13 +119,13 @@ export class ChannelDeliveryService {
     }
   }
 
-  /** What the adapter sends: an SMS's links through short tracked links when clicks are tracked. */
+  /** What the adapter sends: a text's links through short tracked links when clicks are tracked. */
   private async providerMessage(
     m: ClaimedChannelMessage,
     r: ClaimedRecipient,
   ): Promise<ProviderMessage> {
     const { kind: _kind, ...content } = m.content;
-    if (m.content.kind === 'sms' && m.trackClicks) {
+    if (m.trackClicks && 'text' in m.content && m.content.text) {
       Object.assign(content, {
         text: await this.shortLinks.rewrite(m.content.text, this.config.publicBaseUrl, {
           organizationId: m.organizationId,

@@ -1,5 +1,6 @@
 // The events of messages beyond email (§17): message.sent when a provider accepts one,
-// message.delivered on its receipt, message.failed when it is refused, bounced or never sent.
+// message.delivered on its receipt, message.read on a read receipt, message.failed when it is
+// refused, bounced or never sent.
 // Deferrals raise none: the message is still on its way. Payloads carry no content and no secret.
 import type { NewEvent } from '../events/events.service';
 import type { ProviderChannel } from '../channels/provider-adapter';
@@ -34,6 +35,29 @@ function eventType(status: AttemptStatus): NewEvent['type'] | null {
     return 'message.failed';
   }
   return null;
+}
+
+/** message.read: the recipient opened the message (a WhatsApp or iMessage read receipt). */
+export function channelReadEvent(
+  ref: ChannelEventRef,
+  providerMessageId: string,
+  at: Date,
+): NewEvent {
+  return {
+    type: 'message.read',
+    data: {
+      jobId: ref.jobId,
+      channel: ref.channel,
+      recipient: ref.recipient,
+      campaignId: ref.campaignId,
+      contactId: ref.contactId,
+      tags: ref.tags,
+      status: 'read',
+      providerMessageId,
+      timestamp: at.toISOString(),
+    },
+    occurredAt: at,
+  };
 }
 
 /** The event of one recorded attempt or status of a channel message; null for a deferral. */

@@ -1,14 +1,36 @@
 // What sending beyond email changes on a contact's channel records (§17), written in the
 // transaction that records the attempt or the inbound message it follows from: a push token the
 // provider no longer knows becomes `expired` (push.token_invalidated, reason `provider`), an
-// accepted send is the record's last use, and the STOP and START keywords move an SMS number's
-// consent (contact.unsubscribed on the way out).
+// address the provider refuses for good becomes `invalid` or `blocked`, an accepted send is the
+// record's last use, the STOP and START keywords move an SMS number's consent (contact.unsubscribed
+// on the way out), and a Telegram record gets its chat when the contact opens the bot's link.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AddressEffect, ProviderChannel } from '../channels/provider-adapter';
-import { blindIndexCandidatesOf } from '../contacts/blind-index';
-import { query, sql } from '../database/sql';
+import { CHANNEL_RECORDS } from '../channels/channel-message';
+import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
+import { fieldCipher } from '../crypto/field-encryption';
+import { query, raw, sql } from '../database/sql';
 import { Events, NewEvent } from '../events/events.service';
+
+/**
+ * What a provider's answer about an address does to the records holding it (push tokens are
+ * expired with their event, below): the status they get, unless they already have one listed.
+ */
+const ADDRESS_MARKS: Record<
+  ProviderChannel,
+  Partial<Record<AddressEffect, { status: string; unless?: string[] }>>
+> = {
+  sms: { invalid: { status: 'invalid', unless: ['opted_out'] } },
+  // WhatsApp records know no `invalid`: a number that cannot be reached there is `blocked`.
+  whatsapp: { invalid: { status: 'blocked' }, blocked: { status: 'blocked' } },
+  telegram: {
+    invalid: { status: 'inactive', unless: ['blocked'] },
+    blocked: { status: 'blocked' },
+  },
+  imessage: { invalid: { status: 'invalid' } },
+  push: {},
+};
 
 export interface RecordEffect {
   channel: ProviderChannel;
@@ -58,15 +80,75 @@ export class ChannelRecordsRepository {
       );
       return;
     }
-    if (change.channel === 'sms' && change.effect === 'invalid') {
-      await query(
-        em,
-        sql`UPDATE contact_sms SET status = 'invalid', updated_at = ${change.at}::timestamptz
-             WHERE organization_id = ${organizationId}::uuid
-               AND phone_hash = ANY(${blindIndexCandidatesOf('phone', change.address)}::text[])
-               AND status NOT IN ('invalid', 'opted_out')`,
-      );
-    }
+    if (change.effect === 'used') return;
+    const mark = ADDRESS_MARKS[change.channel][change.effect];
+    if (!mark) return;
+    const r = CHANNEL_RECORDS[change.channel];
+    await query(
+      em,
+      sql`UPDATE ${raw(r.table)} SET status = ${mark.status}, updated_at = ${change.at}::timestamptz
+           WHERE organization_id = ${organizationId}::uuid
+             AND ${raw(r.hash)} = ANY(${blindIndexCandidatesOf(r.kind, change.address)}::text[])
+             AND status <> ALL(${[mark.status, ...(mark.unless ?? [])]}::text[])`,
+    );
+  }
+
+  /**
+   * A contact opened the bot's deep link of its Telegram record: the record now holds the chat
+   * (the address messages go to) and is `active`. False when the record is not the organization's.
+   */
+  async linkTelegramChat(
+    em: EntityManager,
+    organizationId: string,
+    recordId: string,
+    chatId: string,
+    at: Date,
+  ): Promise<boolean> {
+    const cipher = fieldCipher();
+    const rows = await query<{ id: string }>(
+      em,
+      sql`UPDATE contact_telegram
+             SET chat_id = ${cipher.encrypt(chatId)}, chat_id_hash = ${blindIndexOf('token', chatId)},
+                 status = 'active', last_active_at = ${at}::timestamptz,
+                 updated_at = ${at}::timestamptz
+           WHERE organization_id = ${organizationId}::uuid AND id = ${recordId}::uuid
+          RETURNING id`,
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * A contact wrote to us on WhatsApp or Telegram: its records of that address were last seen
+   * now (WhatsApp's 24-hour customer-service window opens), and a Telegram chat that unblocked the
+   * bot is `active` again.
+   */
+  async seen(
+    em: EntityManager,
+    organizationId: string,
+    channel: 'whatsapp' | 'telegram',
+    address: string,
+    at: Date,
+    unblocked = false,
+  ): Promise<number> {
+    const r = CHANNEL_RECORDS[channel];
+    const hashes = blindIndexCandidatesOf(r.kind, address);
+    const rows = await query<{ id: string }>(
+      em,
+      channel === 'whatsapp'
+        ? sql`UPDATE contact_whatsapp SET last_seen_at = ${at}::timestamptz
+               WHERE organization_id = ${organizationId}::uuid
+                 AND phone_hash = ANY(${hashes}::text[])
+              RETURNING id`
+        : sql`UPDATE contact_telegram
+                 SET last_active_at = ${at}::timestamptz,
+                     status = CASE WHEN ${unblocked} AND status = 'blocked' THEN 'active'
+                                   ELSE status END,
+                     updated_at = ${at}::timestamptz
+               WHERE organization_id = ${organizationId}::uuid
+                 AND chat_id_hash = ANY(${hashes}::text[])
+              RETURNING id`,
+    );
+    return rows.length;
   }
 
   /**

@@ -1,4 +1,4 @@
-// The send API beyond email (§17): `POST /send/sms` and `POST /send/push`. The same path as an
+// The send API beyond email (§17): `POST /send/{sms,whatsapp,telegram,imessage,push}`. The same path as an
 // email: the organization's own references, its subscription and sending windows (one request,
 // one recipient), the message committed with its channel and provider account before the 202,
 // then its delivery queued. Consent is the worker's to check, at the moment of sending.
@@ -6,9 +6,17 @@ import { Injectable } from '@nestjs/common';
 import type { ChannelContent } from '../channels/channel-message';
 import type { PushPlatform } from '../contacts/contact-channels.entity';
 import { ProviderAccounts } from '../channels/provider-accounts';
-import type { ProviderChannel, PushContent } from '../channels/provider-adapter';
+import type {
+  ImessageContent,
+  ProviderChannel,
+  PushContent,
+  TelegramContent,
+  WhatsappContent,
+} from '../channels/provider-adapter';
 import { Clock } from '../common/clock';
+import { isEmail } from 'class-validator';
 import { normalisePhone } from '../contacts/phone-number';
+import { normaliseEmail } from '../crypto/field-encryption';
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { ChannelAddresses, ChannelAddress } from './channel-addresses.repository';
 import { EmailDispatcher } from './email-dispatcher';
@@ -27,6 +35,24 @@ export interface SendSmsInput extends ChannelSendCommon {
   to: { contactId?: string; phoneNumber?: string };
   content: { text: string; mediaUrls?: string[] };
   /** Links of the text through short tracked links (`/t/c/{id}`). */
+  track?: { clicks?: boolean };
+}
+
+export interface SendWhatsappInput extends ChannelSendCommon {
+  to: { contactId?: string; phoneNumber?: string };
+  content: WhatsappContent;
+  track?: { clicks?: boolean };
+}
+
+export interface SendTelegramInput extends ChannelSendCommon {
+  to: { contactId?: string; chatId?: string };
+  content: TelegramContent;
+  track?: { clicks?: boolean };
+}
+
+export interface SendImessageInput extends ChannelSendCommon {
+  to: { contactId?: string; appleId?: string };
+  content: ImessageContent;
   track?: { clicks?: boolean };
 }
 
@@ -58,23 +84,10 @@ export class ChannelSendService {
     input: SendSmsInput,
     source: MessageSource = 'api',
   ): Promise<ChannelSendResult> {
-    const { contactId, phoneNumber } = input.to;
-    onlyOne(contactId, phoneNumber, 'phoneNumber');
-    await this.checkReferences(organizationId, input.campaignId, contactId);
-    let address: string;
-    if (contactId) {
-      address = (await this.recordOf(organizationId, 'sms', contactId)).address;
-    } else {
-      const phone = normalisePhone(phoneNumber!);
-      if (!phone) {
-        throw ValidationFailedError.field(
-          'to.phoneNumber',
-          'type',
-          'to.phoneNumber must be a phone number in E.164 format, e.g. +14155550100',
-        );
-      }
-      address = phone;
-    }
+    const address = await this.addressOf(organizationId, 'sms', input, {
+      field: 'phoneNumber',
+      value: input.to.phoneNumber,
+    });
     const account = await this.accounts.choose(organizationId, 'sms', input.providerId);
     const settings = account.settings as { from?: string; messagingServiceSid?: string };
     return this.commit(organizationId, source, {
@@ -82,8 +95,85 @@ export class ChannelSendService {
       providerId: account.id,
       sender: settings.from ?? settings.messagingServiceSid ?? account.name,
       address,
-      contactId: contactId ?? null,
+      contactId: input.to.contactId ?? null,
       content: { kind: 'sms', ...input.content },
+      trackClicks: input.track?.clicks === true,
+      input,
+    });
+  }
+
+  /**
+   * A WhatsApp message: free text, an approved template, or both (the text goes inside the
+   * 24-hour customer-service window, the template outside it).
+   */
+  async sendWhatsapp(
+    organizationId: string,
+    input: SendWhatsappInput,
+    source: MessageSource = 'api',
+  ): Promise<ChannelSendResult> {
+    if (!input.content.text && !input.content.template) {
+      throw ValidationFailedError.field('content.text', 'required', 'Give a text or a template');
+    }
+    const address = await this.addressOf(organizationId, 'whatsapp', input, {
+      field: 'phoneNumber',
+      value: input.to.phoneNumber,
+    });
+    const account = await this.accounts.choose(organizationId, 'whatsapp', input.providerId);
+    const settings = account.settings as { phoneNumberId?: string };
+    return this.commit(organizationId, source, {
+      channel: 'whatsapp',
+      providerId: account.id,
+      sender: settings.phoneNumberId ?? account.name,
+      address,
+      contactId: input.to.contactId ?? null,
+      content: { kind: 'whatsapp', ...input.content },
+      trackClicks: input.track?.clicks === true,
+      input,
+    });
+  }
+
+  /** A Telegram message to a chat that opened the bot's deep link (a contact's) or a chat id. */
+  async sendTelegram(
+    organizationId: string,
+    input: SendTelegramInput,
+    source: MessageSource = 'api',
+  ): Promise<ChannelSendResult> {
+    const address = await this.addressOf(organizationId, 'telegram', input, {
+      field: 'chatId',
+      value: input.to.chatId,
+    });
+    const account = await this.accounts.choose(organizationId, 'telegram', input.providerId);
+    const settings = account.settings as { botUsername?: string };
+    return this.commit(organizationId, source, {
+      channel: 'telegram',
+      providerId: account.id,
+      sender: settings.botUsername ?? account.name,
+      address,
+      contactId: input.to.contactId ?? null,
+      content: { kind: 'telegram', ...input.content },
+      trackClicks: input.track?.clicks === true,
+      input,
+    });
+  }
+
+  /** An iMessage to a contact's Apple ID (an e-mail address or a phone number) or a raw one. */
+  async sendImessage(
+    organizationId: string,
+    input: SendImessageInput,
+    source: MessageSource = 'api',
+  ): Promise<ChannelSendResult> {
+    const address = await this.addressOf(organizationId, 'imessage', input, {
+      field: 'appleId',
+      value: input.to.appleId,
+    });
+    const account = await this.accounts.choose(organizationId, 'imessage', input.providerId);
+    return this.commit(organizationId, source, {
+      channel: 'imessage',
+      providerId: account.id,
+      sender: account.name,
+      address,
+      contactId: input.to.contactId ?? null,
+      content: { kind: 'imessage', ...input.content },
       trackClicks: input.track?.clicks === true,
       input,
     });
@@ -129,6 +219,33 @@ export class ChannelSendService {
     });
   }
 
+  /**
+   * Where the message goes: the contact's best record of the channel, or the raw address given,
+   * checked in the channel's format (422 naming `to.<field>`). Exactly one of the two.
+   */
+  private async addressOf(
+    organizationId: string,
+    channel: Exclude<ProviderChannel, 'push'>,
+    input: ChannelSendCommon & { to: { contactId?: string } },
+    given: { field: string; value: string | undefined },
+  ): Promise<string> {
+    const { contactId } = input.to;
+    onlyOne(contactId, given.value, given.field);
+    await this.checkReferences(organizationId, input.campaignId, contactId);
+    if (contactId) {
+      return (await this.recordOf(organizationId, channel, contactId)).address;
+    }
+    const address = RAW_ADDRESS[channel](given.value!);
+    if (!address) {
+      throw ValidationFailedError.field(
+        `to.${given.field}`,
+        'type',
+        `to.${given.field} must be ${RAW_ADDRESS_FORMAT[channel]}`,
+      );
+    }
+    return address;
+  }
+
   /** A campaign or contact named by the client must be the organization's own (else 404). */
   private async checkReferences(organizationId: string, campaignId?: string, contactId?: string) {
     const foreign = await this.references.foreignReference(organizationId, {
@@ -150,7 +267,7 @@ export class ChannelSendService {
       throw ValidationFailedError.field(
         'to.contactId',
         'type',
-        `The contact has no ${channel === 'sms' ? 'SMS number' : 'push registration'}`,
+        `The contact has no ${RECORD_NAMES[channel]}`,
       );
     }
     return record;
@@ -195,6 +312,27 @@ export class ChannelSendService {
     return { jobId, channel: m.channel, status: 'queued' };
   }
 }
+
+/** A raw address of each channel in its stored form, or null when it is not one. */
+const RAW_ADDRESS: Record<Exclude<ProviderChannel, 'push'>, (v: string) => string | null> = {
+  sms: (v) => normalisePhone(v),
+  whatsapp: (v) => normalisePhone(v),
+  telegram: (v) => (/^-?\d{1,20}$/.test(v.trim()) ? v.trim() : null),
+  imessage: (v) => normalisePhone(v) ?? (isEmail(v.trim()) ? normaliseEmail(v) : null),
+};
+const RAW_ADDRESS_FORMAT: Record<Exclude<ProviderChannel, 'push'>, string> = {
+  sms: 'a phone number in E.164 format, e.g. +14155550100',
+  whatsapp: 'a phone number in E.164 format, e.g. +14155550100',
+  telegram: 'a Telegram chat id (digits)',
+  imessage: 'an Apple ID: an e-mail address or a phone number in E.164 format',
+};
+const RECORD_NAMES: Record<ProviderChannel, string> = {
+  sms: 'SMS number',
+  whatsapp: 'WhatsApp number',
+  telegram: 'Telegram chat (its deep link was never opened)',
+  imessage: 'iMessage address',
+  push: 'push registration',
+};
 
 /** `to` names either a contact or an address of the channel, never both, never neither. */
 function onlyOne(contactId: string | undefined, address: string | undefined, field: string) {

@@ -6,11 +6,16 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
-import { addressIndexKind, ChannelContent } from '../channels/channel-message';
-import type { ProviderChannel } from '../channels/provider-adapter';
+import {
+  addressIndexKind,
+  CHANNEL_RECORDS,
+  ChannelContent,
+  UNSENDABLE_RECORD_STATUSES,
+} from '../channels/channel-message';
+import { PROVIDER_CHANNELS, ProviderChannel } from '../channels/provider-adapter';
 import { blindIndexOf } from '../contacts/blind-index';
 import { FieldCipher, fieldCipher } from '../crypto/field-encryption';
-import { join, query, sql } from '../database/sql';
+import { join, query, raw, sql } from '../database/sql';
 import type {
   ClaimedMessage,
   NewMessage,
@@ -59,6 +64,19 @@ export interface LeaseRequest {
 /** Stored content (encrypted, base64) from which a claimed message is read a step per turn. */
 const LARGE_CONTENT_CHARS = 1024 * 1024;
 
+
+/**
+ * The consent of a channel message's recipient at claim time: the status of the organization's
+ * record holding the address, one that refuses sending first (SQL `WHEN` branches of the claim).
+ */
+const RECORD_STATUS_CASES = PROVIDER_CHANNELS.map((channel) => {
+  const r = CHANNEL_RECORDS[channel];
+  const refused = UNSENDABLE_RECORD_STATUSES[channel].map((st) => `'${st}'`).join(',');
+  return `WHEN '${channel}' THEN (
+            SELECT x.status FROM ${r.table} x
+             WHERE x.organization_id = r.organization_id AND x.${r.hash} = r.address_hash
+             ORDER BY x.status IN (${refused}) DESC LIMIT 1)`;
+}).join('\n');
 @Injectable()
 export class MessageRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -189,16 +207,7 @@ export class MessageRepository {
                                SELECT ce.status FROM contact_emails ce
                                 WHERE ce.organization_id = r.organization_id
                                   AND ce.email_hash = r.address_hash)
-                             WHEN 'sms' THEN (
-                               SELECT cs.status FROM contact_sms cs
-                                WHERE cs.organization_id = r.organization_id
-                                  AND cs.phone_hash = r.address_hash
-                                ORDER BY cs.status IN ('opted_out','invalid') DESC LIMIT 1)
-                             WHEN 'push' THEN (
-                               SELECT cp.status FROM contact_push cp
-                                WHERE cp.organization_id = r.organization_id
-                                  AND cp.device_token_hash = r.address_hash
-                                ORDER BY cp.status IN ('expired','inactive') DESC LIMIT 1)
+                             ${raw(RECORD_STATUS_CASES)}
                            END)
                            ORDER BY r.idx)
                     FROM message_recipients r

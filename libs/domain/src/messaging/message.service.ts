@@ -7,7 +7,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
 import { inTransaction } from '../database/transaction';
 import { Events, NewEvent } from '../events/events.service';
-import { channelOutcomeEvent } from './channel-events';
+import { channelOutcomeEvent, channelReadEvent } from './channel-events';
 import { ChannelRecordsRepository } from './channel-records.repository';
 import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import {
@@ -153,37 +153,53 @@ export class MessageService {
 
   /**
    * Records a provider's status report of a message beyond email (§17) with its event, in one
-   * transaction; a bounce marks the recipient's channel record invalid. False when it changed
-   * nothing (unknown message, a repeat, or a report after a final status).
+   * transaction; a refusal of the address marks the recipient's channel record. A read receipt
+   * records the message delivered (when it was not yet) and raises message.read. Null when it
+   * changed nothing (unknown message, a repeat, or a report after a final status); else the
+   * message and recipient, for a read's engagement event.
    */
   async recordStatus(
     organizationId: string,
     providerId: string,
     update: StatusUpdate,
     at: Date,
-  ): Promise<boolean> {
+  ): Promise<{ messageId: string; recipientIdx: number } | null> {
     return this.committed(async (em) => {
-      const done = await this.statuses.record(em, organizationId, providerId, update, at);
-      if (!done) return false;
-      const effect = update.addressEffect ?? (done.status === 'bounced' ? 'invalid' : null);
-      if (effect) {
-        await this.channelRecords.apply(em, organizationId, {
-          channel: done.ref.channel,
-          address: done.ref.recipient,
-          effect,
+      const found = await this.statuses.find(
+        em,
+        organizationId,
+        providerId,
+        update.providerMessageId,
+      );
+      if (!found) return null;
+      const read = update.status === 'read';
+      const status = update.status === 'read' ? 'delivered' : update.status;
+      const done = await this.statuses.record(em, organizationId, found, { ...update, status }, at);
+      const events: NewEvent[] = [];
+      if (done) {
+        const effect = update.addressEffect ?? (done.status === 'bounced' ? 'invalid' : null);
+        if (effect) {
+          await this.channelRecords.apply(em, organizationId, {
+            channel: done.ref.channel,
+            address: done.ref.recipient,
+            effect,
+            at,
+          });
+        }
+        const event = channelOutcomeEvent(done.ref, {
+          status: done.status,
+          providerMessageId: update.providerMessageId,
+          code: update.code ?? null,
+          description: update.description ?? null,
+          retryCount: done.retryCount,
           at,
         });
+        if (event) events.push(event);
       }
-      const event = channelOutcomeEvent(done.ref, {
-        status: done.status,
-        providerMessageId: update.providerMessageId,
-        code: update.code ?? null,
-        description: update.description ?? null,
-        retryCount: done.retryCount,
-        at,
-      });
-      if (event) await this.events.emit(em, organizationId, [event]);
-      return true;
+      if (read) events.push(channelReadEvent(found.ref, update.providerMessageId, at));
+      if (!events.length) return null;
+      await this.events.emit(em, organizationId, events);
+      return { messageId: found.messageId, recipientIdx: found.recipientIdx };
     });
   }
 

@@ -20,22 +20,29 @@ export interface RecordedStatus {
   retryCount: number;
 }
 
+/** The message and recipient a provider's report is about. */
+export interface ReportedMessage {
+  messageId: string;
+  recipientIdx: number;
+  status: RecipientStatus;
+  retryCount: number;
+  ref: ChannelEventRef;
+}
+
 @Injectable()
 export class ProviderStatusRepository {
   constructor(private readonly reports: MessageReportsRepository) {}
 
   /**
-   * Records the report against the organization's message that the provider account sent under
-   * this provider id (its row locked meanwhile); null when there is none or nothing changes.
+   * The organization's message that the provider account sent under this provider id, its row
+   * locked until the transaction ends; null when there is none.
    */
-  async record(
+  async find(
     em: EntityManager,
     organizationId: string,
     providerId: string,
-    update: StatusUpdate,
-    at: Date,
-  ): Promise<RecordedStatus | null> {
-    if (update.status === 'read') return null;
+    providerMessageId: string,
+  ): Promise<ReportedMessage | null> {
     const [row] = await query<{
       id: string;
       job_id: string;
@@ -53,17 +60,45 @@ export class ProviderStatusRepository {
                  r.idx, r.address, r.status, r.retry_count
             FROM message_recipients r JOIN messages m ON m.id = r.message_id
            WHERE r.organization_id = ${organizationId}::uuid
-             AND r.provider_message_id = ${update.providerMessageId}
+             AND r.provider_message_id = ${providerMessageId}
              AND m.organization_id = ${organizationId}::uuid
              AND m.provider_id = ${providerId}::uuid
            FOR UPDATE OF m`,
     );
-    if (!row || FINAL.includes(row.status) || row.status === update.status) return null;
-    // The report is of the send attempt that got the provider id: it counts the attempts before it.
-    const retryCount = Math.max(0, row.retry_count - 1);
-    await this.reports.record(em, organizationId, {
+    if (!row) return null;
+    return {
       messageId: row.id,
       recipientIdx: row.idx,
+      status: row.status,
+      retryCount: row.retry_count,
+      ref: {
+        jobId: row.job_id,
+        channel: row.channel,
+        campaignId: row.campaign_id,
+        contactId: row.contact_id,
+        tags: row.tags,
+        recipient: fieldCipher().decrypt(row.address),
+      },
+    };
+  }
+
+  /**
+   * Records a status report against the message found (see `find`); null when nothing changes:
+   * a final status stays, a repeat of the current one records nothing.
+   */
+  async record(
+    em: EntityManager,
+    organizationId: string,
+    found: ReportedMessage,
+    update: StatusUpdate & { status: RecordedStatus['status'] },
+    at: Date,
+  ): Promise<RecordedStatus | null> {
+    if (FINAL.includes(found.status) || found.status === update.status) return null;
+    // The report is of the send attempt that got the provider id: it counts the attempts before it.
+    const retryCount = Math.max(0, found.retryCount - 1);
+    await this.reports.record(em, organizationId, {
+      messageId: found.messageId,
+      recipientIdx: found.recipientIdx,
       attempt: {
         status: update.status,
         smtpMessage: update.description ?? null,
@@ -74,17 +109,6 @@ export class ProviderStatusRepository {
       movesFrom:
         update.status === 'sent' ? ['pending', 'deferred'] : ['pending', 'deferred', 'sent'],
     });
-    return {
-      ref: {
-        jobId: row.job_id,
-        channel: row.channel,
-        campaignId: row.campaign_id,
-        contactId: row.contact_id,
-        tags: row.tags,
-        recipient: fieldCipher().decrypt(row.address),
-      },
-      status: update.status,
-      retryCount,
-    };
+    return { ref: found.ref, status: update.status, retryCount };
   }
 }

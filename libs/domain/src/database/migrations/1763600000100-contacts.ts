@@ -255,7 +255,10 @@ export class Contacts1763600000100 implements MigrationInterface {
          country_code text NOT NULL,
          username text,
          status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','blocked')),
-         last_active_at timestamptz`,
+         last_active_at timestamptz,
+         chat_id text,
+         chat_id_hash text,
+         CHECK ((chat_id IS NULL) = (chat_id_hash IS NULL))`,
       ),
     );
     await q.query(
@@ -292,6 +295,11 @@ export class Contacts1763600000100 implements MigrationInterface {
       ['contact_push', 'device_token_hash'],
     ])
       await q.query(`CREATE INDEX ${table}_org_hash_idx ON ${table} (organization_id, ${hash})`);
+    // The chat a Telegram record was linked to by its bot's deep link: the address sent to.
+    await q.query(
+      `CREATE INDEX contact_telegram_org_chat_idx ON contact_telegram (organization_id, chat_id_hash)
+        WHERE chat_id_hash IS NOT NULL`,
+    );
 
     // --- tags ------------------------------------------------------------------------------------
     await q.query(`
