@@ -7,7 +7,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 export const WEBHOOK_ID_HEADER = 'webhook-id';
 export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
-/** How far a callback's timestamp may be from now, either way (the specification's advice). */
+/** How far a callback's timestamp may be from the current time, either way (the specification's advice). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const SECRET_PREFIX = 'whsec_';
@@ -54,7 +54,7 @@ export function standardWebhookHeaders(
 
 /**
  * Whether the headers carry a valid signature of `body` under `secret`: the timestamp within
- * `toleranceSeconds` of now, and one of the space-separated `v1,` signatures matching (a sender
+ * `toleranceSeconds` of the current time, and one of the space-separated `v1,` signatures matching (a sender
  * rotating its secret sends several).
  */
 export function verifyStandardWebhook(
