@@ -17,6 +17,7 @@ export const PROVIDER_NAMES = [
   'telegram-bot',
   'fcm',
   'apns',
+  'blooio',
   'http',
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];

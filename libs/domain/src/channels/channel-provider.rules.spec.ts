@@ -95,6 +95,33 @@ describe('checkProviderFields', () => {
     expect(given.urls.map((u) => u.field)).toEqual(['settings.apiBaseUrl', 'settings.url']);
   });
 
+  it('takes a Blooio API key and signing secret, and an E.164 sender from the pool', () => {
+    const creds = { apiKey: 'bl_live_key', signingSecret: 'whsec_0123456789abcdef' };
+    const ok = checkProviderFields('blooio', creds, {
+      fromNumber: '+14155550100',
+      apiBaseUrl: 'https://backend.blooio.com/v2/api',
+    });
+    expect(ok.errors).toEqual([]);
+    expect(ok.urls.map((u) => u.field)).toEqual(['settings.apiBaseUrl']);
+    expect(fields(checkProviderFields('blooio', creds, undefined))).toEqual([]);
+    const bad = checkProviderFields(
+      'blooio',
+      { apiKey: '' },
+      { fromNumber: '4155550100', from: 'x' },
+    );
+    expect(fields(bad)).toEqual([
+      'credentials.apiKey:type',
+      'credentials.signingSecret:required',
+      'settings.fromNumber:type',
+      'settings.from:unknown',
+    ]);
+    expect(bad.errors[2].message).toBe(
+      'fromNumber must be a phone number in E.164 format, e.g. +14155550100',
+    );
+    expect(servesChannel('blooio', 'imessage')).toBe(true);
+    expect(servesChannel('blooio', 'sms')).toBe(false);
+  });
+
   it('pairs providers with their channels', () => {
     expect(servesChannel('twilio', 'sms')).toBe(true);
     expect(servesChannel('twilio', 'push')).toBe(false);

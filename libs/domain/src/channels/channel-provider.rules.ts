@@ -17,6 +17,7 @@ export const PROVIDER_CHANNELS_OF: Record<ProviderName, readonly ProviderChannel
   'telegram-bot': ['telegram'],
   fcm: ['push'],
   apns: ['push'],
+  blooio: ['imessage'],
   http: PROVIDER_CHANNELS,
 };
 
@@ -25,8 +26,10 @@ export const PROVIDER_CHANNELS_OF: Record<ProviderName, readonly ProviderChannel
  * sources): Twilio's long code sends 1 a second per number; WhatsApp Cloud API 80 a second per
  * number; Telegram's bulk broadcast limit is about 30 a second; FCM's project quota is 600,000 a
  * minute shared by every sender of the project, of which this takes 600 a second; Apple publishes no
- * figure for APNs, which takes thousands a second on one connection; the generic `http` provider
- * starts low.
+ * figure for APNs, which takes thousands a second on one connection; Blooio publishes no figure
+ * either (docs.blooio.com), and each of its senders is one Apple device signed in to iMessage, which
+ * Apple flags when it sends in bursts, so it starts at 1 a second per account; the generic `http`
+ * provider starts low.
  */
 export const DEFAULT_MAX_PER_SECOND: Record<ProviderName, number> = {
   twilio: 1,
@@ -34,6 +37,7 @@ export const DEFAULT_MAX_PER_SECOND: Record<ProviderName, number> = {
   'telegram-bot': 30,
   fcm: 600,
   apns: 1000,
+  blooio: 1,
   http: 10,
 };
 export const MAX_PER_SECOND_LIMIT = 10_000;
@@ -205,6 +209,26 @@ const SPECS: Record<ProviderName, ProviderSpec> = {
           v === 'production' || v === 'sandbox'
             ? null
             : { rule: 'enum', message: 'environment must be production or sandbox' },
+      },
+      apiBaseUrl: API_BASE_URL,
+    },
+  },
+  blooio: {
+    credentials: {
+      apiKey: { required: true, check: nonEmpty(512, 'apiKey must be a non-empty string') },
+      // The signing_secret Blooio returns once when the webhook pointing at our callback URL is
+      // created; without it no status or inbound callback is trusted.
+      signingSecret: {
+        required: true,
+        check: nonEmpty(512, 'signingSecret must be the webhook signing secret Blooio returned'),
+      },
+    },
+    settings: {
+      fromNumber: {
+        check: typed(
+          'fromNumber must be a phone number in E.164 format, e.g. +14155550100',
+          (v) => typeof v === 'string' && normalisePhone(v) === v,
+        ),
       },
       apiBaseUrl: API_BASE_URL,
     },

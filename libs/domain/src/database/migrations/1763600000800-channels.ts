@@ -22,7 +22,7 @@ export class Channels1763600000800 implements MigrationInterface {
         channel text NOT NULL
           CHECK (channel IN ('sms','whatsapp','telegram','push','imessage')),
         provider text NOT NULL
-          CHECK (provider IN ('twilio','whatsapp-cloud','telegram-bot','fcm','apns','http')),
+          CHECK (provider IN ('twilio','whatsapp-cloud','telegram-bot','fcm','apns','blooio','http')),
         name text NOT NULL CHECK (length(name) BETWEEN 1 AND 100),
         settings jsonb NOT NULL DEFAULT '{}',
         credentials text NOT NULL,
