@@ -19,68 +19,23 @@ import type {
   WhatsappContent,
 } from '../provider-adapter';
 import { ProviderHttp, ProviderUnreachableError } from '../provider-http';
+import {
+  THROTTLE_WAIT_MS,
+  DEFAULT_RETRY_AFTER_MS,
+  SPAM_RATE_LIMIT,
+  UNAUTHORIZED_CODES,
+  UNAVAILABLE_CODES,
+  UNDELIVERABLE,
+  OUTSIDE_WINDOW,
+  MARKETING_OPT_OUT,
+  INVALID_PARAMETER_CODES,
+  INVALID_TO,
+  STATUS_MAP,
+} from './whatsapp-cloud.codes';
 
 export const WHATSAPP_DEFAULT_API_BASE_URL = 'https://graph.facebook.com';
 /** The Graph API version every request names; a new version is adopted by changing it here. */
 export const WHATSAPP_GRAPH_VERSION = 'v21.0';
-
-/**
- * How long a throttled send waits when Meta sends no Retry-After (it usually does not): the pair
- * rate limit lets about one message every 6 seconds reach the same person; the throughput limit
- * (130429) is per second; the account and app limits (80007, 4) are counted over an hour.
- */
-const THROTTLE_WAIT_MS: Record<number, number> = {
-  130429: 1000,
-  131056: 6000,
-  80007: 60_000,
-  4: 60_000,
-};
-const DEFAULT_RETRY_AFTER_MS = 1000;
-/**
- * Spam rate limit: Meta restricts the number for its quality (messages blocked or reported); a
- * retry in seconds meets the same refusal, so the message fails instead of being throttled.
- */
-const SPAM_RATE_LIMIT = 131048;
-
-/** Codes that say the access token or its permissions were refused (the account is failing). */
-const UNAUTHORIZED_CODES = new Set([0, 190, 10, 131005]);
-/** Codes of a Graph or WhatsApp outage: the message is deferred and retried. */
-const UNAVAILABLE_CODES = new Set([1, 2, 131000, 131016, 133004]);
-/** Message undeliverable: not a WhatsApp number, or its owner blocked us or cannot take it. */
-const UNDELIVERABLE = 131026;
-/** Re-engagement message: free text more than 24 hours after the customer last wrote. */
-const OUTSIDE_WINDOW = 131047;
-/** The person chose to stop marketing messages from this business. */
-const MARKETING_OPT_OUT = 131050;
-/** Invalid parameter / parameter value not valid: an invalid number when the detail names `to`. */
-const INVALID_PARAMETER_CODES = new Set([100, 131009]);
-const INVALID_TO = /\bparam(?:eter)?\s+['"]?to\b|recipient phone number/i;
-
-/**
- * A `failed` status notification's `errors[].code` → ours. Only an undeliverable address bounces;
- * every other failure leaves the address as it is.
- *
- * | Meta status | errors[].code | Meta's title                               | Ours      | Effect  |
- * |-------------|---------------|--------------------------------------------|-----------|---------|
- * | sent        |               | in transit within WhatsApp                 | sent      |         |
- * | delivered   |               | on the person's device                     | delivered |         |
- * | read        |               | opened (read receipts on)                  | read      |         |
- * | played      |               | a voice message played                     | read      |         |
- * | failed      | 131026        | Message undeliverable (not on WhatsApp,    | bounced   | blocked |
- * |             |               | blocked us, outdated app or terms)         |           |         |
- * | failed      | 131047        | Re-engagement message (window closed)      | failed    |         |
- * | failed      | 131049, 131050| Meta chose not to deliver / marketing stop | failed    |         |
- * | failed      | 130429, 131048, 131056 rate limits                         | failed    |         |
- * | failed      | any other     |                                            | failed    |         |
- * | deleted, warning, unknown | | about the person's messages or a catalog  | (ignored) |         |
- */
-const STATUS_MAP: Record<string, StatusUpdate['status'] | 'by-code'> = {
-  sent: 'sent',
-  delivered: 'delivered',
-  read: 'read',
-  played: 'read',
-  failed: 'by-code',
-};
 
 type WhatsappCredentials = { accessToken?: string; appSecret?: string };
 type GraphError = { code?: number; message?: string; details?: string };
@@ -103,9 +58,25 @@ export class WhatsappCloudAdapter implements ProviderAdapter {
     if (!/^\+[1-9]\d{6,14}$/.test(message.to)) {
       return rejected(true, 'invalid_number', 'Not an E.164 phone number', 'invalid');
     }
-    const body = requestBody(message);
-    if (!body) return rejected(false, 'invalid_content', 'A message needs a text or a template');
+    const bodies = requestBodies(message);
+    if (!bodies.length) {
+      return rejected(false, 'invalid_content', 'A message needs a text or a template');
+    }
+    // A text goes first; when the window is closed (131047) the template goes instead.
+    let outcome: SendOutcome | undefined;
+    for (const body of bodies) {
+      outcome = await this.post(account, phoneNumberId, body);
+      if (outcome.kind !== 'rejected' || outcome.code !== 'outside_window') break;
+    }
+    return outcome!;
+  }
 
+  private async post(
+    account: ProviderAccount,
+    phoneNumberId: string,
+    body: Record<string, unknown>,
+  ): Promise<SendOutcome> {
+    const creds = credentials(account);
     const base = (stringSetting(account, 'apiBaseUrl') ?? WHATSAPP_DEFAULT_API_BASE_URL).replace(
       /\/+$/,
       '',
@@ -227,8 +198,11 @@ export class WhatsappCloudAdapter implements ProviderAdapter {
   }
 }
 
-/** The Cloud API request for a text (inside the window) or a template with body parameters. */
-function requestBody(message: ProviderMessage): Record<string, unknown> | undefined {
+/**
+ * The Cloud API requests of a message, in the order they are tried: its text (delivered inside the
+ * 24-hour window), then its template with body parameters (outside it).
+ */
+function requestBodies(message: ProviderMessage): Record<string, unknown>[] {
   const content = message.content as WhatsappContent;
   const common = {
     messaging_product: 'whatsapp',
@@ -237,6 +211,10 @@ function requestBody(message: ProviderMessage): Record<string, unknown> | undefi
     // Echoed in the message's status notifications.
     biz_opaque_callback_data: message.reference,
   };
+  const out: Record<string, unknown>[] = [];
+  if (typeof content.text === 'string' && content.text) {
+    out.push({ ...common, type: 'text', text: { preview_url: false, body: content.text } });
+  }
   const t = content.template;
   if (t && t.name && t.language) {
     const template: Record<string, unknown> = { name: t.name, language: { code: t.language } };
@@ -245,12 +223,9 @@ function requestBody(message: ProviderMessage): Record<string, unknown> | undefi
         { type: 'body', parameters: t.parameters.map((text) => ({ type: 'text', text })) },
       ];
     }
-    return { ...common, type: 'template', template };
+    out.push({ ...common, type: 'template', template });
   }
-  if (typeof content.text === 'string' && content.text) {
-    return { ...common, type: 'text', text: { preview_url: false, body: content.text } };
-  }
-  return undefined;
+  return out;
 }
 
 /**
