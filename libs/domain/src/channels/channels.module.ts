@@ -13,14 +13,26 @@ import { ProviderAccounts } from './provider-accounts';
 import { ProviderHttp } from './provider-http';
 import { ProviderThrottle } from './provider-throttle';
 import { ApnsAdapter } from './providers/apns.adapter';
+import { BlooioAdapter } from './providers/blooio.adapter';
 import { FcmAdapter } from './providers/fcm.adapter';
+import { HTTP_PROVIDER_ADAPTERS } from './providers/http.adapter';
+import { TelegramBotAdapter } from './providers/telegram-bot.adapter';
 import { TwilioAdapter } from './providers/twilio.adapter';
+import { WhatsappCloudAdapter } from './providers/whatsapp-cloud.adapter';
 import { PROVIDER_ADAPTERS, ProviderRegistry } from './provider-registry';
 import { TelegramLinkTokens } from './telegram-link-token';
 import { TelegramLinks } from './telegram-links.service';
 
 /** Every provider adapter, each an injectable class; the registry serves them by channel and name. */
-const ADAPTERS: Type<ProviderAdapter>[] = [TwilioAdapter, FcmAdapter, ApnsAdapter];
+const ADAPTERS: Type<ProviderAdapter>[] = [
+  TwilioAdapter,
+  WhatsappCloudAdapter,
+  TelegramBotAdapter,
+  BlooioAdapter,
+  FcmAdapter,
+  ApnsAdapter,
+  ...HTTP_PROVIDER_ADAPTERS,
+];
 
 @Module({
   imports: [DnsModule, ContactsModule],

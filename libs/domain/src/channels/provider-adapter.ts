@@ -139,7 +139,7 @@ export interface ProviderAdapter {
   /** The statuses a verified callback reports (none when it is an inbound message). */
   parseStatus(callback: ProviderCallback): StatusUpdate[];
   /** The inbound messages a verified callback carries (none when it is a status). */
-  parseInbound(callback: ProviderCallback): InboundProviderMessage[];
+  parseInbound(callback: ProviderCallback, account: ProviderAccount): InboundProviderMessage[];
   /**
    * A provider that checks the callback URL with a GET before using it (WhatsApp's `hub.challenge`):
    * the body to answer with, or null to refuse (403).

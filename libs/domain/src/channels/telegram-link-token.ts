@@ -43,9 +43,3 @@ export class TelegramLinkTokens {
       .subarray(0, MAC_BYTES);
   }
 }
-
-/** The token a `/start <token>` message carries (the deep link opened), or null. */
-export function startToken(text: string): string | null {
-  const m = /^\/start(?:@[A-Za-z0-9_]+)?\s+([A-Za-z0-9_-]{1,64})\s*$/.exec(text.trim());
-  return m ? m[1] : null;
-}

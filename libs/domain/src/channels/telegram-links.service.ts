@@ -5,6 +5,7 @@
 import { Injectable } from '@nestjs/common';
 import { ContactChannelsService } from '../contacts/contact-channels.service';
 import { ProviderAccounts } from './provider-accounts';
+import { telegramDeepLink } from './providers/telegram-bot.adapter';
 import { TelegramLinkTokens } from './telegram-link-token';
 
 export interface TelegramLink {
@@ -35,7 +36,7 @@ export class TelegramLinks {
     const botUsername = String(account.settings.botUsername);
     const token = this.tokens.sign(record.id, account.id);
     return {
-      url: `https://t.me/${encodeURIComponent(botUsername)}?start=${token}`,
+      url: telegramDeepLink(botUsername, token),
       providerId: account.id,
       botUsername,
     };

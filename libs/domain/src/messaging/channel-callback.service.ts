@@ -16,7 +16,8 @@ import type {
   ProviderChannel,
 } from '../channels/provider-adapter';
 import { ProviderRegistry } from '../channels/provider-registry';
-import { startToken, TelegramLinkTokens } from '../channels/telegram-link-token';
+import { telegramStartPayload } from '../channels/providers/telegram-bot.adapter';
+import { TelegramLinkTokens } from '../channels/telegram-link-token';
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
 import { normalisePhone } from '../contacts/phone-number';
@@ -82,7 +83,7 @@ export class ChannelCallbackService {
           );
       }
     }
-    for (const inbound of adapter.parseInbound(callback)) {
+    for (const inbound of adapter.parseInbound(callback, account)) {
       await this.inbound(organizationId, providerId, account.channel, inbound, at);
     }
     this.logger.debug({ msg: 'provider callback', providerId, recorded });
@@ -148,7 +149,7 @@ export class ChannelCallbackService {
         });
         return 1;
       }
-      const token = message.kind === 'message' ? startToken(message.text) : null;
+      const token = message.kind === 'message' ? telegramStartPayload(message.text) : null;
       const recordId = token && this.linkTokens.verify(token, providerId);
       if (recordId) {
         const linked = await this.records.linkTelegramChat(

@@ -265,7 +265,7 @@ describe(TelegramBotAdapter.name, () => {
       const callback = callbackFromHook();
       expect(adapter.verifySignature(account(), callback)).toBe(true);
       expect(adapter.parseStatus()).toEqual([]);
-      const inbound = adapter.parseInbound(callback);
+      const inbound = adapter.parseInbound(callback, account());
       expect(inbound).toEqual([
         {
           kind: 'message',
@@ -297,19 +297,17 @@ describe(TelegramBotAdapter.name, () => {
         ),
       ).toBe(false);
       expect(adapter.verifySignature(account(), { ...genuine, method: 'GET' })).toBe(false);
-      // A callback never verified names no bot.
-      expect(adapter.parseInbound({ ...genuine })).toMatchObject([{ kind: 'message', to: '' }]);
     });
 
     it('a block and a restart → blocked, then unblocked', async () => {
       await adapter.register(account(), hookUrl);
       const chatId = await newChat();
       await fake.block(chatId);
-      expect(adapter.parseInbound(callbackFromHook())).toEqual([
+      expect(adapter.parseInbound(callbackFromHook(), account())).toEqual([
         { kind: 'blocked', from: String(chatId) },
       ]);
       await fake.unblock(chatId);
-      expect(adapter.parseInbound(callbackFromHook())).toEqual([
+      expect(adapter.parseInbound(callbackFromHook(), account())).toEqual([
         { kind: 'unblocked', from: String(chatId) },
       ]);
     });
@@ -373,7 +371,7 @@ describe(TelegramBotAdapter.name, () => {
     };
 
     it('"Message with text"', () => {
-      expect(adapter.parseInbound(callback(messageWithText))).toEqual([
+      expect(adapter.parseInbound(callback(messageWithText), account())).toEqual([
         {
           kind: 'message',
           providerMessageId: '1111111:1365',
@@ -398,7 +396,7 @@ describe(TelegramBotAdapter.name, () => {
           forward_date: 1441645550,
         },
       };
-      expect(adapter.parseInbound(callback(forwarded))).toMatchObject([
+      expect(adapter.parseInbound(callback(forwarded), account())).toMatchObject([
         { kind: 'message', from: '1111111', text: '/start' },
       ]);
     });
@@ -406,14 +404,20 @@ describe(TelegramBotAdapter.name, () => {
     it('a message without text, an edited message and a body that is no JSON give nothing', () => {
       const { text: _text, ...photo } = messageWithText.message;
       expect(
-        adapter.parseInbound(callback({ update_id: 1, message: { ...photo, photo: [] } })),
+        adapter.parseInbound(
+          callback({ update_id: 1, message: { ...photo, photo: [] } }),
+          account(),
+        ),
       ).toEqual([]);
       expect(
-        adapter.parseInbound(callback({ update_id: 2, edited_message: messageWithText.message })),
+        adapter.parseInbound(
+          callback({ update_id: 2, edited_message: messageWithText.message }),
+          account(),
+        ),
       ).toEqual([]);
-      expect(adapter.parseInbound({ ...callback({}), rawBody: Buffer.from('not json') })).toEqual(
-        [],
-      );
+      expect(
+        adapter.parseInbound({ ...callback({}), rawBody: Buffer.from('not json') }, account()),
+      ).toEqual([]);
     });
 
     it('my_chat_member in a group: the bot removed → blocked for the group chat', () => {
@@ -431,7 +435,7 @@ describe(TelegramBotAdapter.name, () => {
           },
         },
       };
-      expect(adapter.parseInbound(callback(update))).toEqual([
+      expect(adapter.parseInbound(callback(update), account())).toEqual([
         { kind: 'blocked', from: '-1001234567890' },
       ]);
       const joined = {
@@ -443,7 +447,7 @@ describe(TelegramBotAdapter.name, () => {
         },
       };
       // Joining (not a restart after a block) is no unblock.
-      expect(adapter.parseInbound(callback(joined))).toEqual([]);
+      expect(adapter.parseInbound(callback(joined), account())).toEqual([]);
     });
   });
 

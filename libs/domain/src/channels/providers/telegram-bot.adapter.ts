@@ -69,11 +69,6 @@ interface BotApiAnswer {
 export class TelegramBotAdapter implements ProviderAdapter {
   readonly channel = 'telegram' as const;
   readonly provider = 'telegram-bot';
-  /**
-   * The account each verified callback came for, whose bot username parseInbound reports as `to`:
-   * an Update names the chat, not the bot it was sent to, and parseInbound gets the callback alone.
-   */
-  private readonly verified = new WeakMap<ProviderCallback, ProviderAccount>();
 
   constructor(private readonly http: ProviderHttp) {}
 
@@ -149,9 +144,7 @@ export class TelegramBotAdapter implements ProviderAdapter {
     if (!token || !given || callback.method.toUpperCase() !== 'POST') return false;
     const expected = Buffer.from(telegramWebhookSecret(token, account.id));
     const givenBuf = Buffer.from(given);
-    const ok = expected.length === givenBuf.length && timingSafeEqual(expected, givenBuf);
-    if (ok) this.verified.set(callback, account);
-    return ok;
+    return expected.length === givenBuf.length && timingSafeEqual(expected, givenBuf);
   }
 
   /** Telegram reports no statuses: a message the API took is in the chat. */
@@ -161,10 +154,10 @@ export class TelegramBotAdapter implements ProviderAdapter {
 
   /**
    * A text in a chat with the bot (`from`: the chat id), or the bot blocked (`kicked`) or restarted
-   * (`kicked` → `member`) by a person. `to` is the account's bot as `@<botUsername>`, known when
-   * verifySignature accepted this callback (an Update does not name the bot); empty otherwise.
+   * (`kicked` → `member`) by a person. `to` is the account's bot as `@<botUsername>` (an Update
+   * does not name the bot it was sent to).
    */
-  parseInbound(callback: ProviderCallback): InboundProviderMessage[] {
+  parseInbound(callback: ProviderCallback, account: ProviderAccount): InboundProviderMessage[] {
     const update = parseJson(callback.rawBody);
     if (!update) return [];
     const message = update.message as
@@ -173,7 +166,7 @@ export class TelegramBotAdapter implements ProviderAdapter {
       const chatId = message.chat?.id;
       if (typeof chatId !== 'number' || typeof message.message_id !== 'number') return [];
       if (typeof message.text !== 'string') return [];
-      const username = this.verified.get(callback)?.settings.botUsername;
+      const username = account.settings.botUsername;
       return [
         {
           kind: 'message',
