@@ -64,10 +64,11 @@ export function checkAnswer(a: HttpAnswer, success: SuccessShape): string | null
     }
     if (success === 'health') return null;
     if (success === 'callback') {
-      // A provider's callback is answered in the provider's terms (Twilio: TwiML).
-      return /^(text\/xml|application\/json)/.test(header(a, 'content-type'))
+      // A provider's callback is answered in the provider's terms (Twilio: TwiML; Meta's URL
+      // check: the challenge as plain text).
+      return /^(text\/xml|application\/json|text\/plain)/.test(header(a, 'content-type'))
         ? null
-        : 'callback answer without text/xml or application/json';
+        : 'callback answer without text/xml, application/json or text/plain';
     }
     if (success === 'html') {
       return header(a, 'content-type').startsWith('text/html') ? null : 'page without text/html';

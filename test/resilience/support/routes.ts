@@ -93,8 +93,9 @@ export function groupOf(path: string): string {
  * providers post their callbacks (none of them an API a client calls).
  */
 export const UNDOCUMENTED_ROUTES: RouteSpec[] = [
-  {
-    method: 'POST',
+  // POST: a status or an inbound message; GET: a provider's check of the URL (hub.challenge).
+  ...(['GET', 'POST'] as const).map((method): RouteSpec => ({
+    method,
     path: '/channels/callbacks/{providerId}',
     group: 'public',
     pathParams: ['providerId'],
@@ -103,7 +104,7 @@ export const UNDOCUMENTED_ROUTES: RouteSpec[] = [
     public: true,
     success: 'callback',
     undocumented: true,
-  },
+  })),
   {
     method: 'GET',
     path: '/t/o/{file}',
