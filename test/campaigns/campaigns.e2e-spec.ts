@@ -55,6 +55,7 @@ describe('Campaigns API (§11)', () => {
     expect(got.body.data).toEqual({
       ...res.body.data,
       delivery: { ...none, failed: 0, suppressed: 0 },
+      byChannel: {},
     });
   });
 
@@ -115,7 +116,17 @@ describe('Campaigns API (§11)', () => {
       { html: undefined, text: undefined },
       [{ field: 'html', rule: 'required' }],
     ],
-    ['another channel', { channel: 'sms' }, [{ field: 'channel', rule: 'enum' }]],
+    ['an unknown channel', { channel: 'fax' }, [{ field: 'channel', rule: 'enum' }]],
+    [
+      'a channel without its content',
+      { channel: 'sms' },
+      [{ field: 'content.sms', rule: 'required' }],
+    ],
+    [
+      'a channel named twice',
+      { channels: ['email', 'email'] },
+      [{ field: 'channels', rule: 'unique' }],
+    ],
     ['an unknown field', { status: 'sent' }, [{ field: 'status', rule: 'unknown' }]],
     ['a non-uuid listId', { listId: 'abc' }, [{ field: 'listId', rule: 'uuid' }]],
   ])('refuses %s with 422', async (_, extra, errors) => {
@@ -153,7 +164,7 @@ describe('Campaigns API (§11)', () => {
     expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'html', rule: 'required' })]);
   });
 
-  it('sends a draft: 202, recipients = subscribed members with an email', async () => {
+  it('sends a draft: 202, recipients = subscribed members with an email, the rest unreachable', async () => {
     const c = await create();
     const res = await s.http.post(`${BASE}/${c.id}/send`).expect(202);
     expect(res.body).toMatchObject({ success: true, message: 'Campaign is being sent' });
@@ -166,8 +177,12 @@ describe('Campaigns API (§11)', () => {
           `SELECT contact_id, status, contact_email_id FROM campaign_recipients WHERE campaign_id = $1`,
           [c.id],
         );
-    expect(rows.map((r) => r.contact_id).sort()).toEqual([...list.contactIds].sort());
-    expect(rows.every((r) => r.status === 'pending' && r.contact_email_id)).toBe(true);
+    const reachable = rows.filter((r) => r.status !== 'unreachable');
+    expect(reachable.map((r) => r.contact_id).sort()).toEqual([...list.contactIds].sort());
+    expect(reachable.every((r) => r.status === 'pending' && r.contact_email_id)).toBe(true);
+    // The subscribed member without an email is counted, not sent to.
+    expect(rows.length - reachable.length).toBe(1);
+    expect(res.body.data.unreachableCount).toBe(1);
   });
 
   it('sending a campaign that is not a draft → 409 E_CAMPAIGN_NOT_SENDABLE, nothing changes', async () => {
@@ -179,9 +194,11 @@ describe('Campaigns API (§11)', () => {
       message: 'Campaign is sending; only a draft can be sent',
       code: 'E_CAMPAIGN_NOT_SENDABLE',
     });
-    const [{ n }] = await app
-      .get(DataSource)
-      .query(`SELECT count(*)::int AS n FROM campaign_recipients WHERE campaign_id = $1`, [c.id]);
+    const [{ n }] = await app.get(DataSource).query(
+      `SELECT count(*)::int AS n FROM campaign_recipients
+          WHERE campaign_id = $1 AND status <> 'unreachable'`,
+      [c.id],
+    );
     expect(n).toBe(3);
 
     await s.http.post(`${BASE}/${c.id}/cancel`).expect(200);
@@ -196,9 +213,11 @@ describe('Campaigns API (§11)', () => {
       s.http.post(`${BASE}/${c.id}/send`),
     ]);
     expect(results.map((r) => r.status).sort()).toEqual([202, 409]);
-    const [{ n }] = await app
-      .get(DataSource)
-      .query(`SELECT count(*)::int AS n FROM campaign_recipients WHERE campaign_id = $1`, [c.id]);
+    const [{ n }] = await app.get(DataSource).query(
+      `SELECT count(*)::int AS n FROM campaign_recipients
+          WHERE campaign_id = $1 AND status <> 'unreachable'`,
+      [c.id],
+    );
     expect(n).toBe(3);
   });
 
@@ -212,7 +231,7 @@ describe('Campaigns API (§11)', () => {
     const res = await s.http.post(`${BASE}/${c.id}/send`).expect(409);
     expect(res.body).toEqual({
       success: false,
-      message: 'Campaign has no recipients',
+      message: 'Campaign has no recipients: none of its 2 contacts can be reached on email',
       code: 'E_CAMPAIGN_NOT_SENDABLE',
     });
     expect((await s.http.get(`${BASE}/${c.id}`)).body.data.status).toBe('draft');

@@ -141,7 +141,15 @@ describe('Campaign fan-out (worker)', () => {
     );
     expect(events).toHaveLength(1);
     expect(JSON.parse(fieldCipher().decrypt(events[0].data))).toEqual({
-      campaign: { id, name: 'Spring sale', recipientCount: 500, sentCount: 500, failedCount: 0 },
+      campaign: {
+        id,
+        name: 'Spring sale',
+        recipientCount: 500,
+        sentCount: 500,
+        failedCount: 0,
+        unreachableCount: 0,
+        byChannel: { email: { recipients: 500, sent: 500, failed: 0 } },
+      },
     });
 
     // The messages went out through the delivery worker.

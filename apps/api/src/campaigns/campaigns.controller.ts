@@ -40,7 +40,11 @@ export class CampaignsController {
   @ResponseMessage('Campaign fetched successfully')
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     const campaign = await this.campaigns.get(orgId, id);
-    return { ...toCampaignResponse(campaign), delivery: await this.campaigns.delivery(orgId, id) };
+    const [delivery, byChannel] = await Promise.all([
+      this.campaigns.delivery(orgId, id),
+      this.campaigns.byChannel(orgId, id),
+    ]);
+    return { ...toCampaignResponse(campaign), delivery, byChannel };
   }
 
   /** Drafts only (409 E_BUSINESS_RULE_VIOLATION otherwise). */

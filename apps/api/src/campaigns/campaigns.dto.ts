@@ -1,9 +1,14 @@
 // Request and response shapes of the campaign routes.
 import { PageQueryDto } from '../http/page-query.dto';
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
   IsDate,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   IsUUID,
@@ -12,10 +17,52 @@ import {
   Min,
   MinLength,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { Campaign, CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
+import type { CampaignChannel } from '@app/domain';
+import {
+  ImessageContentDto,
+  PushContentDto,
+  SmsContentDto,
+  TelegramContentDto,
+  WhatsappContentDto,
+} from '../messaging/send-channels.dto';
 import { IsCurrencyCode, IsMailbox, IsMoneyAmount, IsSingleLine } from './campaign-validators';
 import { IsOmittable, ToDate } from '../http/validation';
+
+/** What a campaign sends on each channel beyond email, as the send routes take it. */
+export class CampaignContentDto {
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SmsContentDto)
+  sms?: SmsContentDto;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => WhatsappContentDto)
+  whatsapp?: WhatsappContentDto;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TelegramContentDto)
+  telegram?: TelegramContentDto;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ImessageContentDto)
+  imessage?: ImessageContentDto;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => PushContentDto)
+  push?: PushContentDto;
+}
 
 export class CreateCampaignDto {
   @IsString()
@@ -23,15 +70,37 @@ export class CreateCampaignDto {
   @MaxLength(200)
   name: string;
 
+  /** One channel; `channels` gives several. */
   @IsOptional()
   @IsIn(CAMPAIGN_CHANNELS)
-  channel?: 'email';
+  channel?: CampaignChannel;
 
+  /**
+   * The channels in the order each contact is tried on: it gets one message, on the first it can
+   * be reached on. Default: the list's preferredChannels, else ["email"].
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(6)
+  @ArrayUnique()
+  @IsIn(CAMPAIGN_CHANNELS, { each: true })
+  channels?: CampaignChannel[];
+
+  /** The content of each channel beyond email. */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CampaignContentDto)
+  content?: CampaignContentDto;
+
+  /** Required when the campaign goes out on email, as `from` and html or text are. */
+  @IsOptional()
   @IsString()
   @MinLength(1)
   @MaxLength(998)
   @IsSingleLine()
-  subject: string;
+  subject?: string;
 
   /** html or text (or both) is required. */
   @IsOptional()
@@ -44,10 +113,11 @@ export class CreateCampaignDto {
   @MaxLength(1_000_000)
   text?: string;
 
+  @IsOptional()
   @IsString()
   @MaxLength(320)
   @IsMailbox()
-  from: string;
+  from?: string;
 
   /** Exactly one of listId and segmentId. */
   @IsOptional()
@@ -68,7 +138,22 @@ export class UpdateCampaignDto {
 
   @IsOmittable()
   @IsIn(CAMPAIGN_CHANNELS)
-  channel?: 'email';
+  channel?: CampaignChannel;
+
+  @IsOmittable()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(6)
+  @ArrayUnique()
+  @IsIn(CAMPAIGN_CHANNELS, { each: true })
+  channels?: CampaignChannel[];
+
+  /** Replaces the content of every channel beyond email. */
+  @IsOmittable()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CampaignContentDto)
+  content?: CampaignContentDto;
 
   @IsOmittable()
   @IsString()
@@ -118,6 +203,8 @@ export function toCampaignResponse(c: Campaign) {
     organizationId: c.organizationId,
     name: c.name,
     channel: c.channel,
+    channels: c.channels,
+    content: c.content,
     subject: c.subject,
     html: c.html,
     text: c.text,
@@ -128,6 +215,7 @@ export function toCampaignResponse(c: Campaign) {
     recipientCount: c.recipientCount,
     sentCount: c.sentCount,
     failedCount: c.failedCount,
+    unreachableCount: c.unreachableCount,
     startedAt: c.startedAt,
     completedAt: c.completedAt,
     createdAt: c.createdAt,

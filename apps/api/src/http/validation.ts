@@ -11,6 +11,7 @@ const RULES: Record<string, string> = {
   arrayNotEmpty: 'required',
   arrayMinSize: 'minLength',
   arrayMaxSize: 'maxLength',
+  arrayUnique: 'unique',
   isUuid: 'uuid',
   isEmail: 'email',
   isIn: 'enum',

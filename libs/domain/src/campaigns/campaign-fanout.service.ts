@@ -1,4 +1,5 @@
-// The campaign fan-out (§11, Limits rule 4): one message per due recipient through the send path.
+// The campaign fan-out (§11, §17, Limits rule 4): one message per due recipient through the send
+// path of the channel it was materialised on.
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -12,6 +13,7 @@ import {
   SubscriptionRequiredError,
 } from '../errors/domain-errors';
 import { Events } from '../events/events.service';
+import { ChannelSendService } from '../messaging/channel-send.service';
 import { SendService } from '../messaging/send.service';
 import {
   CampaignRepository,
@@ -57,6 +59,7 @@ export class CampaignFanoutService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly campaigns: CampaignRepository,
     private readonly sender: SendService,
+    private readonly channels: ChannelSendService,
     private readonly events: Events,
     private readonly clock: Clock,
   ) {}
@@ -152,10 +155,11 @@ export class CampaignFanoutService {
             sentCount: counts.sentCount,
             failedCount: counts.failedCount,
           });
+          const byChannel = await this.campaigns.sentByChannel(organizationId, campaignId, em);
           await this.events.emit(em, organizationId, [
             {
               type: 'campaign.sent',
-              data: { campaign: { id: campaignId, name: campaign.name, ...counts } },
+              data: { campaign: { id: campaignId, name: campaign.name, ...counts, byChannel } },
             },
           ]);
         }
@@ -169,28 +173,17 @@ export class CampaignFanoutService {
     return result;
   }
 
-  /** Sends to one recipient (its address is decrypted here and never logged). */
+  /** Sends to one recipient on its channel (an address is decrypted here and never logged). */
   private async sendOne(
     campaign: SendingCampaign,
     row: ClaimedRecipient,
     now: Date,
   ): Promise<RecipientOutcome> {
-    if (!row.encryptedEmail) return { kind: 'failed', error: 'Contact has no email address' };
+    if (row.channel === 'email' && !row.encryptedEmail) {
+      return { kind: 'failed', error: 'Contact has no email address' };
+    }
     try {
-      const res = await this.sender.send(
-        campaign.organizationId,
-        {
-          from: campaign.from,
-          to: fieldCipher().decrypt(row.encryptedEmail),
-          subject: campaign.subject,
-          ...(campaign.html !== null ? { html: campaign.html } : {}),
-          ...(campaign.text !== null ? { text: campaign.text } : {}),
-          campaignId: campaign.id,
-          contactId: row.contactId,
-          listUnsubscribe: true,
-        },
-        'campaign',
-      );
+      const res = await this.sendOn(campaign, row);
       return { kind: 'sent', jobId: res.jobId };
     } catch (err) {
       if (err instanceof RateLimitedError || err instanceof ServiceUnavailableError) {
@@ -208,6 +201,51 @@ export class CampaignFanoutService {
       // Anything else the send path refuses (e.g. the address) will not change on a retry.
       if (err instanceof DomainError) return { kind: 'failed', error: err.message };
       throw err;
+    }
+  }
+
+  /** The message of one recipient through the send path of its channel. */
+  private sendOn(c: SendingCampaign, row: ClaimedRecipient): Promise<{ jobId: string }> {
+    const org = c.organizationId;
+    const common = { to: { contactId: row.contactId }, campaignId: c.id };
+    switch (row.channel) {
+      case 'email':
+        return this.sender.send(
+          org,
+          {
+            from: c.from!,
+            to: fieldCipher().decrypt(row.encryptedEmail!),
+            subject: c.subject!,
+            ...(c.html !== null ? { html: c.html } : {}),
+            ...(c.text !== null ? { text: c.text } : {}),
+            campaignId: c.id,
+            contactId: row.contactId,
+            listUnsubscribe: true,
+          },
+          'campaign',
+        );
+      case 'sms':
+        return this.channels.sendSms(org, { ...common, content: c.content.sms! }, 'campaign');
+      case 'whatsapp':
+        return this.channels.sendWhatsapp(
+          org,
+          { ...common, content: c.content.whatsapp! },
+          'campaign',
+        );
+      case 'telegram':
+        return this.channels.sendTelegram(
+          org,
+          { ...common, content: c.content.telegram! },
+          'campaign',
+        );
+      case 'imessage':
+        return this.channels.sendImessage(
+          org,
+          { ...common, content: c.content.imessage! },
+          'campaign',
+        );
+      case 'push':
+        return this.channels.sendPush(org, { ...common, content: c.content.push! }, 'campaign');
     }
   }
 

@@ -3,25 +3,30 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { PageRequest, pageOffset } from '../common/pagination';
-import { empty, query, sql, Sql } from '../database/sql';
+import { empty, query, sql } from '../database/sql';
 import { MESSAGE_STATUSES, MessageStatus } from '../messaging/message.types';
-import { Campaign, CampaignStatus } from './campaign.entity';
+import { Campaign, CampaignChannel, CampaignContent, CampaignStatus } from './campaign.entity';
 
 /** A sending campaign as the fan-out reads it. */
 export interface SendingCampaign {
   id: string;
   organizationId: string;
   name: string;
-  subject: string;
+  content: CampaignContent;
+  subject: string | null;
   html: string | null;
   text: string | null;
-  from: string;
+  from: string | null;
   startedAt: Date;
 }
 
-/** A recipient claimed for one try, with its (encrypted) email address, null when it has none. */
+/**
+ * A recipient claimed for one try: its channel, and for email its (encrypted) address, null when
+ * the ContactEmail is gone.
+ */
 export interface ClaimedRecipient {
   contactId: string;
+  channel: CampaignChannel;
   encryptedEmail: string | null;
   attempts: number;
 }
@@ -36,6 +41,14 @@ export interface CampaignCounts {
   recipientCount: number;
   sentCount: number;
   failedCount: number;
+  unreachableCount: number;
+}
+
+/** How many of a campaign's recipients or messages are on one channel in one status. */
+export interface ChannelStatusCount {
+  channel: string;
+  status: string;
+  n: number;
 }
 
 /**
@@ -119,60 +132,31 @@ export class CampaignRepository {
     );
   }
 
-  // ---- the audience ----------------------------------------------------------------------------
-
-  async listExists(organizationId: string, listId: string, em?: EntityManager): Promise<boolean> {
-    const rows = await query(
-      this.em(em),
-      sql`SELECT 1 FROM contact_lists WHERE organization_id = ${organizationId} AND id = ${listId}`,
-    );
-    return rows.length > 0;
-  }
-
   /**
-   * One pending recipient per contact of the audience that has an email, with its primary email
-   * (else its oldest); idempotent. The audience is a list's subscribed members, or the contacts
-   * `selection` (a predicate over `contacts c`) picks.
+   * The campaign's recipients by channel and status (the work list), and its messages in the log
+   * by channel and delivery status.
    */
-  async addRecipients(
+  async channelCounts(
     organizationId: string,
     campaignId: string,
-    audience: { listId: string } | { selection: Sql },
-    now: Date,
-    em: EntityManager,
-  ): Promise<void> {
-    const contacts =
-      'listId' in audience
-        ? sql`SELECT m.contact_id AS id FROM contact_list_memberships m
-               WHERE m.organization_id = ${organizationId} AND m.contact_list_id = ${audience.listId}
-                 AND m.status = 'subscribed'`
-        : sql`SELECT c.id FROM contacts c
-               WHERE c.organization_id = ${organizationId} AND (${audience.selection})`;
-    await query(
-      em,
-      sql`INSERT INTO campaign_recipients
-                 (campaign_id, contact_id, organization_id, contact_email_id, status, next_attempt_at)
-          SELECT ${campaignId}, a.id, ${organizationId}, e.id, 'pending', ${now}
-            FROM (${contacts}) a
-            JOIN LATERAL (SELECT ce.id FROM contact_emails ce
-                           WHERE ce.organization_id = ${organizationId} AND ce.contact_id = a.id
-                           ORDER BY ce.is_primary DESC, ce.created_at, ce.id
-                           LIMIT 1) e ON true
-          ON CONFLICT (campaign_id, contact_id) DO NOTHING`,
-    );
-  }
-
-  async recipientCount(
-    organizationId: string,
-    campaignId: string,
-    em: EntityManager,
-  ): Promise<number> {
-    const [{ n }] = await query<{ n: number }>(
-      em,
-      sql`SELECT count(*)::int AS n FROM campaign_recipients
-           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}`,
-    );
-    return n;
+    em?: EntityManager,
+  ): Promise<{ recipients: ChannelStatusCount[]; messages: ChannelStatusCount[] }> {
+    const [recipients, messages] = await Promise.all([
+      query<ChannelStatusCount>(
+        this.em(em),
+        sql`SELECT coalesce(channel, 'none') AS channel, status, count(*)::int AS n
+              FROM campaign_recipients
+             WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
+             GROUP BY 1, 2`,
+      ),
+      query<ChannelStatusCount>(
+        this.em(em),
+        sql`SELECT channel, status, count(*)::int AS n FROM messages
+             WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
+             GROUP BY 1, 2`,
+      ),
+    ]);
+    return { recipients, messages };
   }
 
   // ---- the fan-out -----------------------------------------------------------------------------
@@ -205,7 +189,7 @@ export class CampaignRepository {
   ): Promise<SendingCampaign | null> {
     const [row] = await query<SendingCampaign>(
       em,
-      sql`SELECT id, organization_id AS "organizationId", name, subject, html, text,
+      sql`SELECT id, organization_id AS "organizationId", name, content, subject, html, text,
                  from_address AS "from", started_at AS "startedAt"
             FROM campaigns
            WHERE organization_id = ${organizationId} AND id = ${id} AND status = 'sending'
@@ -237,11 +221,12 @@ export class CampaignRepository {
               FROM due
              WHERE r.organization_id = ${organizationId} AND r.campaign_id = ${campaignId}
                AND r.contact_id = due.contact_id
-            RETURNING r.contact_id, r.attempts,
+            RETURNING r.contact_id, r.channel, r.attempts,
                       (SELECT e.email FROM contact_emails e
                         WHERE e.organization_id = ${organizationId}
                           AND e.id = r.contact_email_id) AS email)
-          SELECT contact_id AS "contactId", email AS "encryptedEmail", attempts FROM claimed`,
+          SELECT contact_id AS "contactId", channel, email AS "encryptedEmail", attempts
+            FROM claimed`,
     );
   }
 
@@ -314,6 +299,25 @@ export class CampaignRepository {
     );
   }
 
+  /** The recipients of each channel, and how many of them were sent and failed. */
+  async sentByChannel(
+    organizationId: string,
+    campaignId: string,
+    em: EntityManager,
+  ): Promise<Record<string, { recipients: number; sent: number; failed: number }>> {
+    const rows = await query<{ channel: string; recipients: number; sent: number; failed: number }>(
+      em,
+      sql`SELECT channel, count(*)::int AS recipients,
+                 count(*) FILTER (WHERE status = 'sent')::int AS sent,
+                 count(*) FILTER (WHERE status = 'failed')::int AS failed
+            FROM campaign_recipients
+           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
+             AND channel IS NOT NULL
+           GROUP BY channel`,
+    );
+    return Object.fromEntries(rows.map(({ channel, ...n }) => [channel, n]));
+  }
+
   /** Marks the campaign sent when no recipient is pending or held; its counts when it did. */
   async completeIfDone(
     organizationId: string,
@@ -329,7 +333,7 @@ export class CampaignRepository {
                               WHERE organization_id = ${organizationId} AND campaign_id = ${id}
                                 AND status IN ('pending','held'))
           RETURNING recipient_count AS "recipientCount", sent_count AS "sentCount",
-                    failed_count AS "failedCount"`,
+                    failed_count AS "failedCount", unreachable_count AS "unreachableCount"`,
     );
     return row ?? null;
   }

@@ -14,15 +14,19 @@ import {
   ValidationFailedError,
 } from '../errors/domain-errors';
 import { parseMailbox } from '../messaging/address';
+import { MESSAGE_STATUSES, MessageStatus } from '../messaging/message.types';
 import { JOBS, KickCampaignJob, QUEUES } from '../queues/jobs';
 import { SenderPolicy } from '../sending-domains/sender-policy';
 import { CampaignAudience } from './campaign-audience';
-import { Campaign, CampaignChannel, CampaignStatus } from './campaign.entity';
+import { Campaign, CampaignChannel, CampaignContent, CampaignStatus } from './campaign.entity';
 import { CampaignDelivery, CampaignRepository } from './campaign.repository';
 
 export interface CampaignContentInput {
   name?: string;
+  /** The first channel alone, when `channels` is not given. */
   channel?: CampaignChannel;
+  channels?: CampaignChannel[];
+  content?: CampaignContent;
   subject?: string;
   html?: string | null;
   text?: string | null;
@@ -31,11 +35,17 @@ export interface CampaignContentInput {
   segmentId?: string;
 }
 
-export type CreateCampaignInput = CampaignContentInput & {
-  name: string;
-  subject: string;
-  from: string;
-};
+export type CreateCampaignInput = CampaignContentInput & { name: string };
+
+/** One channel of a campaign: its recipients by fan-out status, its messages by delivery status. */
+export interface ChannelSummary {
+  recipients: number;
+  pending: number;
+  held: number;
+  sent: number;
+  failed: number;
+  delivery: CampaignDelivery;
+}
 
 export interface CampaignListQuery extends PageRequest {
   status?: CampaignStatus;
@@ -74,22 +84,63 @@ export class CampaignService {
     return this.campaigns.deliveryCounts(organizationId, id);
   }
 
+  /**
+   * A draft. Its channels are those given, else its list's preferred channels, else email; each
+   * needs its content (email: subject, from, and html or text).
+   */
+  /**
+   * The campaign by channel: its recipients on each (by fan-out status) and their messages still
+   * in the log (by delivery status).
+   */
+  async byChannel(organizationId: string, id: string): Promise<Record<string, ChannelSummary>> {
+    const { recipients, messages } = await this.campaigns.channelCounts(organizationId, id);
+    const out: Record<string, ChannelSummary> = {};
+    const of = (channel: string) =>
+      (out[channel] ??= {
+        recipients: 0,
+        pending: 0,
+        held: 0,
+        sent: 0,
+        failed: 0,
+        delivery: Object.fromEntries(MESSAGE_STATUSES.map((st) => [st, 0])) as CampaignDelivery,
+      });
+    for (const r of recipients) {
+      if (r.status === 'unreachable') continue;
+      const c = of(r.channel);
+      c.recipients += r.n;
+      c[r.status as 'pending' | 'held' | 'sent' | 'failed'] += r.n;
+    }
+    for (const m of messages) of(m.channel).delivery[m.status as MessageStatus] += m.n;
+    return out;
+  }
+
   async create(organizationId: string, input: CreateCampaignInput): Promise<Campaign> {
     const target = this.target(input, true)!;
-    assertHasBody(input.html ?? null, input.text ?? null);
     await this.audience.assertTargetExists(organizationId, target);
-    const id = await this.campaigns.insert(organizationId, {
-      name: input.name,
-      channel: input.channel ?? 'email',
-      subject: input.subject,
+    const channels =
+      input.channels ??
+      (input.channel
+        ? [input.channel]
+        : await this.audience.defaultChannels(organizationId, target));
+    const fields: Partial<Campaign> = {
+      channels,
+      channel: channels[0],
+      content: input.content ?? {},
+      subject: input.subject ?? null,
       html: input.html ?? null,
       text: input.text ?? null,
-      from: input.from,
+      from: input.from ?? null,
+    };
+    assertSendable(fields);
+    const id = await this.campaigns.insert(organizationId, {
+      name: input.name,
+      ...fields,
       ...target,
       status: 'draft',
       recipientCount: 0,
       sentCount: 0,
       failedCount: 0,
+      unreachableCount: 0,
       startedAt: null,
       completedAt: null,
     });
@@ -103,13 +154,12 @@ export class CampaignService {
       const target = this.target(input, false);
       if (target) await this.audience.assertTargetExists(organizationId, target, em);
       const patch: Partial<Campaign> = { ...(target ?? {}) };
-      for (const k of ['name', 'channel', 'subject', 'html', 'text', 'from'] as const) {
+      for (const k of ['name', 'content', 'subject', 'html', 'text', 'from'] as const) {
         if (input[k] !== undefined) (patch as Record<string, unknown>)[k] = input[k];
       }
-      assertHasBody(
-        patch.html !== undefined ? patch.html : campaign.html,
-        patch.text !== undefined ? patch.text : campaign.text,
-      );
+      const channels = input.channels ?? (input.channel ? [input.channel] : undefined);
+      if (channels) Object.assign(patch, { channels, channel: channels[0] });
+      assertSendable({ ...campaign, ...patch });
       if (Object.keys(patch).length) await this.campaigns.update(organizationId, id, patch, em);
       return this.get(organizationId, id, em);
     });
@@ -136,7 +186,9 @@ export class CampaignService {
       if (c.status !== 'draft') {
         throw new CampaignNotSendableError(`Campaign is ${c.status}; only a draft can be sent`);
       }
-      await this.senders.assertMaySend(organizationId, parseMailbox(c.from)?.email ?? c.from);
+      if (c.channels.includes('email') && c.from) {
+        await this.senders.assertMaySend(organizationId, parseMailbox(c.from)?.email ?? c.from);
+      }
       const target = { listId: c.listId, segmentId: c.segmentId };
       await this.audience.assertTargetExists(organizationId, target, em).catch((e: unknown) => {
         if (e instanceof NotFoundError) {
@@ -144,14 +196,30 @@ export class CampaignService {
         }
         throw e;
       });
-      const recipients = await this.audience.materialise(organizationId, c.id, target, now, em);
-      if (recipients === 0) {
-        throw new CampaignNotSendableError('Campaign has no recipients');
+      const counts = await this.audience.materialise(
+        organizationId,
+        c.id,
+        target,
+        c.channels,
+        now,
+        em,
+      );
+      if (counts.reachable === 0) {
+        throw new CampaignNotSendableError(
+          counts.unreachable
+            ? `Campaign has no recipients: none of its ${counts.unreachable} contacts can be reached on ${c.channels.join(', ')}`
+            : 'Campaign has no recipients',
+        );
       }
       await this.campaigns.update(
         organizationId,
         id,
-        { status: 'sending', recipientCount: recipients, startedAt: now },
+        {
+          status: 'sending',
+          recipientCount: counts.reachable,
+          unreachableCount: counts.unreachable,
+          startedAt: now,
+        },
         em,
       );
       return this.get(organizationId, id, em);
@@ -234,8 +302,40 @@ export class CampaignService {
   }
 }
 
-function assertHasBody(html: string | null, text: string | null): void {
-  if (!html && !text) {
-    throw ValidationFailedError.field('html', 'required', 'html or text is required');
+/** Every channel of the campaign has its content: 422 naming the first field missing. */
+function assertSendable(c: Partial<Campaign>): void {
+  const channels = c.channels ?? [];
+  const seen = new Set(channels);
+  if (!channels.length || seen.size !== channels.length) {
+    throw ValidationFailedError.field(
+      'channels',
+      'type',
+      'channels must name one or more channels, each once',
+    );
+  }
+  if (seen.has('email')) {
+    for (const field of ['subject', 'from'] as const) {
+      if (!c[field]) {
+        throw ValidationFailedError.field(field, 'required', `${field} is required for email`);
+      }
+    }
+    if (!c.html && !c.text) {
+      throw ValidationFailedError.field('html', 'required', 'html or text is required for email');
+    }
+  }
+  for (const channel of channels) {
+    if (channel === 'email') continue;
+    const content = c.content?.[channel] as Record<string, unknown> | undefined;
+    const given =
+      channel === 'push'
+        ? content && (content.title || content.body)
+        : content && (content.text || (channel === 'whatsapp' && content.template));
+    if (!given) {
+      throw ValidationFailedError.field(
+        `content.${channel}`,
+        'required',
+        `content.${channel} is required: the campaign goes out on ${channel}`,
+      );
+    }
   }
 }

@@ -1,10 +1,11 @@
-// Campaigns, their fan-out and the conversions attributed to them (§11).
+// Campaigns on every channel, their fan-out and the conversions attributed to them (§11, §17).
 import { Module } from '@nestjs/common';
 import { MessagingModule } from '../messaging/messaging.module';
 import { SegmentsModule } from '../segments/segments.module';
 import { EventsModule } from '../events/events.module';
 import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
 import { CampaignAudience } from './campaign-audience';
+import { CampaignAudienceRepository } from './campaign-audience.repository';
 import { CampaignFanoutService } from './campaign-fanout.service';
 import { CampaignRepository } from './campaign.repository';
 import { CampaignService } from './campaign.service';
@@ -15,6 +16,7 @@ import { ConversionService } from './conversion.service';
   imports: [SegmentsModule, MessagingModule, EventsModule, SendingDomainsModule],
   providers: [
     CampaignRepository,
+    CampaignAudienceRepository,
     ConversionRepository,
     CampaignService,
     CampaignAudience,

@@ -20,10 +20,23 @@ export class ConversionRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /** The channel of the organization's campaign; null when it has no such campaign. */
-  async campaignChannel(organizationId: string, campaignId: string): Promise<string | null> {
+  /**
+   * The channel a conversion of the campaign is attributed to by default: the one the contact's
+   * message of the campaign went out on, else the campaign's first; null when there is no such
+   * campaign.
+   */
+  async campaignChannel(
+    organizationId: string,
+    campaignId: string,
+    contactId: string | null,
+  ): Promise<string | null> {
     const [row] = await query<{ channel: string }>(
       this.ds,
-      sql`SELECT channel FROM campaigns WHERE organization_id = ${organizationId} AND id = ${campaignId}`,
+      sql`SELECT coalesce((SELECT r.channel FROM campaign_recipients r
+                            WHERE r.organization_id = ${organizationId} AND r.campaign_id = c.id
+                              AND r.contact_id = ${contactId}::uuid),
+                          c.channel) AS channel
+            FROM campaigns c WHERE c.organization_id = ${organizationId} AND c.id = ${campaignId}`,
     );
     return row?.channel ?? null;
   }

@@ -34,7 +34,11 @@ export class ConversionService {
    * whatever the repeat carried.
    */
   async record(organizationId: string, input: RecordConversionInput): Promise<RecordedConversion> {
-    const channel = await this.conversions.campaignChannel(organizationId, input.campaignId);
+    const channel = await this.conversions.campaignChannel(
+      organizationId,
+      input.campaignId,
+      input.contactId ?? null,
+    );
     if (channel === null) throw new NotFoundError('Campaign');
     if (input.contactId && !(await this.conversions.contactExists(organizationId, input.contactId)))
       throw new NotFoundError('Contact');

@@ -3,14 +3,21 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
+ * - campaigns go out on their `channels` in order: each contact gets one message, on the first
+ *   channel it can be reached on (campaign_recipients.channel; `unreachable` when none). The email
+ *   fields are required only of a campaign with `email` among its channels; the content of every
+ *   other channel is in `content`, by channel.
  * - campaigns target exactly one list or one segment. Neither is a foreign key: a list or segment
  *   deleted later must not take a sent campaign's history with it; the target is re-checked at send.
  * - campaign_recipients is the fan-out's durable work list: one row per (campaign, contact), so a
- *   restarted worker resumes where it stopped and never sends twice. It stores the ContactEmail id,
- *   never the address.
+ *   restarted worker resumes where it stopped and never sends twice. It stores the channel chosen
+ *   and, for email, the ContactEmail id, never an address.
  * - conversions are idempotent on (organization, order_id); the covering index serves the report's
  *   window scans without touching the heap.
  */
+/** The channels a campaign may go out on, as SQL literals. */
+const CHANNELS = `'email','sms','whatsapp','telegram','imessage','push'`;
+
 export class Campaigns1763600000600 implements MigrationInterface {
   name = 'Campaigns1763600000600';
 
@@ -21,23 +28,29 @@ export class Campaigns1763600000600 implements MigrationInterface {
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         name text NOT NULL,
-        channel text NOT NULL DEFAULT 'email' CHECK (channel IN ('email')),
-        subject text NOT NULL,
+        channel text NOT NULL DEFAULT 'email' CHECK (channel IN (${CHANNELS})),
+        channels text[] NOT NULL DEFAULT '{email}'
+          CHECK (cardinality(channels) BETWEEN 1 AND 6 AND channels <@ ARRAY[${CHANNELS}]),
+        content jsonb NOT NULL DEFAULT '{}',
+        subject text,
         html text,
         text text,
-        from_address text NOT NULL,
+        from_address text,
         list_id uuid,
         segment_id uuid,
         status text NOT NULL DEFAULT 'draft' CHECK (status IN ('draft','sending','sent','cancelled')),
         recipient_count int NOT NULL DEFAULT 0 CHECK (recipient_count >= 0),
         sent_count int NOT NULL DEFAULT 0 CHECK (sent_count >= 0),
         failed_count int NOT NULL DEFAULT 0 CHECK (failed_count >= 0),
+        unreachable_count int NOT NULL DEFAULT 0 CHECK (unreachable_count >= 0),
         started_at timestamptz,
         completed_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         CHECK (num_nonnulls(list_id, segment_id) = 1),
-        CHECK (html IS NOT NULL OR text IS NOT NULL)
+        CHECK (NOT 'email' = ANY(channels)
+               OR (subject IS NOT NULL AND from_address IS NOT NULL
+                   AND (html IS NOT NULL OR text IS NOT NULL)))
       )`);
     await q.query(
       `CREATE INDEX campaigns_org_created_idx ON campaigns (organization_id, created_at DESC, id DESC)`,
@@ -53,7 +66,9 @@ export class Campaigns1763600000600 implements MigrationInterface {
         contact_id uuid NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         contact_email_id uuid REFERENCES contact_emails(id) ON DELETE SET NULL,
-        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','sent','held','failed')),
+        channel text CHECK (channel IN (${CHANNELS})),
+        status text NOT NULL DEFAULT 'pending'
+          CHECK (status IN ('pending','sent','held','failed','unreachable')),
         next_attempt_at timestamptz NOT NULL,
         attempts int NOT NULL DEFAULT 0,
         job_id text,
