@@ -3,6 +3,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { FcmFake } from '../../support/providers/fcm-fake';
+import { TelegramFake } from '../../support/providers/telegram-fake';
 import { TwilioFake } from '../../support/providers/twilio-fake';
 import { createSession, Session } from '../../support/session';
 
@@ -20,6 +21,14 @@ export const fcmAccount = (fcm: FcmFake) => ({
   name: 'FCM',
   credentials: { serviceAccount: fcm.serviceAccount },
   settings: { apiBaseUrl: fcm.url },
+});
+
+export const telegramAccount = (telegram: TelegramFake, botToken = telegram.botToken) => ({
+  channel: 'telegram',
+  provider: 'telegram-bot',
+  name: 'Telegram',
+  credentials: { botToken },
+  settings: { botUsername: telegram.botUsername, apiBaseUrl: telegram.baseUrl },
 });
 
 /** Connects the account for the session's organization; answers its id. */
