@@ -12,6 +12,7 @@ import { createTestApp } from '../../support/app';
 import { BlooioFake } from '../../support/providers/blooio-fake';
 import { FcmFake } from '../../support/providers/fcm-fake';
 import { WhatsappFake } from '../../support/providers/whatsapp-fake';
+import { TelegramFake } from '../../support/providers/telegram-fake';
 import { TwilioFake } from '../../support/providers/twilio-fake';
 import { createSession, Session } from '../../support/session';
 
@@ -58,6 +59,14 @@ export async function contactOf(s: Session, id: string): Promise<Record<string, 
   const res = await s.http.get(`/api/v1/user/contacts/${id}`).expect(200);
   return res.body.data as Record<string, unknown[]>;
 }
+
+export const telegramAccount = (telegram: TelegramFake, botToken = telegram.botToken) => ({
+  channel: 'telegram',
+  provider: 'telegram-bot',
+  name: 'Telegram',
+  credentials: { botToken },
+  settings: { botUsername: telegram.botUsername, apiBaseUrl: telegram.baseUrl },
+});
 
 /** Connects the account for the session's organization; answers its id. */
 export async function connect(s: Session, account: object): Promise<string> {

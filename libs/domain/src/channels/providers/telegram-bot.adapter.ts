@@ -130,9 +130,11 @@ export class TelegramBotAdapter implements ProviderAdapter {
       secret_token: telegramWebhookSecret(token, account.id),
       allowed_updates: TELEGRAM_ALLOWED_UPDATES,
     });
+    // No answer, or none about the webhook (a 5xx), says nothing of the token: the caller's 503.
     if (call.kind === 'unreachable') {
-      throw new Error(`Telegram Bot API unreachable: ${call.message}`);
+      throw new ProviderUnreachableError(`Telegram Bot API unreachable: ${call.message}`);
     }
+    if (call.status >= 500) throw new ProviderUnreachableError(call.said);
     if (call.status !== 200 || call.answer?.ok !== true) {
       throw new Error(`Telegram refused the webhook: ${call.said}`);
     }
