@@ -5,9 +5,14 @@
 // pasted as JSON and parsed in the browser; disable and enable; delete through a confirmation;
 // an account's settings edited (name, throughput, sender; the API's 422 on its field), its
 // credentials kept when left empty and replaced when filled in (the fake's answers prove which were
-// used); make default.
+// used); make default. A Telegram bot connected against the Telegram fake (the platform sets the
+// bot's webhook on save) and a WhatsApp number against the WhatsApp fake, listed with their status,
+// the WhatsApp page showing the callback URL that Meta's verification then passes; an HTTP endpoint
+// whose generated secret is shown once.
 import { FcmFake } from '../support/providers/fcm-fake';
+import { TelegramFake } from '../support/providers/telegram-fake';
 import { TwilioFake } from '../support/providers/twilio-fake';
+import { WhatsappFake } from '../support/providers/whatsapp-fake';
 import { waitFor } from '../support/wait-for';
 import {
   DashboardStack,
@@ -55,17 +60,22 @@ describe('dashboard channels', () => {
   let stack: DashboardStack;
   let twilio: TwilioFake;
   let fcm: FcmFake;
+  let telegram: TelegramFake;
+  let whatsapp: WhatsappFake;
 
   beforeAll(async () => {
     twilio = await TwilioFake.start();
     fcm = new FcmFake();
     await fcm.start();
+    // The Bot API server's local mode takes the plain-HTTP loopback callback URL.
+    telegram = await TelegramFake.start({ localMode: true });
+    whatsapp = await WhatsappFake.start();
     stack = await startDashboardStack({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
     await signIn(stack);
   });
   afterAll(async () => {
     await stack.close();
-    await Promise.all([twilio.stop(), fcm.stop()]);
+    await Promise.all([twilio.stop(), fcm.stop(), telegram.stop(), whatsapp.stop()]);
   });
 
   it('connects Twilio: a wrong Account SID is refused beside its field, then the account is active and the SMS default', async () => {
@@ -326,5 +336,104 @@ describe('dashboard channels', () => {
       list.body.data.map((p: { name: string; isDefault: boolean }) => [p.name, p.isDefault]),
     );
     expect(defaults).toEqual({ 'Twilio main': false, 'Twilio backup': true });
+  });
+
+  /** Opens "Connect a provider" on `label`, named `name`; returns the dialog. */
+  async function connectDialog(page: Page, label: string, name: string): Promise<Locator> {
+    await navigate(page, 'Channels');
+    await page.getByRole('button', { name: 'Connect a provider' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Connect a provider' });
+    await dialog.getByRole('radio', { name: label }).check();
+    await dialog.getByLabel(/^Name/).fill(name);
+    return dialog;
+  }
+
+  it('connects a Telegram bot: the platform sets its webhook with Telegram, and no URL is asked to be pasted', async () => {
+    const { page } = stack;
+    const dialog = await connectDialog(page, 'Telegram bot (Telegram)', 'Support bot');
+    expect(await dialog.getByTestId('provider-note').textContent()).toContain('setWebhook');
+    await dialog.getByLabel('Bot token').fill(telegram.botToken);
+    await dialog.getByLabel(/^Bot username/).fill(telegram.botUsername);
+    await dialog.getByRole('button', { name: 'Advanced' }).click();
+    await dialog.getByLabel('API base URL').fill(telegram.baseUrl);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('heading', { name: 'Support bot', level: 1 }).waitFor();
+    expect(await page.getByTestId('provider-status').textContent()).toBe('active');
+    expect(await page.getByTestId('provider-default').textContent()).toBe('Yes, for Telegram');
+    const id = page.url().split('/').pop() as string;
+    expect(telegram.webhook?.url).toMatch(new RegExp(`/channels/callbacks/${id}$`));
+    expect(telegram.webhook?.secretToken).toBeTruthy();
+    expect(await page.getByTestId('callback-url').count()).toBe(0);
+    expect(await page.content()).not.toContain(telegram.botToken);
+  });
+
+  it('connects a WhatsApp number: listed active beside the bot, its page shows the callback URL that Meta’s check passes', async () => {
+    const { page } = stack;
+    const dialog = await connectDialog(page, 'WhatsApp Cloud API (WhatsApp)', 'WhatsApp main');
+    await dialog.getByLabel('Access token').fill(whatsapp.accessToken);
+    await dialog.getByLabel('App secret').fill(whatsapp.appSecret);
+    await dialog.getByLabel(/^Phone number ID/).fill(whatsapp.phoneNumberId);
+    await dialog.getByLabel('WhatsApp Business Account ID').fill(whatsapp.businessAccountId);
+    await dialog.getByLabel('Verify token').fill('chosen-verify-token');
+    await dialog.getByRole('button', { name: 'Advanced' }).click();
+    await dialog.getByLabel('API base URL').fill(whatsapp.baseUrl);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('heading', { name: 'WhatsApp main', level: 1 }).waitFor();
+    const id = page.url().split('/').pop() as string;
+    const url = `${new URL(page.url()).origin}/channels/callbacks/${id}`;
+    expect(await page.getByTestId('callback-url').textContent()).toBe(url);
+    await page.getByRole('button', { name: 'Copy the callback URL' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    const html = await page.content();
+    expect(html).not.toContain(whatsapp.accessToken);
+    expect(html).not.toContain(whatsapp.appSecret);
+    expect(await whatsapp.verifyCallback('chosen-verify-token', url)).toMatchObject({
+      verified: true,
+    });
+
+    await navigate(page, 'Channels');
+    const cellsOf = (name: string) =>
+      page.getByTestId('providers').getByRole('row').filter({ hasText: name }).getByRole('cell');
+    expect(await cellsOf('WhatsApp main').allTextContents()).toEqual([
+      'WhatsApp maindefault',
+      'WhatsApp',
+      'WhatsApp Cloud API',
+      'active',
+      '80',
+      expect.any(String),
+    ]);
+    expect(await cellsOf('Support bot').allTextContents()).toEqual([
+      'Support botdefault',
+      'Telegram',
+      'Telegram bot',
+      'active',
+      '30',
+      expect.any(String),
+    ]);
+  });
+
+  it('connects an HTTP endpoint for iMessage: the generated secret is shown once, then only the callback URL', async () => {
+    const { page, s } = stack;
+    const dialog = await connectDialog(page, 'HTTP endpoint (any channel)', 'Own gateway');
+    await dialog.getByLabel(/^Channel/).selectOption('imessage');
+    await dialog.getByLabel(/^Endpoint URL/).fill('http://127.0.0.1:9/messages');
+    expect(await dialog.getByRole('button', { name: 'Advanced' }).count()).toBe(0);
+    await dialog.getByRole('button', { name: 'Connect' }).click();
+    const shown = page.getByRole('dialog', { name: 'Signing secret' });
+    expect(await shown.getByTestId('shown-once').textContent()).toContain('Shown once');
+    const secret = (await shown.getByTestId('provider-secret').textContent())!.trim();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByRole('heading', { name: 'Own gateway', level: 1 }).waitFor();
+    expect(await page.getByTestId('provider-default').textContent()).toBe('Yes, for iMessage');
+    await page.getByTestId('callback-url').waitFor();
+    expect(await page.content()).not.toContain(secret);
+    const id = page.url().split('/').pop() as string;
+    const stored = await s.http.get(`${BASE}/${id}`).expect(200);
+    expect(stored.body.data).toMatchObject({ channel: 'imessage', provider: 'http' });
+    expect(stored.body.data.secret).toBeUndefined();
   });
 });

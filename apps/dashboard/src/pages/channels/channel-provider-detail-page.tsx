@@ -1,5 +1,6 @@
-// One provider account: its status and settings; make default, disable/enable; change its name,
-// throughput, settings and (write-only) credentials; send a test; delete (confirmed).
+// One provider account: its status and settings; the callback URL for providers that need it in
+// their console; make default, disable/enable; change its name, throughput, settings and
+// (write-only) credentials; send a test; delete (confirmed).
 import { Alert, Button, Code, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -19,6 +20,7 @@ import {
   PROVIDER_LABEL,
   PROVIDER_SPECS,
 } from './provider-specs';
+import { CallbackUrl } from './callback-url';
 import { ProviderEditForm } from './provider-edit-form';
 import { ProviderStatusBadge, STATUS_HELP } from './provider-status';
 import { TestSend } from './test-send';
@@ -69,6 +71,7 @@ export function ChannelProviderDetailPage() {
     );
   const connectable =
     a && a.provider in PROVIDER_SPECS ? (a.provider as ConnectableProvider) : null;
+  const callbackHelp = connectable ? PROVIDER_SPECS[connectable].callbackHelp : undefined;
 
   const remove = () =>
     confirmDestructive({
@@ -168,6 +171,7 @@ export function ChannelProviderDetailPage() {
                 {STATUS_HELP[a.status]}
               </Alert>
             )}
+            {callbackHelp && <CallbackUrl id={a.id} help={callbackHelp} />}
             <ProviderEditForm account={a} provider={connectable} />
             <TestSend account={a} />
           </Stack>

@@ -1,8 +1,11 @@
-// Channels: the organization's provider accounts (Twilio for SMS, FCM and APNs for push), with
-// their status and each channel's default, filtered by channel; connect one.
+// Channels: the organization's provider accounts (Twilio for SMS, WhatsApp Cloud API, a Telegram
+// bot, Blooio for iMessage, FCM and APNs for push, an HTTP endpoint for any channel), with their
+// status and each channel's default, filtered by channel; connect one. An `http` account's
+// generated secret is shown once before its page opens.
 import { Anchor, Badge, Button, Group, Select, Table, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlugConnected } from '@tabler/icons-react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, pageOf } from '../../api/client';
 import type { ChannelProvider, ProviderChannel } from '../../api/models';
@@ -14,6 +17,7 @@ import { formatDate, formatNumber } from '../../lib/format';
 import { useQueryState } from '../../lib/use-page';
 import { ConnectProviderModal } from './connect-provider-modal';
 import { CHANNEL_LABEL, PROVIDER_LABEL } from './provider-specs';
+import { ProviderSecretModal } from './provider-secret-modal';
 import { ProviderStatusBadge } from './provider-status';
 
 const KEYS = ['channel'] as const;
@@ -22,6 +26,7 @@ const CHANNELS: ProviderChannel[] = ['sms', 'push', 'whatsapp', 'telegram', 'ime
 export function ChannelsPage() {
   const navigate = useNavigate();
   const [connecting, { open, close }] = useDisclosure(false);
+  const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
   const { values, page, setFilters, setPage } = useQueryState(KEYS);
   const channel = (values.channel || undefined) as ProviderChannel | undefined;
   const providers = useOrgQuery(['channel-providers', channel, page], () =>
@@ -37,7 +42,7 @@ export function ChannelsPage() {
     <>
       <PageHeader
         title="Channels"
-        description="The provider accounts that carry SMS and push: your Twilio account, your Firebase project, your APNs key. Each channel sends through its default account."
+        description="The provider accounts that carry SMS, WhatsApp, Telegram, iMessage and push: your Twilio account, WhatsApp business number, Telegram bot, Blooio account, Firebase project or APNs key, or an HTTP endpoint of yours. Each channel sends through its default account."
         actions={
           <Button leftSection={<IconPlugConnected size={16} />} onClick={open}>
             Connect a provider
@@ -61,8 +66,9 @@ export function ChannelsPage() {
         isEmpty={rows.length === 0}
         empty={
           <EmptyState title={channel ? 'No provider for this channel' : 'No providers yet'}>
-            Connect a Twilio account to send SMS, or a Firebase project or APNs key to send push
-            notifications.
+            Connect a Twilio account to send SMS, a WhatsApp business number, a Telegram bot, a
+            Blooio account for iMessage, a Firebase project or APNs key for push notifications, or
+            an HTTP endpoint of yours for any channel.
           </EmptyState>
         }
       >
@@ -114,7 +120,16 @@ export function ChannelsPage() {
         onClose={close}
         onCreated={(p) => {
           close();
-          navigate(`/channels/${p.id}`);
+          if (p.secret) setCreated({ id: p.id, secret: p.secret });
+          else navigate(`/channels/${p.id}`);
+        }}
+      />
+      <ProviderSecretModal
+        secret={created?.secret ?? null}
+        onClose={() => {
+          const id = created?.id;
+          setCreated(null);
+          if (id) navigate(`/channels/${id}`);
         }}
       />
     </>

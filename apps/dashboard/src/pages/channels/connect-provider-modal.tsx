@@ -1,5 +1,6 @@
-// "Connect a provider": pick Twilio, FCM or APNs, fill in its fields (help says where each is in
-// the provider's console), and the API stores the credentials encrypted and write-only.
+// "Connect a provider": pick one (the `http` provider also asks its channel), fill in its fields
+// (help says where each is in the provider's console), and the API stores the credentials encrypted
+// and write-only. The answer carries the `http` provider's generated secret, shown once by the page.
 import {
   Accordion,
   Alert,
@@ -7,9 +8,12 @@ import {
   Checkbox,
   Group,
   Modal,
+  NativeSelect,
   NumberInput,
   Radio,
+  SimpleGrid,
   Stack,
+  Text,
   TextInput,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
@@ -17,10 +21,12 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
 import { ApiError } from '../../api/errors';
-import type { ChannelProvider } from '../../api/models';
+import type { ProviderChannel } from '../../api/models';
+import type { components } from '../../api/schema';
 import { applyApiErrors } from '../../lib/form-errors';
 import { ProviderFields } from './provider-fields';
 import {
+  apiBaseHelp,
   CHANNEL_LABEL,
   CONNECTABLE,
   type ConnectableProvider,
@@ -32,11 +38,16 @@ import {
   valuesFor,
 } from './provider-specs';
 
-const DEFAULT_RATE: Record<ConnectableProvider, number> = { twilio: 1, fcm: 600, apns: 1000 };
+/** The created account, with the `http` provider's generated secret when one was generated. */
+export type CreatedProvider = components['schemas']['CreatedChannelProviderDto'];
+
+/** The channels the `http` provider may carry, in the order the select offers them. */
+const ANY_CHANNEL: ProviderChannel[] = ['sms', 'whatsapp', 'telegram', 'imessage', 'push'];
 
 function initialValues() {
   return {
     provider: 'twilio' as ConnectableProvider,
+    channel: 'sms' as ProviderChannel,
     name: '',
     maxPerSecond: '' as number | string,
     isDefault: false,
@@ -47,7 +58,7 @@ function initialValues() {
 export function ConnectProviderModal(props: {
   opened: boolean;
   onClose: () => void;
-  onCreated: (provider: ChannelProvider) => void;
+  onCreated: (provider: CreatedProvider) => void;
 }) {
   const queries = useQueryClient();
   const [error, setError] = useState<string | null>(null);
@@ -55,6 +66,7 @@ export function ConnectProviderModal(props: {
   const form = useForm({ initialValues: initialValues() });
   const provider = form.values.provider;
   const spec = PROVIDER_SPECS[provider];
+  const channel = spec.channel ?? form.values.channel;
   const close = () => {
     form.reset();
     setError(null);
@@ -75,10 +87,10 @@ export function ConnectProviderModal(props: {
       return;
     }
     try {
-      const created = await dataOf<ChannelProvider>(
+      const created = await dataOf<CreatedProvider>(
         api.POST('/api/v1/user/channel-providers', {
           body: {
-            channel: spec.channel,
+            channel: PROVIDER_SPECS[v.provider].channel ?? v.channel,
             provider: v.provider,
             name: v.name.trim(),
             credentials,
@@ -93,7 +105,7 @@ export function ConnectProviderModal(props: {
       setAdvanced(null);
       props.onCreated(created);
     } catch (err) {
-      const fields = [...fieldPaths(v.provider), 'name', 'maxPerSecond', 'isDefault'];
+      const fields = [...fieldPaths(v.provider), 'channel', 'name', 'maxPerSecond', 'isDefault'];
       setError(applyApiErrors(form, err, fields, SERVICE_ACCOUNT_ERRORS));
       // An error on the base URL must be seen: open the section that holds it.
       if (err instanceof ApiError && err.fieldErrors()['settings.apiBaseUrl']) {
@@ -120,12 +132,26 @@ export function ConnectProviderModal(props: {
               setError(null);
             }}
           >
-            <Group mt={6}>
+            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs" mt={6}>
               {CONNECTABLE.map((p) => (
                 <Radio key={p} value={p} label={PROVIDER_SPECS[p].label} />
               ))}
-            </Group>
+            </SimpleGrid>
           </Radio.Group>
+          {spec.channel === null && (
+            <NativeSelect
+              label="Channel"
+              description="The messages this endpoint carries: the platform sends it the channel’s content and address."
+              required
+              data={ANY_CHANNEL.map((c) => ({ value: c, label: CHANNEL_LABEL[c] }))}
+              {...form.getInputProps('channel')}
+            />
+          )}
+          {spec.note && (
+            <Text size="sm" data-testid="provider-note">
+              {spec.note}
+            </Text>
+          )}
           <TextInput
             label="Name"
             description="To tell this account apart from others, e.g. “Twilio production”."
@@ -136,29 +162,31 @@ export function ConnectProviderModal(props: {
           <ProviderFields form={form} fields={spec.fields} />
           <NumberInput
             label="Messages a second at most"
-            description={`Left empty, the provider’s published limit (${DEFAULT_RATE[provider]} a second).`}
+            description={`Left empty, the provider’s published limit (${spec.defaultRate} a second).`}
             min={1}
             max={10000}
             allowDecimal={false}
             {...form.getInputProps('maxPerSecond')}
           />
           <Checkbox
-            label={`Make it the default for ${CHANNEL_LABEL[spec.channel]} (a channel’s first account is)`}
+            label={`Make it the default for ${CHANNEL_LABEL[channel]} (a channel’s first account is)`}
             {...form.getInputProps('isDefault', { type: 'checkbox' })}
           />
-          <Accordion variant="contained" value={advanced} onChange={setAdvanced}>
-            <Accordion.Item value="advanced">
-              <Accordion.Control>Advanced</Accordion.Control>
-              <Accordion.Panel>
-                <TextInput
-                  label="API base URL"
-                  description={`The provider’s API at another address: a regional endpoint, a compatible service or a development fake. Left empty: ${spec.defaultApiBase}.`}
-                  placeholder="https://"
-                  {...form.getInputProps('settings.apiBaseUrl')}
-                />
-              </Accordion.Panel>
-            </Accordion.Item>
-          </Accordion>
+          {spec.defaultApiBase !== null && (
+            <Accordion variant="contained" value={advanced} onChange={setAdvanced}>
+              <Accordion.Item value="advanced">
+                <Accordion.Control>Advanced</Accordion.Control>
+                <Accordion.Panel>
+                  <TextInput
+                    label="API base URL"
+                    description={apiBaseHelp(spec.defaultApiBase)}
+                    placeholder="https://"
+                    {...form.getInputProps('settings.apiBaseUrl')}
+                  />
+                </Accordion.Panel>
+              </Accordion.Item>
+            </Accordion>
+          )}
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>
               Cancel

@@ -22,6 +22,7 @@ import type { ChannelProvider } from '../../api/models';
 import { applyApiErrors } from '../../lib/form-errors';
 import { ProviderFields } from './provider-fields';
 import {
+  apiBaseHelp,
   type ConnectableProvider,
   emptyFieldValues,
   type FieldValues,
@@ -162,12 +163,14 @@ export function ProviderEditForm(props: {
           {provider && (
             <>
               <ProviderFields form={form} fields={settingFields} />
-              <TextInput
-                label="API base URL"
-                description={`The provider’s API at another address: a regional endpoint, a compatible service or a development fake. Left empty: ${PROVIDER_SPECS[provider].defaultApiBase}.`}
-                placeholder="https://"
-                {...form.getInputProps('settings.apiBaseUrl')}
-              />
+              {PROVIDER_SPECS[provider].defaultApiBase !== null && (
+                <TextInput
+                  label="API base URL"
+                  description={apiBaseHelp(PROVIDER_SPECS[provider].defaultApiBase)}
+                  placeholder="https://"
+                  {...form.getInputProps('settings.apiBaseUrl')}
+                />
+              )}
               <Title order={3} size="h5" mt="sm">
                 Credentials
               </Title>

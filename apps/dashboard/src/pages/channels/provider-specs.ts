@@ -1,8 +1,11 @@
 // The providers the dashboard connects, their fields and where each value is found in the
 // provider's console (wording from docs/channels/*.md), and the turning of the form's strings into
 // the `credentials` and `settings` objects the API takes.
+import type { ChannelProvider, ProviderChannel } from '../../api/models';
+import { CHAT_PROVIDER_SPECS } from './chat-provider-specs';
 
-export type ConnectableProvider = 'twilio' | 'fcm' | 'apns';
+/** Every provider the API serves (the OpenAPI document's enum). */
+export type ConnectableProvider = ChannelProvider['provider'];
 
 export type FieldInput = 'text' | 'password' | 'pem' | 'json' | 'environment';
 
@@ -18,11 +21,21 @@ export interface FieldSpec {
 
 export interface ProviderSpec {
   provider: ConnectableProvider;
-  channel: 'sms' | 'push';
+  /** The channel it serves; null for a provider of any channel, whose form asks which. */
+  channel: ProviderChannel | null;
   label: string;
   fields: FieldSpec[];
-  /** Where `settings.apiBaseUrl` goes when left empty. */
-  defaultApiBase: string;
+  /** Where `settings.apiBaseUrl` goes when left empty; null when the provider has no API of its own. */
+  defaultApiBase: string | null;
+  /** Messages a second when the account does not say (the API's default). */
+  defaultRate: number;
+  /** What the platform does with the provider by itself when the account is saved. */
+  note?: string;
+  /**
+   * Where the account's callback URL goes in the provider's console, for providers that need it
+   * pasted there (shown with the URL on the account's page).
+   */
+  callbackHelp?: string;
 }
 
 export const PROVIDER_SPECS: Record<ConnectableProvider, ProviderSpec> = {
@@ -31,6 +44,7 @@ export const PROVIDER_SPECS: Record<ConnectableProvider, ProviderSpec> = {
     channel: 'sms',
     label: 'Twilio (SMS)',
     defaultApiBase: 'https://api.twilio.com',
+    defaultRate: 1,
     fields: [
       {
         path: 'credentials.accountSid',
@@ -66,6 +80,7 @@ export const PROVIDER_SPECS: Record<ConnectableProvider, ProviderSpec> = {
     channel: 'push',
     label: 'Firebase Cloud Messaging (push)',
     defaultApiBase: 'https://fcm.googleapis.com',
+    defaultRate: 600,
     fields: [
       {
         path: 'credentials.serviceAccount',
@@ -81,6 +96,7 @@ export const PROVIDER_SPECS: Record<ConnectableProvider, ProviderSpec> = {
     channel: 'push',
     label: 'Apple Push Notification service (push)',
     defaultApiBase: 'Apple’s server for the environment',
+    defaultRate: 1000,
     fields: [
       {
         path: 'credentials.keyId',
@@ -119,7 +135,13 @@ export const PROVIDER_SPECS: Record<ConnectableProvider, ProviderSpec> = {
       },
     ],
   },
+  ...CHAT_PROVIDER_SPECS,
 };
+
+/** The description of the API base URL field, naming where the API is when it is left empty. */
+export function apiBaseHelp(defaultApiBase: string | null): string {
+  return `The provider’s API at another address: a regional endpoint, a compatible service or a development fake. Left empty: ${defaultApiBase}.`;
+}
 
 export const CONNECTABLE = Object.keys(PROVIDER_SPECS) as ConnectableProvider[];
 
@@ -129,7 +151,8 @@ export const PROVIDER_LABEL: Record<string, string> = {
   apns: 'APNs',
   'whatsapp-cloud': 'WhatsApp Cloud API',
   'telegram-bot': 'Telegram bot',
-  http: 'HTTP',
+  blooio: 'Blooio',
+  http: 'HTTP endpoint',
 };
 
 export const CHANNEL_LABEL: Record<string, string> = {

@@ -38,6 +38,15 @@ const OUTCOME: Record<TestSendResult['outcome'], { color: string; words: string 
   },
 };
 
+/** What the test's `To` is on each channel. */
+const TO_HELP: Record<ChannelProvider['channel'], string> = {
+  sms: 'A phone number in international format, e.g. +14155550100.',
+  whatsapp: 'A WhatsApp number in international format, e.g. +14155550100.',
+  telegram: 'The chat id of a person who has started the bot.',
+  imessage: 'A phone number in international format or an Apple ID e-mail.',
+  push: 'A device token of your app.',
+};
+
 function Answer({ r }: { r: TestSendResult }) {
   const o = OUTCOME[r.outcome];
   return (
@@ -118,11 +127,7 @@ export function TestSend({ account }: { account: ChannelProvider }) {
           )}
           <TextInput
             label="To"
-            description={
-              push
-                ? 'A device token of your app.'
-                : 'A phone number in international format, e.g. +14155550100.'
-            }
+            description={TO_HELP[account.channel]}
             required
             {...form.getInputProps('to')}
           />
