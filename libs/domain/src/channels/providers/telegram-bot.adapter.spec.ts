@@ -6,7 +6,7 @@ import { TelegramFake } from '../../../../../test/support/providers/telegram-fak
 import { loadConfig } from '../../config/app-config';
 import { DnsResolver } from '../../dns/resolver';
 import type { ProviderAccount, ProviderCallback, ProviderMessage } from '../provider-adapter';
-import { ProviderHttp } from '../provider-http';
+import { ProviderHttp, ProviderUnreachableError } from '../provider-http';
 import {
   TelegramBotAdapter,
   telegramDeepLink,
@@ -333,6 +333,8 @@ describe(TelegramBotAdapter.name, () => {
       await fake.stop();
       try {
         const down = await adapter.register(account(), hookUrl).catch((e: Error) => e);
+        // No answer is an outage (the account's save is a 503), not a refusal of the token.
+        expect(down).toBeInstanceOf(ProviderUnreachableError);
         expect((down as Error).message).toMatch(/^Telegram Bot API unreachable: /);
         expect((down as Error).message).not.toContain(fake.botToken);
       } finally {
@@ -376,7 +378,7 @@ describe(TelegramBotAdapter.name, () => {
           kind: 'message',
           providerMessageId: '1111111:1365',
           from: '1111111',
-          to: '',
+          to: '@mp_fake_bot',
           text: '/start',
         },
       ]);
