@@ -147,6 +147,35 @@ describe('Campaigns API (§11)', () => {
     }
   });
 
+  it('counts the reach of a list by channel before sending, storing nothing', async () => {
+    const res = await s.http
+      .post(`${BASE}/reach`, { listId: list.listId, channels: ['sms', 'email'] })
+      .expect(200);
+    // No SMS provider is connected: the SMS channel carries nobody, email the three with one.
+    expect(res.body.data).toEqual({ total: 4, byChannel: { sms: 0, email: 3 }, unreachable: 1 });
+    const byDefault = await s.http.post(`${BASE}/reach`, { listId: list.listId }).expect(200);
+    expect(byDefault.body.data.byChannel).toEqual({ email: 3 });
+    const [{ n }] = await app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS n FROM campaign_recipients WHERE organization_id = $1`, [
+        s.org.id,
+      ]);
+    const again = await s.http.post(`${BASE}/reach`, { listId: list.listId }).expect(200);
+    expect(again.body.data).toEqual(byDefault.body.data);
+    const [{ n: after }] = await app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS n FROM campaign_recipients WHERE organization_id = $1`, [
+        s.org.id,
+      ]);
+    expect(after).toBe(n);
+    const foreign = await seedList(app, other.org.id, { subscribed: 1 });
+    await s.http.post(`${BASE}/reach`, { listId: foreign.listId }).expect(404);
+    const none = await s.http.post(`${BASE}/reach`, {}).expect(422);
+    expect(none.body.errors).toEqual([
+      expect.objectContaining({ field: 'listId', rule: 'required' }),
+    ]);
+  });
+
   it('edits a draft, and replaces the target when another list is given', async () => {
     const c = await create();
     const l2 = await seedList(app, s.org.id, { subscribed: 1 });

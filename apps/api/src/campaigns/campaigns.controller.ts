@@ -6,6 +6,7 @@ import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { uuidParam } from '../http/params';
 import {
   CampaignListQueryDto,
+  CampaignReachDto,
   CreateCampaignDto,
   toCampaignResponse,
   UpdateCampaignDto,
@@ -33,6 +34,18 @@ export class CampaignsController {
   @ResponseMessage('Campaign created successfully')
   async create(@OrgId() orgId: string, @Body() dto: CreateCampaignDto) {
     return toCampaignResponse(await this.campaigns.create(orgId, dto));
+  }
+
+  /**
+   * How many contacts of a list or segment each channel would reach if a campaign were sent now
+   * (a count: nothing is sent or stored).
+   */
+  @Post('reach')
+  @HttpCode(200)
+  @RequireScopes('campaigns:read')
+  @ResponseMessage('Campaign reach counted successfully')
+  async reach(@OrgId() orgId: string, @Body() dto: CampaignReachDto) {
+    return this.campaigns.reach(orgId, dto);
   }
 
   @Get(':id')

@@ -191,6 +191,25 @@ export class UpdateCampaignDto {
   segmentId?: string;
 }
 
+/** Who a campaign would reach: its target, and its channels (default as a new campaign's). */
+export class CampaignReachDto {
+  @IsOptional()
+  @IsUUID()
+  listId?: string;
+
+  @IsOptional()
+  @IsUUID()
+  segmentId?: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(6)
+  @ArrayUnique()
+  @IsIn(CAMPAIGN_CHANNELS, { each: true })
+  channels?: CampaignChannel[];
+}
+
 export class CampaignListQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(CAMPAIGN_STATUSES)

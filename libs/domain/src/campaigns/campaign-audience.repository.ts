@@ -27,6 +27,9 @@ const REACHABLE_CASES = [
 ].join('\n');
 const SUPPRESSED = [...SUPPRESSED_EMAIL_STATUSES];
 
+/** A list's subscribed members, or the contacts a segment's predicate (over `contacts c`) picks. */
+export type Audience = { listId: string } | { selection: Sql };
+
 @Injectable()
 export class CampaignAudienceRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -50,21 +53,14 @@ export class CampaignAudienceRepository {
   }
 
   /**
-   * One recipient per contact of the audience, on the first of `channels` it can be reached on: a
-   * channel the organization sends on (email, and those with a provider account not disabled) on
-   * which the contact has a record that may be sent to (a Telegram record once its chat is linked).
-   * For email the ContactEmail is kept (the primary, else the oldest, of those that may be sent
-   * to). A contact reachable on none is recorded `unreachable`. Idempotent. The audience is a
-   * list's subscribed members, or the contacts `selection` (a predicate over `contacts c`) picks.
+   * Each contact of the audience with the first of `channels` it can be reached on (null when
+   * none): a channel the organization sends on (email, and those with a provider account not
+   * disabled) on which the contact has a record that may be sent to (a Telegram record once its
+   * chat is linked); for email, the ContactEmail (the primary, else the oldest, of those that may
+   * be sent to). The audience is a list's subscribed members, or the contacts `selection` (a
+   * predicate over `contacts c`) picks. Columns: contact_id, channel, contact_email_id.
    */
-  async addRecipients(
-    organizationId: string,
-    campaignId: string,
-    audience: { listId: string } | { selection: Sql },
-    channels: CampaignChannel[],
-    now: Date,
-    em: EntityManager,
-  ): Promise<void> {
+  private choice(organizationId: string, audience: Audience, channels: CampaignChannel[]): Sql {
     const contacts =
       'listId' in audience
         ? sql`SELECT m.contact_id AS id, m.organization_id FROM contact_list_memberships m
@@ -72,9 +68,7 @@ export class CampaignAudienceRepository {
                  AND m.status = 'subscribed'`
         : sql`SELECT c.id, c.organization_id FROM contacts c
                WHERE c.organization_id = ${organizationId} AND (${audience.selection})`;
-    await query(
-      em,
-      sql`WITH open AS (
+    return sql`WITH open AS (
             SELECT DISTINCT channel FROM channel_providers
              WHERE organization_id = ${organizationId} AND status <> 'disabled'
             UNION ALL SELECT 'email'),
@@ -82,10 +76,7 @@ export class CampaignAudienceRepository {
             SELECT o.channel, o.pos
               FROM unnest(${channels}::text[]) WITH ORDINALITY AS o(channel, pos)
              WHERE o.channel IN (SELECT channel FROM open))
-          INSERT INTO campaign_recipients (campaign_id, contact_id, organization_id,
-                                           contact_email_id, channel, status, next_attempt_at)
-          SELECT ${campaignId}, a.id, ${organizationId}, e.id, ch.channel,
-                 CASE WHEN ch.channel IS NULL THEN 'unreachable' ELSE 'pending' END, ${now}
+          SELECT a.id AS contact_id, ch.channel, e.id AS contact_email_id
             FROM (${contacts}) a
             LEFT JOIN LATERAL (
               SELECT t.channel FROM tried t
@@ -96,8 +87,43 @@ export class CampaignAudienceRepository {
                WHERE ch.channel = 'email' AND ce.organization_id = ${organizationId}
                  AND ce.contact_id = a.id AND ce.status <> ALL(${SUPPRESSED}::text[])
                ORDER BY ce.is_primary DESC, ce.created_at, ce.id
-               LIMIT 1) e ON true
+               LIMIT 1) e ON true`;
+  }
+
+  /**
+   * One recipient per contact of the audience, on the channel `choice` gives it; a contact
+   * reachable on none is recorded `unreachable`. Idempotent.
+   */
+  async addRecipients(
+    organizationId: string,
+    campaignId: string,
+    audience: Audience,
+    channels: CampaignChannel[],
+    now: Date,
+    em: EntityManager,
+  ): Promise<void> {
+    await query(
+      em,
+      sql`INSERT INTO campaign_recipients (campaign_id, contact_id, organization_id,
+                                           contact_email_id, channel, status, next_attempt_at)
+          SELECT ${campaignId}, x.contact_id, ${organizationId}, x.contact_email_id, x.channel,
+                 CASE WHEN x.channel IS NULL THEN 'unreachable' ELSE 'pending' END, ${now}
+            FROM (${this.choice(organizationId, audience, channels)}) x
           ON CONFLICT (campaign_id, contact_id) DO NOTHING`,
+    );
+  }
+
+  /** How many contacts of the audience each channel would reach now (null: none), sending nothing. */
+  async reach(
+    organizationId: string,
+    audience: Audience,
+    channels: CampaignChannel[],
+  ): Promise<{ channel: CampaignChannel | null; n: number }[]> {
+    return query(
+      this.ds,
+      sql`SELECT x.channel, count(*)::int AS n
+            FROM (${this.choice(organizationId, audience, channels)}) x
+           GROUP BY x.channel`,
     );
   }
 

@@ -4,8 +4,18 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { NotFoundError } from '../errors/domain-errors';
 import { SegmentsService } from '../segments/segments.service';
-import { CampaignAudienceRepository } from './campaign-audience.repository';
+import { Audience, CampaignAudienceRepository } from './campaign-audience.repository';
 import { CAMPAIGN_CHANNELS, CampaignChannel } from './campaign.entity';
+
+/** Who a campaign would reach, by channel, before it is sent. */
+export interface CampaignReach {
+  /** Contacts of the audience. */
+  total: number;
+  /** Contacts each channel would carry the message to (every channel of the order is listed). */
+  byChannel: Record<string, number>;
+  /** Contacts reachable on none of the channels. */
+  unreachable: number;
+}
 
 export interface CampaignTarget {
   listId: string | null;
@@ -50,6 +60,36 @@ export class CampaignAudience {
   }
 
   /**
+   * How many contacts of the target each channel of `channels` would reach if the campaign were
+   * sent now, and how many none would: a count, nothing is sent or stored.
+   */
+  async reach(
+    organizationId: string,
+    target: CampaignTarget,
+    channels: CampaignChannel[],
+  ): Promise<CampaignReach> {
+    const rows = await this.campaigns.reach(
+      organizationId,
+      await this.audienceOf(organizationId, target),
+      channels,
+    );
+    const byChannel = Object.fromEntries(channels.map((c) => [c, 0])) as Record<string, number>;
+    let unreachable = 0;
+    for (const r of rows) {
+      if (r.channel) byChannel[r.channel] = r.n;
+      else unreachable = r.n;
+    }
+    const total = rows.reduce((n, r) => n + r.n, 0);
+    return { total, byChannel, unreachable };
+  }
+
+  private async audienceOf(organizationId: string, target: CampaignTarget): Promise<Audience> {
+    return target.listId
+      ? { listId: target.listId }
+      : { selection: await this.segments.contactSelection(organizationId, target.segmentId!) };
+  }
+
+  /**
    * Inserts one recipient per audience member, on the first of `channels` it can be reached on
    * (else `unreachable`), and answers how many the campaign reaches and does not. Idempotent. A
    * dynamic segment's rules are evaluated now.
@@ -62,9 +102,7 @@ export class CampaignAudience {
     now: Date,
     em: EntityManager,
   ): Promise<{ reachable: number; unreachable: number }> {
-    const audience = target.listId
-      ? { listId: target.listId }
-      : { selection: await this.segments.contactSelection(organizationId, target.segmentId!) };
+    const audience = await this.audienceOf(organizationId, target);
     await this.campaigns.addRecipients(organizationId, campaignId, audience, channels, now, em);
     return this.campaigns.recipientCounts(organizationId, campaignId, em);
   }

@@ -17,7 +17,7 @@ import { parseMailbox } from '../messaging/address';
 import { MESSAGE_STATUSES, MessageStatus } from '../messaging/message.types';
 import { JOBS, KickCampaignJob, QUEUES } from '../queues/jobs';
 import { SenderPolicy } from '../sending-domains/sender-policy';
-import { CampaignAudience } from './campaign-audience';
+import { CampaignAudience, CampaignReach } from './campaign-audience';
 import { Campaign, CampaignChannel, CampaignContent, CampaignStatus } from './campaign.entity';
 import { CampaignDelivery, CampaignRepository } from './campaign.repository';
 
@@ -145,6 +145,21 @@ export class CampaignService {
       completedAt: null,
     });
     return this.get(organizationId, id);
+  }
+
+  /**
+   * Who a campaign to this list or segment, on these channels (default: the list's preferred
+   * channels, else email), would reach now, by channel: a count, nothing is sent.
+   */
+  async reach(
+    organizationId: string,
+    input: { listId?: string; segmentId?: string; channels?: CampaignChannel[] },
+  ): Promise<CampaignReach> {
+    const target = this.target(input, true)!;
+    await this.audience.assertTargetExists(organizationId, target);
+    const channels =
+      input.channels ?? (await this.audience.defaultChannels(organizationId, target));
+    return this.audience.reach(organizationId, target, channels);
   }
 
   /** Only a draft can be edited; anything else is history (409 E_BUSINESS_RULE_VIOLATION). */
