@@ -150,6 +150,8 @@ export interface ProviderAdapter {
    * credentials change; a refusal throws, with a message that names no credential.
    */
   register?(account: ProviderAccount, callbackUrl: string): Promise<void>;
+  /** The provider's own limit of messages a second to one address (Telegram: one a chat). */
+  readonly perAddressPerSecond?: number;
   /** The reply body of a callback, when the provider expects more than `{}` (TwiML). */
   readonly callbackReply?: { contentType: string; body: string };
 }

@@ -3,7 +3,8 @@
 // the attempt, recorded through MessageService.record like every email attempt.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
+import { addressIndexKind, UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
+import { blindIndexOf } from '../contacts/blind-index';
 import { ChannelProviderService } from '../channels/channel-provider.service';
 import { ProviderAccounts } from '../channels/provider-accounts';
 import type { ProviderMessage, SendOutcome } from '../channels/provider-adapter';
@@ -89,7 +90,13 @@ export class ChannelDeliveryService {
         text: sending ? 'Not sent: the provider account is disabled' : 'Not sent: no provider',
       });
     }
-    const wait = await this.budget(sending.record.id, sending.record.maxPerSecond);
+    const perAddress = adapter.perAddressPerSecond
+      ? {
+          index: blindIndexOf(addressIndexKind(message.channel), recipient.email),
+          perSecond: adapter.perAddressPerSecond,
+        }
+      : undefined;
+    const wait = await this.budget(sending.record.id, sending.record.maxPerSecond, perAddress);
     if (wait > 0) return this.hold(message, recipient, wait);
 
     const outgoing = await this.providerMessage(message, recipient);
@@ -111,9 +118,13 @@ export class ChannelDeliveryService {
   }
 
   /** Sleeps through a short wait for the account's budget; answers a longer one. */
-  private async budget(providerId: string, maxPerSecond: number): Promise<number> {
+  private async budget(
+    providerId: string,
+    maxPerSecond: number,
+    address?: { index: string; perSecond: number },
+  ): Promise<number> {
     for (;;) {
-      const wait = await this.throttle.take(providerId, maxPerSecond);
+      const wait = await this.throttle.take(providerId, maxPerSecond, address);
       if (wait === 0 || wait > MAX_THROTTLE_SLEEP_MS) return wait;
       await sleep(wait);
     }

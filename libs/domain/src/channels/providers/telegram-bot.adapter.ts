@@ -69,6 +69,8 @@ interface BotApiAnswer {
 export class TelegramBotAdapter implements ProviderAdapter {
   readonly channel = 'telegram' as const;
   readonly provider = 'telegram-bot';
+  /** Telegram's limit to one chat: about one message a second (core.telegram.org/bots/faq). */
+  readonly perAddressPerSecond = 1;
 
   constructor(private readonly http: ProviderHttp) {}
 
