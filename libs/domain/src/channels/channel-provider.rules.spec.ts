@@ -95,7 +95,7 @@ describe('checkProviderFields', () => {
     expect(given.urls.map((u) => u.field)).toEqual(['settings.apiBaseUrl', 'settings.url']);
   });
 
-  it('takes a Blooio API key and signing secret, and an E.164 sender from the pool', () => {
+  it('takes a Blooio API key, a signing secret (later), and an E.164 sender from the pool', () => {
     const creds = { apiKey: 'bl_live_key', signingSecret: 'whsec_0123456789abcdef' };
     const ok = checkProviderFields('blooio', creds, {
       fromNumber: '+14155550100',
@@ -104,6 +104,8 @@ describe('checkProviderFields', () => {
     expect(ok.errors).toEqual([]);
     expect(ok.urls.map((u) => u.field)).toEqual(['settings.apiBaseUrl']);
     expect(fields(checkProviderFields('blooio', creds, undefined))).toEqual([]);
+    // The webhook's secret exists only once the webhook points at the account's callback URL.
+    expect(fields(checkProviderFields('blooio', { apiKey: 'bl_live_key' }, undefined))).toEqual([]);
     const bad = checkProviderFields(
       'blooio',
       { apiKey: '' },
@@ -111,11 +113,10 @@ describe('checkProviderFields', () => {
     );
     expect(fields(bad)).toEqual([
       'credentials.apiKey:type',
-      'credentials.signingSecret:required',
       'settings.fromNumber:type',
       'settings.from:unknown',
     ]);
-    expect(bad.errors[2].message).toBe(
+    expect(bad.errors[1].message).toBe(
       'fromNumber must be a phone number in E.164 format, e.g. +14155550100',
     );
     expect(servesChannel('blooio', 'imessage')).toBe(true);

@@ -217,9 +217,9 @@ const SPECS: Record<ProviderName, ProviderSpec> = {
     credentials: {
       apiKey: { required: true, check: nonEmpty(512, 'apiKey must be a non-empty string') },
       // The signing_secret Blooio returns once when the webhook pointing at our callback URL is
-      // created; without it no status or inbound callback is trusted.
+      // created (which needs the account's id: it is added by a change once the account exists);
+      // until then no status or inbound callback is trusted.
       signingSecret: {
-        required: true,
         check: nonEmpty(512, 'signingSecret must be the webhook signing secret Blooio returned'),
       },
     },

@@ -94,11 +94,8 @@ describe(BlooioAdapter.name, () => {
       });
       const got = fake.messages.at(-1)!;
       expect(got.chatId).toBe('someone@icloud.com');
-      expect(got.body).toEqual({
-        text: 'Hi',
-        attachments: ['https://cdn.example/a.png'],
-        from_number: fake.fromNumber,
-      });
+      expect(got.body).toEqual({ text: 'Hi', attachments: ['https://cdn.example/a.png'] });
+      expect(got.headers['x-from-number']).toBe(fake.fromNumber);
       expect(got.idempotencyKey).toBe(`job-${n}`);
     });
 
@@ -134,10 +131,10 @@ describe(BlooioAdapter.name, () => {
       expect(JSON.stringify(outcome)).not.toContain(key);
     });
 
-    it('missing credentials → unauthorized without a request', async () => {
+    it('a missing API key → unauthorized without a request', async () => {
       const before = fake.requests;
       const outcome = await adapter.send(
-        account({ credentials: { apiKey: fake.apiKey } }),
+        account({ credentials: { signingSecret: fake.signingSecret } }),
         message(),
       );
       expect(outcome.kind).toBe('unauthorized');
@@ -210,6 +207,10 @@ describe(BlooioAdapter.name, () => {
         ),
       ).toBe(false);
       expect(adapter.verifySignature(account(), { ...genuine, method: 'GET' })).toBe(false);
+      // An account without the webhook's secret yet trusts no callback, and still sends.
+      const unsigned = account({ credentials: { apiKey: fake.apiKey } });
+      expect(adapter.verifySignature(unsigned, genuine)).toBe(false);
+      expect((await adapter.send(unsigned, message())).kind).toBe('accepted');
     });
 
     it('refuses a signature older than 5 minutes (replay)', () => {

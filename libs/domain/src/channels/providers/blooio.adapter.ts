@@ -65,7 +65,8 @@ const EVENT_TIME: Record<string, string> = {
 
 interface BlooioCredentials {
   apiKey: string;
-  signingSecret: string;
+  /** Absent until the organization has created the Blooio webhook: no callback is trusted. */
+  signingSecret?: string;
 }
 
 @Injectable()
@@ -94,7 +95,6 @@ export class BlooioAdapter implements ProviderAdapter {
     if (content.text) body.text = content.text;
     if (content.mediaUrls?.length) body.attachments = content.mediaUrls;
     const from = stringSetting(account, 'fromNumber');
-    if (from) body.from_number = from;
 
     const base = (stringSetting(account, 'apiBaseUrl') ?? BLOOIO_DEFAULT_API_BASE_URL).replace(
       /\/+$/,
@@ -111,6 +111,8 @@ export class BlooioAdapter implements ProviderAdapter {
           Accept: 'application/json',
           // A retry of the same job returns the message Blooio already queued.
           'Idempotency-Key': message.reference,
+          // Which of the organization's Blooio numbers sends (else Blooio's default one).
+          ...(from ? { 'X-From-Number': from } : {}),
         },
         body: JSON.stringify(body),
       });
@@ -158,7 +160,7 @@ export class BlooioAdapter implements ProviderAdapter {
   verifySignature(account: ProviderAccount, callback: ProviderCallback): boolean {
     const creds = credentials(account);
     const given = callback.headers['x-blooio-signature'];
-    if (!creds || !given || callback.method.toUpperCase() !== 'POST') return false;
+    if (!creds?.signingSecret || !given || callback.method.toUpperCase() !== 'POST') return false;
     return verifyTimestampedHmac(creds.signingSecret, given, callback.rawBody.toString('utf8'), {
       toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
     });
@@ -209,9 +211,10 @@ export class BlooioAdapter implements ProviderAdapter {
 
 function credentials(account: ProviderAccount): BlooioCredentials | undefined {
   const { apiKey, signingSecret } = account.credentials;
-  return typeof apiKey === 'string' && apiKey && typeof signingSecret === 'string' && signingSecret
+  if (typeof apiKey !== 'string' || !apiKey) return undefined;
+  return typeof signingSecret === 'string' && signingSecret
     ? { apiKey, signingSecret }
-    : undefined;
+    : { apiKey };
 }
 
 function stringSetting(account: ProviderAccount, name: string): string | undefined {
@@ -245,7 +248,7 @@ function retryAfterMs(header: string | undefined): number {
 /** A provider's text never carries the account's secrets back into our logs. */
 function scrub(text: string, creds: BlooioCredentials): string {
   let out = text;
-  for (const secret of [creds.apiKey, creds.signingSecret])
-    out = out.split(secret).join('[redacted]');
+  for (const secret of [creds.apiKey, creds.signingSecret ?? ''])
+    if (secret) out = out.split(secret).join('[redacted]');
   return out;
 }
