@@ -1,9 +1,9 @@
-// One campaign: what it sends to whom, send (confirmed), and its progress while it sends.
-import { Anchor, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+// One campaign: what it sends to whom and on which channels, send (confirmed), its progress while
+// it sends, and its counts by channel.
+import { Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
-import type { Campaign } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { StatCard } from '../../components/stat-card';
@@ -11,6 +11,8 @@ import { useOrgQuery } from '../../hooks/use-org-query';
 import { confirmDestructive } from '../../lib/confirm';
 import { formatCount, formatDateTime } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
+import { CampaignByChannel } from './campaign-by-channel';
+import { type CampaignDetail, channelLabel } from './campaign-channels';
 import { campaignPercent, CampaignProgress, CampaignStatusBadge } from './campaign-status';
 
 export function CampaignDetailPage() {
@@ -18,10 +20,12 @@ export function CampaignDetailPage() {
   const queries = useQueryClient();
   const campaign = useOrgQuery(
     ['campaign', id],
-    () => dataOf<Campaign>(api.GET('/api/v1/user/campaigns/{id}', { params: { path: { id } } })),
+    () =>
+      dataOf<CampaignDetail>(api.GET('/api/v1/user/campaigns/{id}', { params: { path: { id } } })),
     { refetchInterval: (c) => (c?.status === 'sending' ? 1000 : false) },
   );
   const c = campaign.data;
+  const channels = c?.channels ?? [];
   const send = () =>
     confirmDestructive({
       title: 'Send campaign',
@@ -41,7 +45,11 @@ export function CampaignDetailPage() {
         <>
           <PageHeader
             title={c.name}
-            description={`${c.subject} · from ${c.from}`}
+            description={
+              channels.includes('email')
+                ? `${c.subject} · from ${c.from}`
+                : `On ${channels.map(channelLabel).join(', ')}`
+            }
             actions={
               c.status === 'draft' && (
                 <Button onClick={send} color="indigo">
@@ -72,11 +80,19 @@ export function CampaignDetailPage() {
                     </Anchor>
                   )}
                 </Text>
+                <Group gap={6} data-testid="campaign-channels">
+                  <Text size="sm">Channels, in order:</Text>
+                  {channels.map((ch, i) => (
+                    <Badge key={ch} variant="light" color="indigo">
+                      {i + 1}. {channelLabel(ch)}
+                    </Badge>
+                  ))}
+                </Group>
                 {c.startedAt && <Text size="sm">Started {formatDateTime(c.startedAt)}</Text>}
                 {c.completedAt && <Text size="sm">Finished {formatDateTime(c.completedAt)}</Text>}
               </Group>
             </Paper>
-            <SimpleGrid cols={{ base: 1, md: 3 }}>
+            <SimpleGrid cols={{ base: 2, md: 4 }}>
               <StatCard
                 label="Recipients"
                 value={formatCount(c.recipientCount)}
@@ -84,7 +100,15 @@ export function CampaignDetailPage() {
               />
               <StatCard label="Sent" value={formatCount(c.sentCount)} testId="campaign-sent" />
               <StatCard label="Failed" value={formatCount(c.failedCount)} />
+              <StatCard
+                label="Unreachable"
+                value={formatCount(c.unreachableCount ?? 0)}
+                testId="campaign-unreachable"
+              />
             </SimpleGrid>
+            {c.status !== 'draft' && (
+              <CampaignByChannel channels={channels} byChannel={c.byChannel ?? {}} />
+            )}
             {c.status !== 'draft' && (
               <Anchor component={Link} to={`/messages?campaignId=${c.id}`} size="sm">
                 See this campaign's messages

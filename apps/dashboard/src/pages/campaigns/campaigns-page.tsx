@@ -30,7 +30,7 @@ export function CampaignsPage() {
     <>
       <PageHeader
         title="Campaigns"
-        description="Email sent to a list's subscribers or a segment's contacts."
+        description="Messages to a list's subscribers or a segment's contacts, each on the first of the campaign's channels it can be reached on."
         actions={
           <Button leftSection={<IconPlus size={16} />} onClick={open}>
             New campaign
