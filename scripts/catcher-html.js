@@ -9,14 +9,15 @@ const STYLE =
   'pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;word-break:break-all}dt{font-weight:bold}dd{margin:0 0 .4em 1em}';
 
 /**
- * A page: `refresh` reloads it every 5 seconds (a list that grows); `nav` ('mail' or 'channels')
- * links the inbox and the SMS and push page, marking the current one; without it, no links.
+ * A page: `refresh` reloads it every 5 seconds (a list that grows; a path: loads that path, so the
+ * answer to a form is not posted again); `nav` ('mail' or 'channels') links the inbox and the
+ * Channels page, marking the current one; without it, no links.
  */
 function page({ title, refresh = false, nav = null, body }) {
   const link = (href, name, text) =>
     `<a href="${href}"${nav === name ? ' aria-current="page"' : ''}>${text}</a>`;
-  const links = nav ? `<nav>${link('/', 'mail', 'Mail')} · ${link('/channels', 'channels', 'SMS and push')}</nav>` : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${refresh ? '<meta http-equiv="refresh" content="5">' : ''}
+  const links = nav ? `<nav>${link('/', 'mail', 'Mail')} · ${link('/channels', 'channels', 'Channels')}</nav>` : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${refresh ? `<meta http-equiv="refresh" content="5${typeof refresh === 'string' ? `; url=${escapeHtml(refresh)}` : ''}">` : ''}
 <title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${links}${body}</body></html>`;
 }
 

@@ -2,7 +2,7 @@
 // The development mail catcher: an SMTP server that keeps every message it receives in memory
 // (the newest 500) and a small web page that shows them. `npm start` runs it and routes the
 // worker's outbound mail to it when NODE_ENV is not production and SMTP_OUTBOUND_URL is unset; its
-// web server also shows what the SMS and push provider fakes took (scripts/catcher-channels.js).
+// web server also shows what the provider fakes took (scripts/catcher-channels.js).
 // Also runs alone: `node scripts/mail-catcher.js` (MAIL_CATCHER_SMTP_PORT, MAIL_CATCHER_HTTP_PORT).
 //
 //   GET /                 the inbox page (refreshes itself)
@@ -63,7 +63,7 @@ function listen(server, port, host) {
 
 /**
  * Starts the catcher; ports 0 take free ones, `smtpPort: null` serves the pages only (outbound mail
- * goes elsewhere). `channels` (scripts/catcher-channels.js) adds the SMS and push pages. Resolves
+ * goes elsewhere). `channels` (scripts/catcher-channels.js) adds the Channels pages. Resolves
  * with its addresses and a close function.
  */
 async function startMailCatcher({ smtpPort = 1025, httpPort = 1080, host = '127.0.0.1', channels = null } = {}) {

@@ -4,9 +4,10 @@
 // said "ready", prints where everything is. Ctrl-C stops the apps first, then the database.
 //
 // Outside production it also starts the development mail catcher (scripts/mail-catcher.js) and
-// routes outbound mail to it unless SMTP_OUTBOUND_URL is set; starts the Twilio, FCM and APNs fakes
-// (scripts/channel-fakes.js), whose messages the catcher's "SMS and push" page shows; and lets
-// webhooks and provider accounts target loopback unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set.
+// routes outbound mail to it unless SMTP_OUTBOUND_URL is set; starts the provider fakes of Twilio,
+// FCM, APNs, WhatsApp, Telegram, Blooio and the http provider (scripts/channel-fakes.js), whose
+// messages the catcher's Channels page shows; and lets webhooks and provider accounts target
+// loopback unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set.
 // Production behaviour is the apps' own.
 const { spawn } = require('node:child_process');
 const { readFileSync } = require('node:fs');
@@ -115,7 +116,7 @@ function readyBlock(ready, env, catcher, fakes) {
   // The add-provider lines are long: the frame is as wide as the other lines.
   const wide = [];
   if (fakes) {
-    lines.push(`  SMS and push  ${catcher.webUrl}/channels   (what the Twilio, FCM and APNs fakes received)`);
+    lines.push(`  Channels      ${catcher.webUrl}/channels   (what the provider fakes received)`);
     wide.push(
       '',
       'Provider fakes: connect an organization ($ORG: its id) to them with',
@@ -168,6 +169,10 @@ async function main() {
         twilio: Number(env.TWILIO_FAKE_PORT || 1081),
         fcm: Number(env.FCM_FAKE_PORT || 1082),
         apns: Number(env.APNS_FAKE_PORT || 1083),
+        whatsapp: Number(env.WHATSAPP_FAKE_PORT || 1084),
+        telegram: Number(env.TELEGRAM_FAKE_PORT || 1085),
+        blooio: Number(env.BLOOIO_FAKE_PORT || 1086),
+        http: Number(env.HTTP_PROVIDER_FAKE_PORT || 1087),
       },
     });
     const urls = Object.fromEntries(Object.entries(fakes.accounts).map(([k, a]) => [k, a.url]));

@@ -3,7 +3,7 @@
 // must match the README's, and the shell blocks of the README's walk-through run verbatim, in
 // order, in one bash, with only the ports swapped for free ones (and the run's PostgreSQL and Redis).
 // The same launcher's provider fakes take an SMS and two pushes from accounts connected with the
-// add-provider lines its ready block prints, and the catcher's "SMS and push" page shows them.
+// add-provider lines its ready block prints, and the catcher's Channels page shows them.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,9 @@ describe('README walk-through', () => {
     db = await freshDatabase();
     const [api, relay, inbound, health, catcherSmtp, catcherHttp, receiver, twilio, fcm, apns] =
       await Promise.all(Array.from({ length: 10 }, freePort));
+    const [whatsapp, telegram, blooio, httpFake] = await Promise.all(
+      Array.from({ length: 4 }, freePort),
+    );
     ports = { api, relay, inbound, catcherHttp, receiver, twilio, fcm, apns };
     // A shell of a fresh clone: none of the e2e suite's settings (NODE_ENV=test, a fixed key,
     // WEBHOOK_ALLOW_PRIVATE_TARGETS) leak in.
@@ -79,6 +82,10 @@ describe('README walk-through', () => {
       TWILIO_FAKE_PORT: String(twilio),
       FCM_FAKE_PORT: String(fcm),
       APNS_FAKE_PORT: String(apns),
+      WHATSAPP_FAKE_PORT: String(whatsapp),
+      TELEGRAM_FAKE_PORT: String(telegram),
+      BLOOIO_FAKE_PORT: String(blooio),
+      HTTP_PROVIDER_FAKE_PORT: String(httpFake),
     };
     launcher = new Proc('npm start', process.execPath, ['scripts/start-all.js'], {
       cwd: ROOT,
@@ -170,6 +177,10 @@ describe('README walk-through', () => {
       'twilio',
       'fcm',
       'apns',
+      'whatsapp',
+      'telegram',
+      'blooio',
+      'http',
     ]);
     expect(block).toContain(`http://localhost:${ports.catcherHttp}/channels`);
     const script = [
