@@ -18,6 +18,8 @@
 //   cap       `capped` SMS through a second account with maxPerSecond `cap`, parked and resumed
 //             the same way; the fake's receive times in one-second bins, the first and the last
 //             (partial) seconds left out: their mean is the rate the cap held.
+// Then a campaign's fan-out over BENCH_FANOUT_CONTACTS contacts (default 100,000; 0 skips it) on
+// three channels next to an email-only one (bench/support/campaign-fanout.ts).
 // Environment: DELIVERY_CONCURRENCY (default 50), BENCH_NODE_ARGS (e.g. "--cpu-prof
 // --cpu-prof-dir=/tmp/prof", flags of the api and worker processes), plus the harness's.
 import Bull from 'bull';
@@ -27,6 +29,7 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { Agent } from 'undici';
 import { QUEUES } from '@app/domain/queues/jobs';
+import { campaignFanoutBench } from './support/campaign-fanout';
 import {
   admin,
   backendsCpu,
@@ -405,10 +408,19 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    process.stderr.write(`bench failed: ${err.stack}\n`);
-    process.exit(1);
-  },
-);
+/** The campaign fan-out part (bench/support/campaign-fanout.ts), unless BENCH_FANOUT_CONTACTS=0. */
+async function fanout(): Promise<void> {
+  const contacts = Number(process.env.BENCH_FANOUT_CONTACTS ?? 100_000);
+  if (!contacts) return;
+  process.stdout.write((await campaignFanoutBench(contacts)).join('\n') + '\n');
+}
+
+main()
+  .then(fanout)
+  .then(
+    () => process.exit(0),
+    (err: Error) => {
+      process.stderr.write(`bench failed: ${err.stack}\n`);
+      process.exit(1);
+    },
+  );

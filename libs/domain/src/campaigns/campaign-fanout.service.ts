@@ -120,18 +120,16 @@ export class CampaignFanoutService {
         );
 
         const r = { sent: 0, held: 0, failed: 0, completed: 0, claimed: claimed.length };
-        let stop: RecipientOutcome | null = null;
-        for (const row of claimed) {
-          let outcome: RecipientOutcome;
-          if (already.has(row.contactId)) {
-            outcome = { kind: 'sent', jobId: already.get(row.contactId) ?? null };
-          } else if (stop) {
-            // The window that refused the previous recipient refuses this one too: no need to ask.
-            outcome = stop;
-          } else {
-            outcome = await this.sendOne(campaign, row, now);
-            if (outcome.kind === 'held') stop = outcome;
-          }
+        // The batch's sends side by side: the send path commits concurrent messages together.
+        const outcomes = await Promise.all(
+          claimed.map((row): Promise<RecipientOutcome> | RecipientOutcome =>
+            already.has(row.contactId)
+              ? { kind: 'sent', jobId: already.get(row.contactId) ?? null }
+              : this.sendOne(campaign, row, now),
+          ),
+        );
+        for (const [i, row] of claimed.entries()) {
+          const outcome = outcomes[i];
           await this.campaigns.recordOutcome(
             organizationId,
             campaignId,
@@ -163,7 +161,7 @@ export class CampaignFanoutService {
             },
           ]);
         }
-        return { ...r, stopped: stop !== null };
+        return { ...r, stopped: r.held > 0 };
       },
       // One run: the sends made in it are not part of the transaction, so it is never repeated.
       1,
