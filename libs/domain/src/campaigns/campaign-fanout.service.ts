@@ -128,18 +128,14 @@ export class CampaignFanoutService {
               : this.sendOne(campaign, row, now),
           ),
         );
-        for (const [i, row] of claimed.entries()) {
-          const outcome = outcomes[i];
-          await this.campaigns.recordOutcome(
-            organizationId,
-            campaignId,
-            row.contactId,
-            outcome,
-            now,
-            em,
-          );
-          r[outcome.kind] += 1;
-        }
+        await this.campaigns.recordOutcomes(
+          organizationId,
+          campaignId,
+          claimed.map((row, i) => ({ contactId: row.contactId, outcome: outcomes[i] })),
+          now,
+          em,
+        );
+        for (const o of outcomes) r[o.kind] += 1;
         if (r.sent || r.failed) {
           await this.campaigns.addCounts(organizationId, campaignId, r.sent, r.failed, em);
         }

@@ -261,25 +261,31 @@ export class CampaignRepository {
     return new Map(rows.map((r) => [r.contact_id, r.job_id]));
   }
 
-  async recordOutcome(
+  /** Records how each try of a batch ended, in one statement. */
+  async recordOutcomes(
     organizationId: string,
     campaignId: string,
-    contactId: string,
-    o: RecipientOutcome,
+    tries: { contactId: string; outcome: RecipientOutcome }[],
     now: Date,
     em: EntityManager,
   ): Promise<void> {
-    const change =
-      o.kind === 'sent'
-        ? sql`status = 'sent', job_id = ${o.jobId}, sent_at = ${now}, error = NULL`
-        : o.kind === 'held'
-          ? sql`status = 'held', next_attempt_at = ${o.until}, error = ${o.error}`
-          : sql`status = 'failed', error = ${o.error}`;
+    if (!tries.length) return;
+    const held = (o: RecipientOutcome) => (o.kind === 'held' ? o.until : null);
     await query(
       em,
-      sql`UPDATE campaign_recipients SET ${change}, updated_at = now()
-           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}
-             AND contact_id = ${contactId}`,
+      sql`UPDATE campaign_recipients r
+             SET status = t.status, job_id = coalesce(t.job_id, r.job_id),
+                 sent_at = CASE WHEN t.status = 'sent' THEN ${now}::timestamptz ELSE r.sent_at END,
+                 next_attempt_at = coalesce(t.until, r.next_attempt_at), error = t.error,
+                 updated_at = now()
+            FROM unnest(${tries.map((t) => t.contactId)}::uuid[],
+                        ${tries.map((t) => t.outcome.kind)}::text[],
+                        ${tries.map((t) => (t.outcome.kind === 'sent' ? t.outcome.jobId : null))}::text[],
+                        ${tries.map((t) => held(t.outcome))}::timestamptz[],
+                        ${tries.map((t) => (t.outcome.kind === 'sent' ? null : t.outcome.error))}::text[])
+                 AS t(contact_id, status, job_id, until, error)
+           WHERE r.organization_id = ${organizationId} AND r.campaign_id = ${campaignId}
+             AND r.contact_id = t.contact_id`,
     );
   }
 
