@@ -1,18 +1,24 @@
 // HTTP routes of campaigns (§11): one service call each.
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { CampaignService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
 import {
+  CampaignChannelSummaryDto,
+  CampaignDetailDto,
+  CampaignDto,
   CampaignListQueryDto,
   CampaignReachDto,
+  CampaignReachRequestDto,
   CreateCampaignDto,
   toCampaignResponse,
   UpdateCampaignDto,
 } from './campaigns.dto';
 
 @ApiTags('campaigns')
+@ApiExtraModels(CampaignChannelSummaryDto)
 @Controller('api/v1/user/campaigns')
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignService) {}
@@ -20,6 +26,7 @@ export class CampaignsController {
   @Get()
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaigns fetched successfully')
+  @ApiEnvelope(CampaignDto, { isArray: true })
   async list(@OrgId() orgId: string, @Query() q: CampaignListQueryDto) {
     const page = await this.campaigns.list(orgId, {
       page: q.page ?? 1,
@@ -32,6 +39,7 @@ export class CampaignsController {
   @Post()
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign created successfully')
+  @ApiEnvelope(CampaignDto)
   async create(@OrgId() orgId: string, @Body() dto: CreateCampaignDto) {
     return toCampaignResponse(await this.campaigns.create(orgId, dto));
   }
@@ -44,13 +52,15 @@ export class CampaignsController {
   @HttpCode(200)
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaign reach counted successfully')
-  async reach(@OrgId() orgId: string, @Body() dto: CampaignReachDto) {
+  @ApiEnvelope(CampaignReachDto)
+  async reach(@OrgId() orgId: string, @Body() dto: CampaignReachRequestDto) {
     return this.campaigns.reach(orgId, dto);
   }
 
   @Get(':id')
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaign fetched successfully')
+  @ApiEnvelope(CampaignDetailDto)
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     const campaign = await this.campaigns.get(orgId, id);
     const [delivery, byChannel] = await Promise.all([
@@ -64,6 +74,7 @@ export class CampaignsController {
   @Patch(':id')
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign updated successfully')
+  @ApiEnvelope(CampaignDto)
   async update(
     @OrgId() orgId: string,
     @Param('id', uuidParam) id: string,
@@ -76,6 +87,7 @@ export class CampaignsController {
   @Delete(':id')
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign deleted successfully')
+  @ApiEnvelope(CampaignDto)
   async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.remove(orgId, id));
   }
@@ -85,6 +97,7 @@ export class CampaignsController {
   @HttpCode(202)
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign is being sent')
+  @ApiEnvelope(CampaignDto)
   async send(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.send(orgId, id));
   }
@@ -93,6 +106,7 @@ export class CampaignsController {
   @HttpCode(200)
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign cancelled successfully')
+  @ApiEnvelope(CampaignDto)
   async cancel(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.cancel(orgId, id));
   }

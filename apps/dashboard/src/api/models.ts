@@ -207,22 +207,8 @@ export interface Message extends MessageSummary {
   engagementEvents: EngagementEvent[];
 }
 
-export interface Campaign {
-  id: string;
-  name: string;
-  channel: string;
-  subject: string;
-  from: string;
-  listId: string | null;
-  segmentId: string | null;
-  status: 'draft' | 'sending' | 'sent' | 'cancelled';
-  recipientCount: number;
-  sentCount: number;
-  failedCount: number;
-  startedAt: string | null;
-  completedAt: string | null;
-  createdAt: string;
-}
+/** GET /campaigns (each item) and the campaign routes' answers. */
+export type Campaign = components['schemas']['CampaignDto'];
 
 export interface Trend {
   direction: 'up' | 'down' | 'neutral';

@@ -45,7 +45,7 @@ export function CampaignReach(props: {
         <Title order={2} size="h5">
           Expected reach
         </Title>
-        {request && !settled && <Loader size="xs" aria-label="Counting" />}
+        {request && !settled && <Loader size="xs" role="status" aria-label="Counting" />}
       </Group>
       {!request ? (
         <Text size="sm" c="dimmed">
@@ -96,7 +96,7 @@ export function CampaignReach(props: {
           </Text>
         </Stack>
       ) : (
-        <Loader size="sm" aria-label="Counting" />
+        <Loader size="sm" role="status" aria-label="Counting" />
       )}
     </Paper>
   );

@@ -41,7 +41,7 @@ export function SegmentPreviewPanel({ rules }: { rules: SegmentGroup }) {
             <Text fw={700} size="xl" data-testid="segment-count">
               {preview.data ? formatCount(preview.data.count) : '…'}
             </Text>
-            {preview.isFetching && <Loader size="xs" aria-label="Counting" />}
+            {preview.isFetching && <Loader size="xs" role="status" aria-label="Counting" />}
           </Group>
           {preview.data && preview.data.sample.length > 0 && (
             <Text size="sm" c="dimmed" mt={4}>
