@@ -355,4 +355,59 @@ describe('Campaign fan-out (worker)', () => {
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/^Rate limit exceeded: perMinute; not sent within 24 hours$/);
   });
+
+  it('holds a contact inside the quiet hours of its own time zone until they end, and sends the others', async () => {
+    // 09:00 UTC: 18:00 in Tokyo (outside 21:00–08:00), 04:00 in New York (inside, until 13:00 UTC).
+    clock.set(START);
+    const s = await createSession(app, { plan: 'pro' });
+    await setLimits(s.org.id, 100_000);
+    const list = await seedList(app, s.org.id, { subscribed: 3 });
+    const [tokyo, newYork, none] = list.contactIds;
+    for (const [id, zone] of [
+      [tokyo, 'Asia/Tokyo'],
+      [newYork, 'America/New_York'],
+    ]) {
+      await ds.query(`UPDATE contacts SET timezone = $2 WHERE id = $1`, [id, zone]);
+    }
+    const bad = await s.http
+      .post(BASE, campaignBody(list.listId, { quietHours: { start: '25:00', end: '08:00' } }))
+      .expect(422);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'quietHours.start' })]);
+    const created = await s.http
+      .post(BASE, campaignBody(list.listId, { quietHours: { start: '21:00', end: '08:00' } }))
+      .expect(201);
+    expect(created.body.data.quietHours).toEqual({ start: '21:00', end: '08:00' });
+    const id = created.body.data.id as string;
+    await s.http.post(`${BASE}/${id}/send`).expect(202);
+    await settled(id);
+    const rows: { contact_id: string; status: string; next_attempt_at: Date; error: string }[] =
+      await ds.query(
+        `SELECT contact_id, status, next_attempt_at, error FROM campaign_recipients
+          WHERE campaign_id = $1`,
+        [id],
+      );
+    const of = (contactId: string) => rows.find((r) => r.contact_id === contactId)!;
+    expect(of(tokyo).status).toBe('sent');
+    // No time zone: UTC, 09:00, outside the window.
+    expect(of(none).status).toBe('sent');
+    expect(of(newYork)).toMatchObject({
+      status: 'held',
+      next_attempt_at: new Date('2030-01-07T13:00:00.000Z'),
+      error: "Quiet hours in the contact's time zone",
+    });
+    expect(await sentSoFar(id)).toBe(2);
+
+    // 08:00 in New York: the contact gets its message and the campaign completes.
+    clock.set(new Date('2030-01-07T13:00:00.000Z'));
+    await worker.get(CampaignFanoutService).runDue(id);
+    const done = await waitFor(
+      async () => {
+        const r = await s.http.get(`${BASE}/${id}`);
+        return r.body.data.status === 'sent' ? r.body.data : null;
+      },
+      { what: 'campaign sent' },
+    );
+    expect(done).toMatchObject({ recipientCount: 3, sentCount: 3, failedCount: 0 });
+    expect(await sentSoFar(id)).toBe(3);
+  });
 });

@@ -98,6 +98,7 @@ export * from './segments/segment-rules.parser';
 export * from './segments/segments.module';
 export * from './segments/segments.service';
 export * from './campaigns/campaign-audience';
+export * from './campaigns/quiet-hours';
 export * from './campaigns/campaign-fanout.service';
 export * from './campaigns/campaign.entity';
 export * from './campaigns/campaign.service';

@@ -13,6 +13,7 @@ import {
   IsOptional,
   IsString,
   IsUUID,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -20,7 +21,14 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { Campaign, CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
+import {
+  Campaign,
+  CAMPAIGN_CHANNELS,
+  CAMPAIGN_STATUSES,
+  CHANNELS,
+  clockOf,
+  Conversion,
+} from '@app/domain';
 import type { CampaignChannel } from '@app/domain';
 import {
   ImessageContentDto,
@@ -65,6 +73,19 @@ export class CampaignContentDto {
   push?: PushContentDto;
 }
 
+/** A daily window in each contact's time zone during which the campaign sends it nothing. */
+export class QuietHoursDto {
+  /** `HH:MM`, 24-hour, e.g. `21:00`. */
+  @IsString()
+  @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'start must be HH:MM (24-hour)' })
+  start: string;
+
+  /** `HH:MM`, 24-hour, e.g. `08:00` (a window may span midnight). */
+  @IsString()
+  @Matches(/^([01]\d|2[0-3]):[0-5]\d$/, { message: 'end must be HH:MM (24-hour)' })
+  end: string;
+}
+
 export class CreateCampaignDto {
   @IsString()
   @MinLength(1)
@@ -94,6 +115,16 @@ export class CreateCampaignDto {
   @ValidateNested()
   @Type(() => CampaignContentDto)
   content?: CampaignContentDto;
+
+  /**
+   * No message to a contact between `start` and `end` in its own time zone (UTC when it has
+   * none): a contact met then is held until `end`.
+   */
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => QuietHoursDto)
+  quietHours?: QuietHoursDto;
 
   /** Required when the campaign goes out on email, as `from` and html or text are. */
   @IsOptional()
@@ -155,6 +186,14 @@ export class UpdateCampaignDto {
   @ValidateNested()
   @Type(() => CampaignContentDto)
   content?: CampaignContentDto;
+
+  /** null removes the quiet hours. */
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsObject()
+  @ValidateNested()
+  @Type(() => QuietHoursDto)
+  quietHours?: QuietHoursDto | null;
 
   @IsOmittable()
   @IsString()
@@ -271,6 +310,9 @@ export class CampaignDto {
   /** Contacts of the audience reachable on none of the channels. */
   unreachableCount: number;
 
+  @ApiProperty({ type: QuietHoursDto, nullable: true })
+  quietHours: QuietHoursDto | null;
+
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   startedAt: Date | null;
 
@@ -346,6 +388,10 @@ export function toCampaignResponse(c: Campaign): CampaignDto {
     sentCount: c.sentCount,
     failedCount: c.failedCount,
     unreachableCount: c.unreachableCount,
+    quietHours:
+      c.quietStart === null || c.quietEnd === null
+        ? null
+        : { start: clockOf(c.quietStart), end: clockOf(c.quietEnd) },
     startedAt: c.startedAt,
     completedAt: c.completedAt,
     createdAt: c.createdAt,

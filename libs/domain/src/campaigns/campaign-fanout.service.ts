@@ -14,6 +14,7 @@ import {
 } from '../errors/domain-errors';
 import { Events } from '../events/events.service';
 import { ChannelSendService } from '../messaging/channel-send.service';
+import { QuietHours, quietUntil } from './quiet-hours';
 import { SendService } from '../messaging/send.service';
 import {
   CampaignRepository,
@@ -26,6 +27,15 @@ import {
 export const FANOUT_BATCH_SIZE = 50;
 /** Limits rule 4: a held message is retried for up to 24 h after the campaign started. */
 export const HOLD_MAX_MS = 24 * 60 * 60 * 1000;
+const QUIET_HOURS = "Quiet hours in the contact's time zone";
+
+/** The campaign's quiet hours, or null when it has none. */
+function quietHoursOf(c: SendingCampaign): QuietHours | null {
+  return c.quietStart === null || c.quietEnd === null
+    ? null
+    : { start: c.quietStart, end: c.quietEnd };
+}
+
 /** Retry delay after an error that names none (e.g. the limit counters unavailable). */
 const TRANSIENT_RETRY_MS = 30_000;
 /** Retry delay while the organization has no active subscription. */
@@ -93,7 +103,8 @@ export class CampaignFanoutService {
 
   /**
    * One transaction over one campaign. Null when the campaign is not sending or another worker
-   * holds it. `stopped` when a limit or an outage refused the batch part-way.
+   * holds it. `stopped` when a limit or an outage refused the batch part-way. A recipient inside
+   * the campaign's quiet hours (in its own time zone) is held until they end.
    */
   private async runBatch(
     organizationId: string,
@@ -121,12 +132,19 @@ export class CampaignFanoutService {
 
         const r = { sent: 0, held: 0, failed: 0, completed: 0, claimed: claimed.length };
         // The batch's sends side by side: the send path commits concurrent messages together.
+        const quiet = quietHoursOf(campaign);
+        let limited = false;
         const outcomes = await Promise.all(
-          claimed.map((row): Promise<RecipientOutcome> | RecipientOutcome =>
-            already.has(row.contactId)
-              ? { kind: 'sent', jobId: already.get(row.contactId) ?? null }
-              : this.sendOne(campaign, row, now),
-          ),
+          claimed.map(async (row): Promise<RecipientOutcome> => {
+            if (already.has(row.contactId)) {
+              return { kind: 'sent', jobId: already.get(row.contactId) ?? null };
+            }
+            const until = quiet && quietUntil(quiet, now, row.timezone);
+            if (until) return { kind: 'held', until, error: QUIET_HOURS };
+            const outcome = await this.sendOne(campaign, row, now);
+            if (outcome.kind === 'held') limited = true;
+            return outcome;
+          }),
         );
         await this.campaigns.recordOutcomes(
           organizationId,
@@ -157,7 +175,7 @@ export class CampaignFanoutService {
             },
           ]);
         }
-        return { ...r, stopped: r.held > 0 };
+        return { ...r, stopped: limited };
       },
       // One run: the sends made in it are not part of the transaction, so it is never repeated.
       1,

@@ -56,6 +56,9 @@ export class Campaign {
   @Column('int') failedCount: number;
   /** Contacts of the audience reachable on none of the channels (no message). */
   @Column('int') unreachableCount: number;
+  /** Quiet hours, minutes of the day in each contact's time zone (both null: none). */
+  @Column('smallint', { nullable: true }) quietStart: number | null;
+  @Column('smallint', { nullable: true }) quietEnd: number | null;
   @Column('timestamptz', { nullable: true }) startedAt: Date | null;
   @Column('timestamptz', { nullable: true }) completedAt: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;

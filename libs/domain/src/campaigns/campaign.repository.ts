@@ -17,6 +17,8 @@ export interface SendingCampaign {
   html: string | null;
   text: string | null;
   from: string | null;
+  quietStart: number | null;
+  quietEnd: number | null;
   startedAt: Date;
 }
 
@@ -27,6 +29,8 @@ export interface SendingCampaign {
 export interface ClaimedRecipient {
   contactId: string;
   channel: CampaignChannel;
+  /** The contact's IANA time zone, for quiet hours. */
+  timezone: string | null;
   encryptedEmail: string | null;
   attempts: number;
 }
@@ -190,7 +194,8 @@ export class CampaignRepository {
     const [row] = await query<SendingCampaign>(
       em,
       sql`SELECT id, organization_id AS "organizationId", name, content, subject, html, text,
-                 from_address AS "from", started_at AS "startedAt"
+                 from_address AS "from", quiet_start AS "quietStart", quiet_end AS "quietEnd",
+                 started_at AS "startedAt"
             FROM campaigns
            WHERE organization_id = ${organizationId} AND id = ${id} AND status = 'sending'
            FOR NO KEY UPDATE SKIP LOCKED`,
@@ -222,10 +227,13 @@ export class CampaignRepository {
              WHERE r.organization_id = ${organizationId} AND r.campaign_id = ${campaignId}
                AND r.contact_id = due.contact_id
             RETURNING r.contact_id, r.channel, r.attempts,
+                      (SELECT c.timezone FROM contacts c
+                        WHERE c.organization_id = ${organizationId} AND c.id = r.contact_id)
+                        AS timezone,
                       (SELECT e.email FROM contact_emails e
                         WHERE e.organization_id = ${organizationId}
                           AND e.id = r.contact_email_id) AS email)
-          SELECT contact_id AS "contactId", channel, email AS "encryptedEmail", attempts
+          SELECT contact_id AS "contactId", channel, timezone, email AS "encryptedEmail", attempts
             FROM claimed`,
     );
   }

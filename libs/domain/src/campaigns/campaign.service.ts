@@ -18,6 +18,7 @@ import { MESSAGE_STATUSES, MessageStatus } from '../messaging/message.types';
 import { JOBS, KickCampaignJob, QUEUES } from '../queues/jobs';
 import { SenderPolicy } from '../sending-domains/sender-policy';
 import { CampaignAudience, CampaignReach } from './campaign-audience';
+import { minutesOf } from './quiet-hours';
 import { Campaign, CampaignChannel, CampaignContent, CampaignStatus } from './campaign.entity';
 import { CampaignDelivery, CampaignRepository } from './campaign.repository';
 
@@ -27,6 +28,8 @@ export interface CampaignContentInput {
   channel?: CampaignChannel;
   channels?: CampaignChannel[];
   content?: CampaignContent;
+  /** Daily quiet hours in each contact's time zone (`HH:MM`); null removes them. */
+  quietHours?: { start: string; end: string } | null;
   subject?: string;
   html?: string | null;
   text?: string | null;
@@ -126,6 +129,7 @@ export class CampaignService {
       channels,
       channel: channels[0],
       content: input.content ?? {},
+      ...quietColumns(input.quietHours ?? null),
       subject: input.subject ?? null,
       html: input.html ?? null,
       text: input.text ?? null,
@@ -172,6 +176,7 @@ export class CampaignService {
       for (const k of ['name', 'content', 'subject', 'html', 'text', 'from'] as const) {
         if (input[k] !== undefined) (patch as Record<string, unknown>)[k] = input[k];
       }
+      if (input.quietHours !== undefined) Object.assign(patch, quietColumns(input.quietHours));
       const channels = input.channels ?? (input.channel ? [input.channel] : undefined);
       if (channels) Object.assign(patch, { channels, channel: channels[0] });
       assertSendable({ ...campaign, ...patch });
@@ -315,6 +320,23 @@ export class CampaignService {
     }
     return null;
   }
+}
+
+/** Quiet hours as the campaign stores them: minutes of the day (422 naming the field otherwise). */
+function quietColumns(q: { start: string; end: string } | null) {
+  if (!q) return { quietStart: null, quietEnd: null };
+  const start = minutesOf(q.start);
+  const end = minutesOf(q.end);
+  for (const [field, v] of [['start', start] as const, ['end', end] as const]) {
+    if (v === null) {
+      throw ValidationFailedError.field(
+        `quietHours.${field}`,
+        'type',
+        `quietHours.${field} must be a time of day, HH:MM (24-hour)`,
+      );
+    }
+  }
+  return { quietStart: start, quietEnd: end };
 }
 
 /** Every channel of the campaign has its content: 422 naming the first field missing. */

@@ -7,6 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   channel it can be reached on (campaign_recipients.channel; `unreachable` when none). The email
  *   fields are required only of a campaign with `email` among its channels; the content of every
  *   other channel is in `content`, by channel.
+ * - quiet_start and quiet_end (minutes of the day) are a campaign's quiet hours, kept in each
+ *   contact's time zone by the fan-out.
  * - campaigns target exactly one list or one segment. Neither is a foreign key: a list or segment
  *   deleted later must not take a sent campaign's history with it; the target is re-checked at send.
  * - campaign_recipients is the fan-out's durable work list: one row per (campaign, contact), so a
@@ -43,11 +45,14 @@ export class Campaigns1763600000600 implements MigrationInterface {
         sent_count int NOT NULL DEFAULT 0 CHECK (sent_count >= 0),
         failed_count int NOT NULL DEFAULT 0 CHECK (failed_count >= 0),
         unreachable_count int NOT NULL DEFAULT 0 CHECK (unreachable_count >= 0),
+        quiet_start smallint CHECK (quiet_start BETWEEN 0 AND 1439),
+        quiet_end smallint CHECK (quiet_end BETWEEN 0 AND 1439),
         started_at timestamptz,
         completed_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now(),
         CHECK (num_nonnulls(list_id, segment_id) = 1),
+        CHECK ((quiet_start IS NULL) = (quiet_end IS NULL)),
         CHECK (NOT 'email' = ANY(channels)
                OR (subject IS NOT NULL AND from_address IS NOT NULL
                    AND (html IS NOT NULL OR text IS NOT NULL)))
