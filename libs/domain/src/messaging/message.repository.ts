@@ -64,7 +64,6 @@ export interface LeaseRequest {
 /** Stored content (encrypted, base64) from which a claimed message is read a step per turn. */
 const LARGE_CONTENT_CHARS = 1024 * 1024;
 
-
 /**
  * The consent of a channel message's recipient at claim time: the status of the organization's
  * record holding the address, one that refuses sending first (SQL `WHEN` branches of the claim).
