@@ -22,11 +22,10 @@ import type {
   StatusUpdate,
 } from '../provider-adapter';
 import { ProviderHttp, ProviderUnreachableError } from '../provider-http';
+import { parseJson, retryAfterMs, scrub, stringSetting } from './provider-answers';
 import { verifySignature as verifyTimestampedHmac } from '../../webhooks/webhook-signature';
 
 export const BLOOIO_DEFAULT_API_BASE_URL = 'https://backend.blooio.com/v2/api';
-/** A 429 without a usable Retry-After is retried after this long. */
-const DEFAULT_RETRY_AFTER_MS = 1000;
 /** Blooio's replay window for `X-Blooio-Signature` (docs.blooio.com/guides/webhook-signatures). */
 const SIGNATURE_TOLERANCE_SECONDS = 300;
 
@@ -128,7 +127,7 @@ export class BlooioAdapter implements ProviderAdapter {
       typeof answer?.message === 'string'
         ? `Blooio ${res.status}${code ? ` ${code}` : ''}: ${answer.message}`
         : `Blooio answered HTTP ${res.status}`,
-      creds,
+      [creds.apiKey, creds.signingSecret],
     );
     if (res.status >= 200 && res.status < 300) {
       if (typeof answer?.message_id !== 'string')
@@ -215,40 +214,4 @@ function credentials(account: ProviderAccount): BlooioCredentials | undefined {
   return typeof signingSecret === 'string' && signingSecret
     ? { apiKey, signingSecret }
     : { apiKey };
-}
-
-function stringSetting(account: ProviderAccount, name: string): string | undefined {
-  const v = account.settings[name];
-  return typeof v === 'string' && v ? v : undefined;
-}
-
-function parseJson(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(body.toString('utf8'));
-    return v && typeof v === 'object' && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Retry-After in seconds or as an HTTP date; a missing or unreadable one waits the default. */
-function retryAfterMs(header: string | undefined): number {
-  if (!header) return DEFAULT_RETRY_AFTER_MS;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0)
-    return Math.max(seconds * 1000, DEFAULT_RETRY_AFTER_MS);
-  const at = Date.parse(header);
-  return Number.isNaN(at)
-    ? DEFAULT_RETRY_AFTER_MS
-    : Math.max(at - Date.now(), DEFAULT_RETRY_AFTER_MS);
-}
-
-/** A provider's text never carries the account's secrets back into our logs. */
-function scrub(text: string, creds: BlooioCredentials): string {
-  let out = text;
-  for (const secret of [creds.apiKey, creds.signingSecret ?? ''])
-    if (secret) out = out.split(secret).join('[redacted]');
-  return out;
 }

@@ -37,10 +37,9 @@ import {
   type StatusUpdate,
 } from '../provider-adapter';
 import { ProviderHttp, ProviderUnreachableError } from '../provider-http';
+import { parseJson, retryAfterMs, scrub } from './provider-answers';
 import { standardWebhookHeaders, verifyStandardWebhook } from './standard-webhooks';
 
-/** A 429 without a usable Retry-After is retried after this long. */
-const DEFAULT_RETRY_AFTER_MS = 1000;
 const STATUSES = new Set<StatusUpdate['status']>([
   'sent',
   'delivered',
@@ -107,7 +106,8 @@ export class HttpProviderAdapter implements ProviderAdapter {
       typeof answer?.message === 'string' && answer.message
         ? `HTTP ${res.status}: ${answer.message.slice(0, MAX_SAID)}`
         : `The endpoint answered HTTP ${res.status}`,
-      secret,
+      // The secret whole, and its key without the `whsec_` prefix.
+      [secret, secret.replace(/^whsec_/, '')],
     );
     if (res.status >= 200 && res.status < 300) {
       const id = typeof answer?.id === 'string' && answer.id ? answer.id : message.reference;
@@ -203,31 +203,4 @@ function stringValue(v: unknown): string | undefined {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function parseJson(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(body.toString('utf8'));
-    return isObject(v) ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Retry-After in seconds or as an HTTP date; a missing or unreadable one waits the default. */
-function retryAfterMs(header: string | undefined): number {
-  if (!header) return DEFAULT_RETRY_AFTER_MS;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0)
-    return Math.max(seconds * 1000, DEFAULT_RETRY_AFTER_MS);
-  const at = Date.parse(header);
-  return Number.isNaN(at)
-    ? DEFAULT_RETRY_AFTER_MS
-    : Math.max(at - Date.now(), DEFAULT_RETRY_AFTER_MS);
-}
-
-/** The service's text never carries the secret back into our logs. */
-function scrub(text: string, secret: string): string {
-  const key = secret.replace(/^whsec_/, '');
-  return text.split(secret).join('[redacted]').split(key).join('[redacted]');
 }

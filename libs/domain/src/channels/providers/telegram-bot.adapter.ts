@@ -20,12 +20,11 @@ import type {
   TelegramContent,
 } from '../provider-adapter';
 import { ProviderHttp, ProviderUnreachableError } from '../provider-http';
+import { DEFAULT_RETRY_AFTER_MS, parseJson, scrub, stringSetting } from './provider-answers';
 
 export const TELEGRAM_DEFAULT_API_BASE_URL = 'https://api.telegram.org';
 /** The updates the webhook asks for: texts (`/start` included) and blocks. */
 export const TELEGRAM_ALLOWED_UPDATES = ['message', 'my_chat_member'] as const;
-/** A 429 without `retry_after` is retried after this long. */
-const DEFAULT_RETRY_AFTER_MS = 1000;
 /** A chat id: a user's (positive) or a group's (negative), at most 52 significant bits. */
 const CHAT_ID = /^-?\d{1,20}$/;
 /** A deep-link `start` parameter: 1-64 characters of A-Z, a-z, 0-9, `_` and `-`. */
@@ -222,7 +221,7 @@ export class TelegramBotAdapter implements ProviderAdapter {
       });
     } catch (err) {
       if (err instanceof ProviderUnreachableError) {
-        return { kind: 'unreachable', message: scrub(err.message, token) };
+        return { kind: 'unreachable', message: scrub(err.message, tokenForms(token)) };
       }
       throw err;
     }
@@ -231,7 +230,7 @@ export class TelegramBotAdapter implements ProviderAdapter {
       typeof answer?.description === 'string'
         ? `Telegram ${answer.error_code ?? res.status}: ${answer.description}`
         : `Telegram answered HTTP ${res.status}`,
-      token,
+      tokenForms(token),
     );
     return { kind: 'answered', status: res.status, answer, said };
   }
@@ -288,36 +287,15 @@ function badRequest(description: string, answer: BotApiAnswer, said: string): Se
   return { kind: 'rejected', permanent: false, code, message: said };
 }
 
+/**
+ * The forms of the bot token a text may carry back: the whole token, percent-encoded (a proxy may
+ * quote the path) and its secret half after the colon.
+ */
+function tokenForms(token: string): string[] {
+  return [token, encodeURIComponent(token), token.slice(token.indexOf(':') + 1)];
+}
+
 function botToken(account: ProviderAccount): string | undefined {
   const v = account.credentials.botToken;
   return typeof v === 'string' && v ? v : undefined;
-}
-
-function stringSetting(account: ProviderAccount, name: string): string | undefined {
-  const v = account.settings[name];
-  return typeof v === 'string' && v ? v : undefined;
-}
-
-function parseJson(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(body.toString('utf8'));
-    return v && typeof v === 'object' && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A provider's text never carries the bot token back into our logs: neither the whole token nor
- * its secret half after the colon (a proxy may quote the path, or part of it, percent-encoded).
- */
-function scrub(text: string, token: string): string {
-  const secret = token.slice(token.indexOf(':') + 1);
-  let out = text;
-  for (const s of [token, encodeURIComponent(token), secret]) {
-    if (s.length >= 8) out = out.split(s).join('[redacted]');
-  }
-  return out;
 }

@@ -15,11 +15,10 @@ import type {
   StatusUpdate,
 } from '../provider-adapter';
 import { ProviderHttp, ProviderUnreachableError } from '../provider-http';
+import { parseJson, retryAfterMs, scrub, stringSetting } from './provider-answers';
 import { countSmsSegments } from '../sms-segments';
 
 export const TWILIO_DEFAULT_API_BASE_URL = 'https://api.twilio.com';
-/** A 429 without a usable Retry-After is retried after this long. */
-const DEFAULT_RETRY_AFTER_MS = 1000;
 
 /** API refusals of the address itself (twilio.com/docs/api/errors): the record is invalid for SMS. */
 const INVALID_ADDRESS_CODES = new Set([
@@ -125,7 +124,7 @@ export class TwilioAdapter implements ProviderAdapter {
       code !== undefined
         ? `Twilio ${code}: ${String(body?.message ?? '')}`
         : `Twilio answered HTTP ${res.status}`,
-      creds.authToken,
+      [creds.authToken],
     );
     if (res.status === 200 || res.status === 201) {
       if (typeof body?.sid !== 'string')
@@ -258,35 +257,4 @@ function credentials(account: ProviderAccount): TwilioCredentials | undefined {
   return typeof accountSid === 'string' && accountSid && typeof authToken === 'string' && authToken
     ? { accountSid, authToken }
     : undefined;
-}
-
-function stringSetting(account: ProviderAccount, name: string): string | undefined {
-  const v = account.settings[name];
-  return typeof v === 'string' && v ? v : undefined;
-}
-
-function parseJson(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(body.toString('utf8'));
-    return v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Retry-After in seconds or as an HTTP date; a missing or unreadable one waits the default. */
-function retryAfterMs(header: string | undefined): number {
-  if (!header) return DEFAULT_RETRY_AFTER_MS;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0)
-    return Math.max(seconds * 1000, DEFAULT_RETRY_AFTER_MS);
-  const at = Date.parse(header);
-  return Number.isNaN(at)
-    ? DEFAULT_RETRY_AFTER_MS
-    : Math.max(at - Date.now(), DEFAULT_RETRY_AFTER_MS);
-}
-
-/** A provider's text never carries the auth token back into our logs. */
-function scrub(text: string, secret: string): string {
-  return secret ? text.split(secret).join('[redacted]') : text;
 }

@@ -20,8 +20,14 @@ import type {
 } from '../provider-adapter';
 import { ProviderHttp, ProviderUnreachableError } from '../provider-http';
 import {
-  THROTTLE_WAIT_MS,
   DEFAULT_RETRY_AFTER_MS,
+  parseJson,
+  retryAfterMs,
+  scrub,
+  stringSetting,
+} from './provider-answers';
+import {
+  THROTTLE_WAIT_MS,
   SPAM_RATE_LIMIT,
   UNAUTHORIZED_CODES,
   UNAVAILABLE_CODES,
@@ -95,7 +101,10 @@ export class WhatsappCloudAdapter implements ProviderAdapter {
       });
     } catch (err) {
       if (err instanceof ProviderUnreachableError) {
-        return { kind: 'unavailable', message: scrub(err.message, creds) };
+        return {
+          kind: 'unavailable',
+          message: scrub(err.message, [creds.accessToken, creds.appSecret]),
+        };
       }
       throw err;
     }
@@ -107,7 +116,7 @@ export class WhatsappCloudAdapter implements ProviderAdapter {
       error?.code !== undefined
         ? `WhatsApp ${code}: ${error.message ?? ''}${detailsOf(error)}`
         : `WhatsApp answered HTTP ${res.status}`,
-      creds,
+      [creds.accessToken, creds.appSecret],
     );
     if (res.status >= 200 && res.status < 300 && !error) {
       const id = (parsed?.messages as { id?: unknown }[] | undefined)?.[0]?.id;
@@ -326,37 +335,4 @@ function credentials(account: ProviderAccount): WhatsappCredentials {
     accessToken: typeof accessToken === 'string' && accessToken ? accessToken : undefined,
     appSecret: typeof appSecret === 'string' && appSecret ? appSecret : undefined,
   };
-}
-
-function stringSetting(account: ProviderAccount, name: string): string | undefined {
-  const v = account.settings[name];
-  return typeof v === 'string' && v ? v : undefined;
-}
-
-function parseJson(body: Buffer): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(body.toString('utf8'));
-    return v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Retry-After in seconds or as an HTTP date; without a usable one, the code's own wait. */
-function retryAfterMs(header: string | undefined, fallback: number): number {
-  if (!header) return fallback;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0)
-    return Math.max(seconds * 1000, DEFAULT_RETRY_AFTER_MS);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? fallback : Math.max(at - Date.now(), DEFAULT_RETRY_AFTER_MS);
-}
-
-/** A provider's text never carries the access token or the app secret into our logs. */
-function scrub(text: string, creds: WhatsappCredentials): string {
-  let out = text;
-  for (const secret of [creds.accessToken, creds.appSecret]) {
-    if (secret) out = out.split(secret).join('[redacted]');
-  }
-  return out;
 }

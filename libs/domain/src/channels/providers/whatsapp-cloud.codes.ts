@@ -14,7 +14,6 @@ export const THROTTLE_WAIT_MS: Record<number, number> = {
   80007: 60_000,
   4: 60_000,
 };
-export const DEFAULT_RETRY_AFTER_MS = 1000;
 /**
  * Spam rate limit: Meta restricts the number for its quality (messages blocked or reported); a
  * retry in seconds meets the same refusal, so the message fails instead of being throttled.
