@@ -1,4 +1,4 @@
-// HTTP routes of campaigns (§11): one service call each.
+// HTTP routes of campaigns (§11, §17): one service call each.
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { CampaignService } from '@app/domain';
@@ -9,11 +9,13 @@ import {
   CampaignChannelSummaryDto,
   CampaignDetailDto,
   CampaignDto,
-  CampaignListQueryDto,
   CampaignReachDto,
+  toCampaignResponse,
+} from './campaign-response.dto';
+import {
+  CampaignListQueryDto,
   CampaignReachRequestDto,
   CreateCampaignDto,
-  toCampaignResponse,
   UpdateCampaignDto,
 } from './campaigns.dto';
 
