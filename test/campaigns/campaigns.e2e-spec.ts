@@ -123,6 +123,15 @@ describe('Campaigns API (§11)', () => {
       [{ field: 'content.sms', rule: 'required' }],
     ],
     [
+      'content given as a list',
+      { content: [1, 2] },
+      [
+        { field: 'content', rule: 'type' },
+        { field: 'content.0', rule: 'type' },
+        { field: 'content.1', rule: 'type' },
+      ],
+    ],
+    [
       'a channel named twice',
       { channels: ['email', 'email'] },
       [{ field: 'channels', rule: 'unique' }],

@@ -1,5 +1,6 @@
 // Request shapes of the campaign routes, and the conversion's request and response.
 import { PageQueryDto } from '../http/page-query.dto';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -21,7 +22,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
-import type { CampaignChannel } from '@app/domain';
+import type { CampaignChannel, CampaignContent } from '@app/domain';
 import {
   ImessageContentDto,
   PushContentDto,
@@ -32,7 +33,12 @@ import {
 import { IsCurrencyCode, IsMailbox, IsMoneyAmount, IsSingleLine } from './campaign-validators';
 import { IsOmittable, ToDate } from '../http/validation';
 
-/** What a campaign sends on each channel beyond email, as the send routes take it. */
+/**
+ * What a campaign sends on each channel beyond email, as the send routes take it. A request's
+ * `content` property is typed by the domain's interface rather than this class: class-transformer
+ * would take this class, which has a `push` member, for an array type, and fail on a JSON array
+ * given there instead of answering 422.
+ */
 export class CampaignContentDto {
   @IsOptional()
   @IsObject()
@@ -102,11 +108,12 @@ export class CreateCampaignDto {
   channels?: CampaignChannel[];
 
   /** The content of each channel beyond email. */
+  @ApiPropertyOptional({ type: CampaignContentDto })
   @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => CampaignContentDto)
-  content?: CampaignContentDto;
+  content?: CampaignContent;
 
   /**
    * No message to a contact between `start` and `end` in its own time zone (UTC when it has
@@ -173,11 +180,12 @@ export class UpdateCampaignDto {
   channels?: CampaignChannel[];
 
   /** Replaces the content of every channel beyond email. */
+  @ApiPropertyOptional({ type: CampaignContentDto })
   @IsOmittable()
   @IsObject()
   @ValidateNested()
   @Type(() => CampaignContentDto)
-  content?: CampaignContentDto;
+  content?: CampaignContent;
 
   /** null removes the quiet hours. */
   @IsOptional()
