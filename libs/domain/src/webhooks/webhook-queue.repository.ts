@@ -262,12 +262,22 @@ export class WebhookQueueRepository {
     );
   }
 
-  /** A delivery of the organization with its endpoint's retry limit, locked for a resend. */
+  /**
+   * A delivery of the organization with its endpoint's retry limit, locked for a resend: its queue
+   * row first (when it has one), then the delivery, the order an attempt's record takes them in.
+   */
   async lockForResend(
     organizationId: string,
     id: string,
     em: EntityManager,
   ): Promise<ResendState | null> {
+    await query(
+      em,
+      sql`SELECT q.delivery_id FROM webhook_delivery_queue q
+            JOIN webhook_deliveries d ON d.id = q.delivery_id
+           WHERE d.organization_id = ${organizationId}::uuid AND q.delivery_id = ${id}::uuid
+          FOR UPDATE OF q`,
+    );
     const rows = await query<ResendState>(
       em,
       sql`SELECT d.status, d.attempt_count AS "attemptCount", e.max_retries AS "maxRetries",
@@ -312,19 +322,21 @@ export class WebhookQueueRepository {
    * is kept (its outcome stands, and a claim skips the row until it is recorded).
    */
   async requeue(organizationId: string, id: string, now: Date, em: EntityManager): Promise<void> {
+    // The queue row first, then the delivery, as an attempt's record takes them (see lockForResend).
     await query(
       em,
-      sql`WITH queued AS (
-        INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
-        SELECT id, webhook_endpoint_id, ${now}::timestamptz
-        FROM webhook_deliveries
-        WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid
-        ON CONFLICT (delivery_id) DO UPDATE
-          SET next_retry_at = NULL, queued_at = ${now}::timestamptz
-      )
-      UPDATE webhook_deliveries
-      SET status = 'pending', next_retry_at = NULL, updated_at = ${now}::timestamptz
-      WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`,
+      sql`INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, queued_at)
+          SELECT id, webhook_endpoint_id, ${now}::timestamptz
+            FROM webhook_deliveries
+           WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid
+          ON CONFLICT (delivery_id) DO UPDATE
+            SET next_retry_at = NULL, queued_at = ${now}::timestamptz`,
+    );
+    await query(
+      em,
+      sql`UPDATE webhook_deliveries
+             SET status = 'pending', next_retry_at = NULL, updated_at = ${now}::timestamptz
+           WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`,
     );
   }
 
