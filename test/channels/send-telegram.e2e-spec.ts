@@ -2,69 +2,37 @@
 // this process, the Telegram Bot API fake taking setWebhook and the sends, its users opening the
 // bot's deep link, blocking and unblocking it, each an Update posted to our webhook.
 import { INestApplication } from '@nestjs/common';
-import { TestingModule } from '@nestjs/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { getQueueToken } from '@nestjs/bull';
-import type { Queue } from 'bull';
-import { QUEUES, setLogSink } from '@app/domain';
 import { telegramWebhookSecret } from '@app/domain/channels/providers/telegram-bot.adapter';
 import { TelegramLinkTokens } from '@app/domain/channels/telegram-link-token';
-import { freePort } from '../selfhost/support';
-import { startWorker, sendingEnv, waitForMessage } from '../sending/support/sending';
-import { createTestApp } from '../support/app';
+import { waitForMessage } from '../sending/support/sending';
 import { newBotToken, TelegramFake } from '../support/providers/telegram-fake';
 import { createSession, Session } from '../support/session';
 import { waitFor } from '../support/wait-for';
 import { Receiver } from '../webhooks/webhook-support';
-import { telegramAccount } from './support/accounts';
+import { ChannelStack, startChannelStack, telegramAccount } from './support/accounts';
 
 describe('POST /api/v1/send/telegram → Telegram Bot API', () => {
   let tg: TelegramFake;
+  let stack: ChannelStack;
   let app: INestApplication;
-  let worker: TestingModule;
   let s: Session;
   let ds: DataSource;
   let providerId: string;
   let base: string;
   let receiver: Receiver;
   /** Every log line of the api and the worker, at debug level, for the secrets check. */
-  const lines: string[] = [];
+  let lines: string[];
   /** Every response body of this file's calls to the api. */
   const bodies: string[] = [];
   /** Every job the api and the worker put on the delivery queue. */
-  const payloads: string[] = [];
-
-  function recordJobs(queue: Queue): void {
-    const add = queue.add.bind(queue) as (...args: unknown[]) => unknown;
-    const addBulk = queue.addBulk.bind(queue);
-    queue.add = ((...args: unknown[]) => {
-      payloads.push(JSON.stringify(args));
-      return add(...args);
-    }) as Queue['add'];
-    queue.addBulk = (jobs) => {
-      payloads.push(JSON.stringify(jobs));
-      return addBulk(jobs);
-    };
-  }
+  let payloads: string[];
 
   beforeAll(async () => {
     tg = await TelegramFake.start({ localMode: true, botUsername: 'acme_news_bot' });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    sendingEnv({
-      PUBLIC_BASE_URL: base,
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      DELIVERY_RETRY_BASE_MS: '300',
-    });
-    setLogSink((line) => lines.push(line));
-    process.env.LOG_LEVEL = 'debug';
-    app = await createTestApp({ logLevel: 'debug' });
-    await app.listen(port, '127.0.0.1');
-    worker = await startWorker();
-    process.env.LOG_LEVEL = 'error';
-    recordJobs(app.get<Queue>(getQueueToken(QUEUES.email)));
-    recordJobs(worker.get<Queue>(getQueueToken(QUEUES.email)));
+    stack = await startChannelStack();
+    ({ app, base, lines, payloads } = stack);
     s = await createSession(app, { plan: 'pro' });
     ds = app.get(DataSource);
     receiver = await new Receiver().start();
@@ -76,11 +44,9 @@ describe('POST /api/v1/send/telegram → Telegram Bot API', () => {
       .expect(201);
   });
   afterAll(async () => {
-    await worker.close();
-    await app.close();
+    await stack.stop();
     await tg.stop();
     await receiver.stop();
-    setLogSink((line) => process.stdout.write(line + '\n'));
   });
   beforeEach(() => tg.resetFloodControl());
 
