@@ -1,69 +1,43 @@
 // POST /api/v1/send/sms end to end (§17): the api listening on PUBLIC_BASE_URL, the worker in this
 // process, the Twilio fake taking the sends and posting signed status callbacks and inbound texts.
 import { INestApplication } from '@nestjs/common';
-import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { getQueueToken } from '@nestjs/bull';
-import type { Queue } from 'bull';
-import { blindIndexOf, fieldCipher, QUEUES, setLogSink } from '@app/domain';
-import { freePort } from '../selfhost/support';
-import { startWorker, sendingEnv, waitForMessage } from '../sending/support/sending';
-import { createTestApp } from '../support/app';
+import { blindIndexOf, fieldCipher } from '@app/domain';
+import { waitForMessage } from '../sending/support/sending';
 import { TwilioFake } from '../support/providers/twilio-fake';
 import { createSession, Session } from '../support/session';
 import { waitFor } from '../support/wait-for';
 import { Receiver } from '../webhooks/webhook-support';
-import { connect, spentForTheDay, twilioAccount } from './support/accounts';
+import {
+  ChannelStack,
+  connect,
+  spentForTheDay,
+  startChannelStack,
+  twilioAccount,
+} from './support/accounts';
 
 const OUR_NUMBER = '+15005550006';
 
 describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
   let twilio: TwilioFake;
+  let stack: ChannelStack;
   let app: INestApplication;
-  let worker: TestingModule;
   let s: Session;
   let ds: DataSource;
   let providerId: string;
   let base: string;
   let receiver: Receiver;
   /** Every log line of the api and the worker, at debug level, for the secrets check. */
-  const lines: string[] = [];
+  let lines: string[];
   /** Every response body of this file's sends. */
   const bodies: string[] = [];
   /** Every job the api and the worker put on the delivery queue. */
-  const payloads: string[] = [];
-
-  /** Records what `queue` is given to carry. */
-  function recordJobs(queue: Queue): void {
-    const add = queue.add.bind(queue) as (...args: unknown[]) => unknown;
-    const addBulk = queue.addBulk.bind(queue);
-    queue.add = ((...args: unknown[]) => {
-      payloads.push(JSON.stringify(args));
-      return add(...args);
-    }) as Queue['add'];
-    queue.addBulk = (jobs) => {
-      payloads.push(JSON.stringify(jobs));
-      return addBulk(jobs);
-    };
-  }
+  let payloads: string[];
 
   beforeAll(async () => {
     twilio = await TwilioFake.start();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    sendingEnv({
-      PUBLIC_BASE_URL: base,
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-      DELIVERY_RETRY_BASE_MS: '300',
-    });
-    setLogSink((line) => lines.push(line));
-    process.env.LOG_LEVEL = 'debug';
-    app = await createTestApp({ logLevel: 'debug' });
-    await app.listen(port, '127.0.0.1');
-    worker = await startWorker();
-    process.env.LOG_LEVEL = 'error';
-    recordJobs(app.get<Queue>(getQueueToken(QUEUES.email)));
-    recordJobs(worker.get<Queue>(getQueueToken(QUEUES.email)));
+    stack = await startChannelStack();
+    ({ app, base, lines, payloads } = stack);
     s = await createSession(app, { plan: 'pro' });
     ds = app.get(DataSource);
     providerId = await connect(s, twilioAccount(twilio, OUR_NUMBER));
@@ -76,11 +50,9 @@ describe('POST /api/v1/send/sms → Twilio → status callbacks', () => {
       .expect(201);
   });
   afterAll(async () => {
-    await worker.close();
-    await app.close();
+    await stack.stop();
     await twilio.stop();
     await receiver.stop();
-    setLogSink((line) => process.stdout.write(line + '\n'));
   });
 
   const callbackUrl = () => `${base}/channels/callbacks/${providerId}`;
