@@ -1,5 +1,6 @@
 export * from './common/clock';
 export * from './common/ids';
+export * from './common/org-id';
 export * from './common/pagination';
 export * from './common/periodic';
 export * from './config/app-config';
