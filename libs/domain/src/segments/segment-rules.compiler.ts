@@ -1,9 +1,8 @@
 // Compiles a validated rule tree (or a static membership) into one SQL predicate.
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
 import { ENCRYPTED_DISPLAY_NAME_SQL } from '../contacts/contact.entity';
-import { escapeLike } from '../contacts/contacts.repository';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
-import { join, raw, sql, Sql } from '../database/sql';
+import { escapeLike, join, raw, sql, Sql } from '../database/sql';
 import type { ContactSegment } from './contact-segment.entity';
 import {
   CodeField,
