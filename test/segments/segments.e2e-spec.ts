@@ -3,7 +3,7 @@
 // (another organization's segment is 404 on every route; its contacts never appear).
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { fieldCipher, query, SegmentsService, sql } from '@app/domain';
+import { fieldCipher } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
 import { seedContacts, SeedContact, Seeded } from './seed';
@@ -479,35 +479,6 @@ describe('Contact segments (§6)', () => {
       const p2 = await s.http.get(`${SEGMENTS}/${id}/contacts?limit=2&page=2`).expect(200);
       expect(ids(p2)).toEqual(['target']);
       expect(p2.body.data[0].emails).toHaveLength(2);
-    });
-  });
-
-  describe('SegmentsService.contactSelection (for other areas, e.g. campaign audiences)', () => {
-    it('selects the members of either type in SQL that also binds its own parameters', async () => {
-      const svc = app.get(SegmentsService);
-      const dyn = (
-        await s.http
-          .post(SEGMENTS, { name: 'sel', type: 'dynamic', rules: targetRules })
-          .expect(201)
-      ).body.data.id;
-      const st = (
-        await s.http
-          .post(SEGMENTS, { name: 'sel', type: 'static', contactIds: [seeded.ids.c4] })
-          .expect(201)
-      ).body.data.id;
-      for (const [id, expected] of [
-        [dyn, ['target']],
-        [st, ['c4']],
-      ] as const) {
-        const sel = await svc.contactSelection(s.org.id, id);
-        const rows = await query<{ id: string }>(
-          ds,
-          sql`SELECT c.id FROM contacts c WHERE c.first_name <> ${'nobody'}
-                AND c.organization_id = ${s.org.id} AND ${sel}`,
-        );
-        expect(rows.map((r) => seeded.keys[r.id])).toEqual(expected);
-      }
-      await expect(svc.contactSelection(other.org.id, dyn)).rejects.toThrow('Segment not found');
     });
   });
 

@@ -6,7 +6,7 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { ApiExtension, ApiHeader, ApiSecurity } from '@nestjs/swagger';
-import type { AuthContext, Scope } from '@app/domain';
+import type { AuthContext, OrgId as DomainOrgId, Scope } from '@app/domain';
 import type { Request } from 'express';
 
 export const PUBLIC_ROUTE = 'route:public';
@@ -38,7 +38,8 @@ export interface AuthedRequest extends Request {
   requestId?: string;
 }
 
-/** The organization of the authenticated caller. */
+/** The organization of the authenticated caller: `@OrgId() orgId: OrgId`. */
+export type OrgId = DomainOrgId;
 export const OrgId = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
   const req = ctx.switchToHttp().getRequest<AuthedRequest>();
   if (!req.auth) throw new Error('OrgId used on a route without authentication');

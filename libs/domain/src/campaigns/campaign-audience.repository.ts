@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHANNEL_RECORDS, UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
 import { PROVIDER_CHANNELS } from '../channels/provider-adapter';
+import type { OrgId } from '../common/org-id';
 import { query, raw, sql, Sql } from '../database/sql';
 import { SUPPRESSED_EMAIL_STATUSES } from '../messaging/contact-email-status.repository';
 import type { CampaignChannel } from './campaign.entity';
@@ -27,27 +28,30 @@ const REACHABLE_CASES = [
 ].join('\n');
 const SUPPRESSED = [...SUPPRESSED_EMAIL_STATUSES];
 
-/** A list's subscribed members, or the contacts a segment's predicate (over `contacts c`) picks. */
-export type Audience = { listId: string } | { selection: Sql };
+/**
+ * A list's subscribed members, or contacts named by id (a batch of a segment's contacts, which
+ * the segments area hands out).
+ */
+export type Audience = { listId: string } | { contactIds: string[] };
 
 @Injectable()
 export class CampaignAudienceRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /** The list's preferred channels, in order (none when the list is gone). */
-  async preferredChannels(organizationId: string, listId: string): Promise<string[]> {
+  async preferredChannels(orgId: OrgId, listId: string): Promise<string[]> {
     const [row] = await query<{ channels: string[] }>(
       this.ds,
       sql`SELECT preferred_channels AS channels FROM contact_lists
-           WHERE organization_id = ${organizationId} AND id = ${listId}`,
+           WHERE organization_id = ${orgId} AND id = ${listId}`,
     );
     return row?.channels ?? [];
   }
 
-  async listExists(organizationId: string, listId: string, em?: EntityManager): Promise<boolean> {
+  async listExists(orgId: OrgId, listId: string, em?: EntityManager): Promise<boolean> {
     const rows = await query(
       em ?? this.ds.manager,
-      sql`SELECT 1 FROM contact_lists WHERE organization_id = ${organizationId} AND id = ${listId}`,
+      sql`SELECT 1 FROM contact_lists WHERE organization_id = ${orgId} AND id = ${listId}`,
     );
     return rows.length > 0;
   }
@@ -57,20 +61,21 @@ export class CampaignAudienceRepository {
    * none): a channel the organization sends on (email, and those with a provider account not
    * disabled) on which the contact has a record that may be sent to (a Telegram record once its
    * chat is linked); for email, the ContactEmail (the primary, else the oldest, of those that may
-   * be sent to). The audience is a list's subscribed members, or the contacts `selection` (a
-   * predicate over `contacts c`) picks. Columns: contact_id, channel, contact_email_id.
+   * be sent to). The audience is a list's subscribed members, or the contacts of the organization
+   * among `contactIds`. Columns: contact_id, channel, contact_email_id.
    */
-  private choice(organizationId: string, audience: Audience, channels: CampaignChannel[]): Sql {
+  private choice(orgId: OrgId, audience: Audience, channels: CampaignChannel[]): Sql {
     const contacts =
       'listId' in audience
         ? sql`SELECT m.contact_id AS id, m.organization_id FROM contact_list_memberships m
-               WHERE m.organization_id = ${organizationId} AND m.contact_list_id = ${audience.listId}
+               WHERE m.organization_id = ${orgId} AND m.contact_list_id = ${audience.listId}
                  AND m.status = 'subscribed'`
         : sql`SELECT c.id, c.organization_id FROM contacts c
-               WHERE c.organization_id = ${organizationId} AND (${audience.selection})`;
+               WHERE c.organization_id = ${orgId}
+                 AND c.id = ANY(${audience.contactIds}::uuid[])`;
     return sql`WITH open AS (
             SELECT DISTINCT channel FROM channel_providers
-             WHERE organization_id = ${organizationId} AND status <> 'disabled'
+             WHERE organization_id = ${orgId} AND status <> 'disabled'
             UNION ALL SELECT 'email'),
           tried AS (
             SELECT o.channel, o.pos
@@ -84,7 +89,7 @@ export class CampaignAudienceRepository {
                ORDER BY t.pos LIMIT 1) ch ON true
             LEFT JOIN LATERAL (
               SELECT ce.id FROM contact_emails ce
-               WHERE ch.channel = 'email' AND ce.organization_id = ${organizationId}
+               WHERE ch.channel = 'email' AND ce.organization_id = ${orgId}
                  AND ce.contact_id = a.id AND ce.status <> ALL(${SUPPRESSED}::text[])
                ORDER BY ce.is_primary DESC, ce.created_at, ce.id
                LIMIT 1) e ON true`;
@@ -95,7 +100,7 @@ export class CampaignAudienceRepository {
    * reachable on none is recorded `unreachable`. Idempotent.
    */
   async addRecipients(
-    organizationId: string,
+    orgId: OrgId,
     campaignId: string,
     audience: Audience,
     channels: CampaignChannel[],
@@ -106,30 +111,30 @@ export class CampaignAudienceRepository {
       em,
       sql`INSERT INTO campaign_recipients (campaign_id, contact_id, organization_id,
                                            contact_email_id, channel, status, next_attempt_at)
-          SELECT ${campaignId}, x.contact_id, ${organizationId}, x.contact_email_id, x.channel,
+          SELECT ${campaignId}, x.contact_id, ${orgId}, x.contact_email_id, x.channel,
                  CASE WHEN x.channel IS NULL THEN 'unreachable' ELSE 'pending' END, ${now}
-            FROM (${this.choice(organizationId, audience, channels)}) x
+            FROM (${this.choice(orgId, audience, channels)}) x
           ON CONFLICT (campaign_id, contact_id) DO NOTHING`,
     );
   }
 
   /** How many contacts of the audience each channel would reach now (null: none), sending nothing. */
   async reach(
-    organizationId: string,
+    orgId: OrgId,
     audience: Audience,
     channels: CampaignChannel[],
   ): Promise<{ channel: CampaignChannel | null; n: number }[]> {
     return query(
       this.ds,
       sql`SELECT x.channel, count(*)::int AS n
-            FROM (${this.choice(organizationId, audience, channels)}) x
+            FROM (${this.choice(orgId, audience, channels)}) x
            GROUP BY x.channel`,
     );
   }
 
   /** The campaign's recipients to send to, and the contacts reachable on none of its channels. */
   async recipientCounts(
-    organizationId: string,
+    orgId: OrgId,
     campaignId: string,
     em: EntityManager,
   ): Promise<{ reachable: number; unreachable: number }> {
@@ -138,7 +143,7 @@ export class CampaignAudienceRepository {
       sql`SELECT count(*) FILTER (WHERE status <> 'unreachable')::int AS reachable,
                  count(*) FILTER (WHERE status = 'unreachable')::int AS unreachable
             FROM campaign_recipients
-           WHERE organization_id = ${organizationId} AND campaign_id = ${campaignId}`,
+           WHERE organization_id = ${orgId} AND campaign_id = ${campaignId}`,
     );
     return row;
   }

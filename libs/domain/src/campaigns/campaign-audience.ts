@@ -1,7 +1,8 @@
-// Who a campaign reaches (a list's subscribers or a segment's members), materialised with the
+// Who a campaign reaches (a list's subscribers or a segment's contacts), materialised with the
 // channel each contact is reached on.
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { NotFoundError } from '../errors/domain-errors';
 import { SegmentsService } from '../segments/segments.service';
 import { Audience, CampaignAudienceRepository } from './campaign-audience.repository';
@@ -31,27 +32,24 @@ export class CampaignAudience {
 
   /** 404 when the list or segment is not one of the organization's. */
   async assertTargetExists(
-    organizationId: string,
+    orgId: OrgId,
     target: CampaignTarget,
     em?: EntityManager,
   ): Promise<void> {
     if (target.listId) {
-      if (!(await this.campaigns.listExists(organizationId, target.listId, em))) {
+      if (!(await this.campaigns.listExists(orgId, target.listId, em))) {
         throw new NotFoundError('Contact list');
       }
       return;
     }
     // 404 `Segment not found` when it is not the organization's.
-    await this.segments.contactSelection(organizationId, target.segmentId!);
+    await this.segments.get(orgId, target.segmentId!);
   }
 
   /** The channels of a campaign that names none: its list's preferred channels, else email. */
-  async defaultChannels(
-    organizationId: string,
-    target: CampaignTarget,
-  ): Promise<CampaignChannel[]> {
+  async defaultChannels(orgId: OrgId, target: CampaignTarget): Promise<CampaignChannel[]> {
     const preferred = target.listId
-      ? await this.campaigns.preferredChannels(organizationId, target.listId)
+      ? await this.campaigns.preferredChannels(orgId, target.listId)
       : [];
     const channels = preferred.filter((c): c is CampaignChannel =>
       (CAMPAIGN_CHANNELS as readonly string[]).includes(c),
@@ -61,49 +59,57 @@ export class CampaignAudience {
 
   /**
    * How many contacts of the target each channel of `channels` would reach if the campaign were
-   * sent now, and how many none would: a count, nothing is sent or stored.
+   * sent now, and how many none would: a count, nothing is sent or stored. A segment is counted
+   * batch by batch, one statement each.
    */
   async reach(
-    organizationId: string,
+    orgId: OrgId,
     target: CampaignTarget,
     channels: CampaignChannel[],
   ): Promise<CampaignReach> {
-    const rows = await this.campaigns.reach(
-      organizationId,
-      await this.audienceOf(organizationId, target),
-      channels,
-    );
     const byChannel = Object.fromEntries(channels.map((c) => [c, 0])) as Record<string, number>;
-    let unreachable = 0;
-    for (const r of rows) {
-      if (r.channel) byChannel[r.channel] = r.n;
-      else unreachable = r.n;
+    const reach: CampaignReach = { total: 0, byChannel, unreachable: 0 };
+    for await (const audience of this.audienceOf(orgId, target)) {
+      for (const r of await this.campaigns.reach(orgId, audience, channels)) {
+        if (r.channel) byChannel[r.channel] += r.n;
+        else reach.unreachable += r.n;
+        reach.total += r.n;
+      }
     }
-    const total = rows.reduce((n, r) => n + r.n, 0);
-    return { total, byChannel, unreachable };
+    return reach;
   }
 
-  private async audienceOf(organizationId: string, target: CampaignTarget): Promise<Audience> {
-    return target.listId
-      ? { listId: target.listId }
-      : { selection: await this.segments.contactSelection(organizationId, target.segmentId!) };
+  /**
+   * The target as audiences of one statement each: the list whole, or the segment's contacts in
+   * the batches the segments area hands out. 404 when the segment is not the organization's.
+   */
+  private async *audienceOf(orgId: OrgId, target: CampaignTarget): AsyncGenerator<Audience> {
+    if (target.listId) {
+      yield { listId: target.listId };
+      return;
+    }
+    for await (const contactIds of await this.segments.contactIdBatches(orgId, target.segmentId!)) {
+      yield { contactIds };
+    }
   }
 
   /**
    * Inserts one recipient per audience member, on the first of `channels` it can be reached on
    * (else `unreachable`), and answers how many the campaign reaches and does not. Idempotent. A
-   * dynamic segment's rules are evaluated now.
+   * dynamic segment's rules are evaluated now; a segment's contacts are inserted batch by batch,
+   * one statement each.
    */
   async materialise(
-    organizationId: string,
+    orgId: OrgId,
     campaignId: string,
     target: CampaignTarget,
     channels: CampaignChannel[],
     now: Date,
     em: EntityManager,
   ): Promise<{ reachable: number; unreachable: number }> {
-    const audience = await this.audienceOf(organizationId, target);
-    await this.campaigns.addRecipients(organizationId, campaignId, audience, channels, now, em);
-    return this.campaigns.recipientCounts(organizationId, campaignId, em);
+    for await (const audience of this.audienceOf(orgId, target)) {
+      await this.campaigns.addRecipients(orgId, campaignId, audience, channels, now, em);
+    }
+    return this.campaigns.recipientCounts(orgId, campaignId, em);
   }
 }

@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bull';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { inTransaction } from '../database/transaction';
 import {
@@ -67,12 +68,12 @@ export class CampaignService {
     private readonly senders: SenderPolicy,
   ) {}
 
-  async list(organizationId: string, q: CampaignListQuery): Promise<Page<Campaign>> {
+  async list(organizationId: OrgId, q: CampaignListQuery): Promise<Page<Campaign>> {
     const [items, total] = await this.campaigns.list(organizationId, q);
     return new Page(items, total, { page: q.page, limit: q.limit });
   }
 
-  async get(organizationId: string, id: string, em?: EntityManager): Promise<Campaign> {
+  async get(organizationId: OrgId, id: string, em?: EntityManager): Promise<Campaign> {
     const campaign = await this.campaigns.find(organizationId, id, { em });
     if (!campaign) throw new NotFoundError('Campaign');
     return campaign;
@@ -83,7 +84,7 @@ export class CampaignService {
    * campaign view shows delivered, deferred, bounced and failed beside sentCount. Counted from the
    * message log, so messages past the organization's log retention are no longer counted.
    */
-  async delivery(organizationId: string, id: string): Promise<CampaignDelivery> {
+  async delivery(organizationId: OrgId, id: string): Promise<CampaignDelivery> {
     return this.campaigns.deliveryCounts(organizationId, id);
   }
 
@@ -95,7 +96,7 @@ export class CampaignService {
    * The campaign by channel: its recipients on each (by fan-out status) and their messages still
    * in the log (by delivery status).
    */
-  async byChannel(organizationId: string, id: string): Promise<Record<string, ChannelSummary>> {
+  async byChannel(organizationId: OrgId, id: string): Promise<Record<string, ChannelSummary>> {
     const { recipients, messages } = await this.campaigns.channelCounts(organizationId, id);
     const out: Record<string, ChannelSummary> = {};
     const of = (channel: string) =>
@@ -117,7 +118,7 @@ export class CampaignService {
     return out;
   }
 
-  async create(organizationId: string, input: CreateCampaignInput): Promise<Campaign> {
+  async create(organizationId: OrgId, input: CreateCampaignInput): Promise<Campaign> {
     const target = this.target(input, true)!;
     await this.audience.assertTargetExists(organizationId, target);
     const channels =
@@ -156,7 +157,7 @@ export class CampaignService {
    * channels, else email), would reach now, by channel: a count, nothing is sent.
    */
   async reach(
-    organizationId: string,
+    organizationId: OrgId,
     input: { listId?: string; segmentId?: string; channels?: CampaignChannel[] },
   ): Promise<CampaignReach> {
     const target = this.target(input, true)!;
@@ -167,7 +168,7 @@ export class CampaignService {
   }
 
   /** Only a draft can be edited; anything else is history (409 E_BUSINESS_RULE_VIOLATION). */
-  async update(organizationId: string, id: string, input: CampaignContentInput): Promise<Campaign> {
+  async update(organizationId: OrgId, id: string, input: CampaignContentInput): Promise<Campaign> {
     return inTransaction(this.ds, async (em) => {
       const campaign = await this.lockedDraft(em, organizationId, id, 'edited');
       const target = this.target(input, false);
@@ -186,7 +187,7 @@ export class CampaignService {
   }
 
   /** Only a draft can be deleted: a campaign that sent is the history its conversions refer to. */
-  async remove(organizationId: string, id: string): Promise<Campaign> {
+  async remove(organizationId: OrgId, id: string): Promise<Campaign> {
     return inTransaction(this.ds, async (em) => {
       const campaign = await this.lockedDraft(em, organizationId, id, 'deleted');
       await this.campaigns.delete(organizationId, id, em);
@@ -199,7 +200,7 @@ export class CampaignService {
    * fan-out. A campaign that is not a draft, or whose audience has nobody to email, is refused
    * with 409 E_CAMPAIGN_NOT_SENDABLE and left unchanged.
    */
-  async send(organizationId: string, id: string): Promise<Campaign> {
+  async send(organizationId: OrgId, id: string): Promise<Campaign> {
     const now = this.clock.now();
     const campaign = await inTransaction(this.ds, async (em) => {
       const c = await this.lock(em, organizationId, id);
@@ -252,7 +253,7 @@ export class CampaignService {
    * Stops a draft or a sending campaign. Recipients not yet sent are recorded failed with the
    * reason; messages already handed to the send path are not recalled.
    */
-  async cancel(organizationId: string, id: string): Promise<Campaign> {
+  async cancel(organizationId: OrgId, id: string): Promise<Campaign> {
     const now = this.clock.now();
     return inTransaction(this.ds, async (em) => {
       const c = await this.lock(em, organizationId, id);
@@ -282,7 +283,7 @@ export class CampaignService {
       );
   }
 
-  private async lock(em: EntityManager, organizationId: string, id: string): Promise<Campaign> {
+  private async lock(em: EntityManager, organizationId: OrgId, id: string): Promise<Campaign> {
     const c = await this.campaigns.find(organizationId, id, { em, lock: true });
     if (!c) throw new NotFoundError('Campaign');
     return c;
@@ -290,7 +291,7 @@ export class CampaignService {
 
   private async lockedDraft(
     em: EntityManager,
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     verb: string,
   ): Promise<Campaign> {

@@ -1,5 +1,4 @@
 import { normaliseContactListQuery } from './contact-query';
-import { escapeLike } from './contacts.repository';
 import { uniqueTagNames } from './contact-tags.service';
 
 describe('normaliseContactListQuery', () => {
@@ -18,12 +17,6 @@ describe('normaliseContactListQuery', () => {
   it('trims the search', () => {
     expect(normaliseContactListQuery({ search: '  ada ' }).search).toBe('ada');
     expect(normaliseContactListQuery({ search: '   ' }).search).toBeNull();
-  });
-});
-
-describe('escapeLike', () => {
-  it('escapes LIKE wildcards and the escape character', () => {
-    expect(escapeLike('50%_off\\')).toBe('50\\%\\_off\\\\');
   });
 });
 

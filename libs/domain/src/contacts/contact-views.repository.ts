@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
 import { selectList, toEntities, toListedEntities } from '../database/entity-rows';
-import { join, query, raw, sql, Sql } from '../database/sql';
+import { escapeLike, join, query, raw, sql, Sql } from '../database/sql';
 import { blindIndexCandidatesOf } from './blind-index';
 import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
 import { ContactList } from './contact-list.entity';
@@ -12,7 +12,6 @@ import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
 import { ContactResponseSource, ContactView } from './contact-views';
 import { Contact } from './contact.entity';
-import { escapeLike } from './contacts.repository';
 import { normalisePhone } from './phone-number';
 
 export interface ContactLoadOptions {

@@ -6,11 +6,6 @@ import { join, query, raw, sql } from '../database/sql';
 import { ConflictError } from '../errors/domain-errors';
 import { Contact, ContactStatus, displayNameColumn } from './contact.entity';
 
-/** Escapes the LIKE wildcards of a user's fragment. */
-export function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (m) => '\\' + m);
-}
-
 /** A unique violation on the email blind index: that address is another contact's already. */
 export function isDuplicateEmail(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string };

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { join, query, raw, sql } from './sql';
+import { escapeLike, join, query, raw, sql } from './sql';
 
 /** A DataSource whose `query` answers what TypeORM's PostgreSQL runner answers for `command`. */
 function fakeDb(command: 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE', rows: unknown[]) {
@@ -28,6 +28,12 @@ describe('sql', () => {
     const q = sql`SELECT * FROM ${raw('t')} WHERE ${where} LIMIT ${3}`;
     expect(q.text).toBe('SELECT * FROM t WHERE a = $1 AND b = $2 LIMIT $3');
     expect(q.values).toEqual([1, 2, 3]);
+  });
+});
+
+describe('escapeLike', () => {
+  it('escapes LIKE wildcards and the escape character', () => {
+    expect(escapeLike('50%_off\\')).toBe('50\\%\\_off\\\\');
   });
 });
 

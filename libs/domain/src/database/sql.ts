@@ -13,6 +13,11 @@ export const sql = sqltag as (strings: ReadonlyArray<string>, ...values: unknown
 /** `values` (each bound, or spliced when a `Sql`) with `separator` between them; not empty. */
 export const join = joinSql as (values: unknown[], separator?: string) => Sql;
 
+/** Escapes the LIKE wildcards of a user's fragment (the pattern is used with `ESCAPE '\\'`). */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (m) => '\\' + m);
+}
+
 /**
  * Runs `q` and answers its rows: for a SELECT, and for an INSERT, UPDATE or DELETE with
  * RETURNING (TypeORM answers `[rows, affected]` for UPDATE and DELETE; rows are objects, never

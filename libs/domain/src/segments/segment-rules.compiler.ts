@@ -1,10 +1,9 @@
 // Compiles a validated rule tree (or a static membership) into one SQL predicate.
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
 import { ENCRYPTED_DISPLAY_NAME_SQL } from '../contacts/contact.entity';
-import { escapeLike } from '../contacts/contacts.repository';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
-import { join, raw, sql, Sql } from '../database/sql';
-import type { ContactSegment } from './contact-segment.entity';
+import { escapeLike, join, raw, sql, Sql } from '../database/sql';
+import type { ContactSelection } from './contact-selection';
 import {
   CodeField,
   DateField,
@@ -14,7 +13,6 @@ import {
   TextField,
   TextOperator,
 } from './segment-rules';
-import { parseRules } from './segment-rules.parser';
 
 /*
  * The predicate is over `contacts c`: every value is bound, and the only identifiers come from the
@@ -70,18 +68,16 @@ export function compileRules(tree: RuleGroup, ctx: CompileContext): Sql {
 }
 
 /**
- * A segment's members as a predicate over `contacts c`: a static segment's membership rows, or a
- * dynamic segment's rules evaluated at `now`. The caller scopes `c.organization_id` itself.
+ * A selection of the organization's contacts as a predicate over `contacts c`: a static segment's
+ * membership rows, or a rule tree evaluated at its `now`. The segments repository ANDs it after
+ * `c.organization_id = <organization>`.
  */
-export function segmentPredicate(
-  segment: Pick<ContactSegment, 'id' | 'organizationId' | 'type' | 'rules'>,
-  now: Date,
-): Sql {
-  if (segment.type === 'dynamic') {
-    return compileRules(parseRules(segment.rules), { now, organizationId: segment.organizationId });
+export function selectionPredicate(organizationId: string, selection: ContactSelection): Sql {
+  if (selection.kind === 'rules') {
+    return compileRules(selection.rules, { now: selection.now, organizationId });
   }
   return sql`EXISTS (SELECT 1 FROM contact_segment_members sm
-                      WHERE sm.segment_id = ${segment.id}::uuid AND sm.contact_id = c.id)`;
+                      WHERE sm.segment_id = ${selection.segmentId}::uuid AND sm.contact_id = c.id)`;
 }
 
 function compileNode(node: RuleNode, ctx: CompileContext): Sql {

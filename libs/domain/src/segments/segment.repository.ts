@@ -2,11 +2,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
-import { query, sql, Sql } from '../database/sql';
+import { empty, query, sql, Sql } from '../database/sql';
 import { inTransaction } from '../database/transaction';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
+import type { ContactSelection, WalkKey, WalkPage } from './contact-selection';
 import type { RuleGroupJson } from './segment-rules';
+import { selectionPredicate } from './segment-rules.compiler';
 
 export interface NewSegment {
   name: string;
@@ -25,8 +28,9 @@ const SELECTION_SETTINGS = sql`SELECT set_config('work_mem', '32MB', true), set_
        set_config('max_parallel_workers_per_gather', '0', true)`;
 
 /**
- * Every method takes the organization id first, and a selection predicate is always ANDed after
- * `c.organization_id = <organization>`, so a rule can never reach another organization.
+ * Every method takes the organization id first, and a selection is rendered here alone, its
+ * predicate always ANDed after `c.organization_id = <organization>`, so a rule can never reach
+ * another organization.
  */
 @Injectable()
 export class SegmentRepository {
@@ -40,9 +44,9 @@ export class SegmentRepository {
     return em ?? this.ds.manager;
   }
 
-  async insert(organizationId: string, s: NewSegment, em?: EntityManager): Promise<string> {
+  async insert(orgId: OrgId, s: NewSegment, em?: EntityManager): Promise<string> {
     const result = await this.em(em).insert(ContactSegment, {
-      organizationId,
+      organizationId: orgId,
       name: s.name,
       description: s.description,
       type: s.type,
@@ -54,19 +58,19 @@ export class SegmentRepository {
 
   /** The segment, locked FOR UPDATE with `lock` (inside a transaction). */
   find(
-    organizationId: string,
+    orgId: OrgId,
     id: string,
     opts: { em?: EntityManager; lock?: boolean } = {},
   ): Promise<ContactSegment | null> {
     return this.em(opts.em).findOne(ContactSegment, {
-      where: { organizationId, id },
+      where: { organizationId: orgId, id },
       ...(opts.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
   }
 
-  list(organizationId: string, page: PageRequest): Promise<[ContactSegment[], number]> {
+  list(orgId: OrgId, page: PageRequest): Promise<[ContactSegment[], number]> {
     return this.ds.manager.findAndCount(ContactSegment, {
-      where: { organizationId },
+      where: { organizationId: orgId },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: pageOffset(page),
       take: page.limit,
@@ -74,36 +78,36 @@ export class SegmentRepository {
   }
 
   async update(
-    organizationId: string,
+    orgId: OrgId,
     id: string,
     patch: Partial<Pick<ContactSegment, 'name' | 'description' | 'rules'>>,
   ): Promise<void> {
-    await this.ds.manager.update(ContactSegment, { organizationId, id }, patch);
+    await this.ds.manager.update(ContactSegment, { organizationId: orgId, id }, patch);
   }
 
   /** True when a row was deleted; its memberships go with it (cascade). */
-  async delete(organizationId: string, id: string): Promise<boolean> {
-    const result = await this.ds.manager.delete(ContactSegment, { organizationId, id });
+  async delete(orgId: OrgId, id: string): Promise<boolean> {
+    const result = await this.ds.manager.delete(ContactSegment, { organizationId: orgId, id });
     return (result.affected ?? 0) > 0;
   }
 
   /** How many of the given (distinct) contact ids exist in the organization. */
   async countExistingContacts(
-    organizationId: string,
+    orgId: OrgId,
     contactIds: string[],
     em?: EntityManager,
   ): Promise<number> {
     const [row] = await query<{ n: number }>(
       this.em(em),
       sql`SELECT count(*)::int AS n FROM contacts
-           WHERE organization_id = ${organizationId} AND id = ANY(${contactIds}::uuid[])`,
+           WHERE organization_id = ${orgId} AND id = ANY(${contactIds}::uuid[])`,
     );
     return row.n;
   }
 
   /** Adds memberships (existing ones untouched); the count trigger adjusts contact_count. */
   async addMembers(
-    organizationId: string,
+    orgId: OrgId,
     segmentId: string,
     contactIds: string[],
     em: EntityManager,
@@ -112,14 +116,14 @@ export class SegmentRepository {
       em,
       sql`INSERT INTO contact_segment_members (segment_id, contact_id, organization_id)
           SELECT ${segmentId}, c.id, c.organization_id FROM contacts c
-           WHERE c.organization_id = ${organizationId} AND c.id = ANY(${contactIds}::uuid[])
+           WHERE c.organization_id = ${orgId} AND c.id = ANY(${contactIds}::uuid[])
            ORDER BY c.id
           ON CONFLICT (segment_id, contact_id) DO NOTHING`,
     );
   }
 
   async removeMembers(
-    organizationId: string,
+    orgId: OrgId,
     segmentId: string,
     contactIds: string[],
     em: EntityManager,
@@ -127,7 +131,7 @@ export class SegmentRepository {
     await query(
       em,
       sql`DELETE FROM contact_segment_members
-           WHERE organization_id = ${organizationId} AND segment_id = ${segmentId}
+           WHERE organization_id = ${orgId} AND segment_id = ${segmentId}
              AND contact_id = ANY(${contactIds}::uuid[])`,
     );
   }
@@ -140,26 +144,64 @@ export class SegmentRepository {
     });
   }
 
-  async countContacts(organizationId: string, selection: Sql): Promise<number> {
+  async countContacts(orgId: OrgId, selection: ContactSelection): Promise<number> {
     const [row] = await this.selectionQuery<{ n: number }>(
       sql`SELECT count(*)::int AS n FROM contacts c
-           WHERE c.organization_id = ${organizationId} AND ${selection}`,
+           WHERE c.organization_id = ${orgId} AND ${selectionPredicate(orgId, selection)}`,
     );
     return row.n;
   }
 
   /** Ids of a page of the selection, newest first (createdAt, then id, descending). */
   async pageContactIds(
-    organizationId: string,
-    selection: Sql,
+    orgId: OrgId,
+    selection: ContactSelection,
     page: PageRequest,
   ): Promise<string[]> {
     const rows = await this.selectionQuery<{ id: string }>(
       sql`SELECT c.id FROM contacts c
-           WHERE c.organization_id = ${organizationId} AND ${selection}
+           WHERE c.organization_id = ${orgId} AND ${selectionPredicate(orgId, selection)}
            ORDER BY c.created_at DESC, c.id DESC
            LIMIT ${page.limit}::int OFFSET ${pageOffset(page)}::int`,
     );
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Up to `limit` ids of the selection after `after` (from the start when null), one statement a
+   * batch however far the walk is: a static segment's membership rows by contact id (the primary
+   * key), a rule tree's contacts by (created_at, id) descending (the organization's created_at
+   * index). `next` is null once a batch comes back short.
+   */
+  async walkContactIds(
+    orgId: OrgId,
+    selection: ContactSelection,
+    after: WalkKey | null,
+    limit: number,
+  ): Promise<WalkPage> {
+    if (selection.kind === 'members') {
+      const rows = await query<{ id: string }>(
+        this.ds,
+        sql`SELECT sm.contact_id AS id FROM contact_segment_members sm
+             WHERE sm.organization_id = ${orgId} AND sm.segment_id = ${selection.segmentId}
+               ${after ? sql`AND sm.contact_id > ${after.id}::uuid` : empty}
+             ORDER BY sm.contact_id
+             LIMIT ${limit}::int`,
+      );
+      const last = rows.length === limit ? rows[rows.length - 1] : null;
+      return { ids: rows.map((r) => r.id), next: last && { id: last.id, createdAt: null } };
+    }
+    const rows = await this.selectionQuery<{ id: string; created_at: string }>(
+      sql`SELECT c.id, c.created_at::text AS created_at FROM contacts c
+           WHERE c.organization_id = ${orgId} AND ${selectionPredicate(orgId, selection)}
+             ${after ? sql`AND (c.created_at, c.id) < (${after.createdAt}::timestamptz, ${after.id}::uuid)` : empty}
+           ORDER BY c.created_at DESC, c.id DESC
+           LIMIT ${limit}::int`,
+    );
+    const last = rows.length === limit ? rows[rows.length - 1] : null;
+    return {
+      ids: rows.map((r) => r.id),
+      next: last && { id: last.id, createdAt: last.created_at },
+    };
   }
 }

@@ -2,14 +2,14 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { ContactView } from '../contacts/contact-views';
 import { ContactsService } from '../contacts/contacts.service';
 import { Page, PageRequest } from '../common/pagination';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
-import type { Sql } from '../database/sql';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
+import type { ContactSelection, WalkKey } from './contact-selection';
 import { RuleGroup, rulesToJson } from './segment-rules';
-import { compileRules, segmentPredicate } from './segment-rules.compiler';
 import { parseRules } from './segment-rules.parser';
 import { SegmentRepository } from './segment.repository';
 
@@ -36,10 +36,12 @@ export interface SegmentPreview {
 const CONTACT_LOAD = { channels: ['email'] as const, tags: true };
 
 export const PREVIEW_SAMPLE_SIZE = 10;
+/** Contact ids per batch handed to other areas (`contactIdBatches`), each batch one statement. */
+export const CONTACT_ID_BATCH_SIZE = 5000;
 
 /**
  * A dynamic segment is compiled to SQL on every request, so it follows contact changes with no
- * refresh step.
+ * refresh step. Other areas receive a segment's contacts as batches of ids, never as SQL.
  */
 @Injectable()
 export class SegmentsService {
@@ -49,7 +51,7 @@ export class SegmentsService {
     private readonly contactViews: ContactsService,
   ) {}
 
-  async create(organizationId: string, input: CreateSegmentInput): Promise<ContactSegment> {
+  async create(orgId: OrgId, input: CreateSegmentInput): Promise<ContactSegment> {
     let rules: RuleGroup | null = null;
     if (input.type === 'dynamic') {
       if (input.contactIds !== undefined) {
@@ -70,7 +72,7 @@ export class SegmentsService {
     const contactIds = unique(input.contactIds ?? []);
     const id = await this.repo.transaction(async (em) => {
       const segmentId = await this.repo.insert(
-        organizationId,
+        orgId,
         {
           name: input.name,
           description: input.description ?? null,
@@ -80,38 +82,30 @@ export class SegmentsService {
         em,
       );
       if (contactIds.length) {
-        await this.assertContactsExist(organizationId, contactIds, em);
-        await this.repo.addMembers(organizationId, segmentId, contactIds, em);
+        await this.assertContactsExist(orgId, contactIds, em);
+        await this.repo.addMembers(orgId, segmentId, contactIds, em);
       }
       return segmentId;
     });
-    return this.get(organizationId, id);
+    return this.get(orgId, id);
   }
 
-  async list(
-    organizationId: string,
-    page: PageRequest,
-    withCounts = false,
-  ): Promise<Page<ContactSegment>> {
-    const [items, total] = await this.repo.list(organizationId, page);
+  async list(orgId: OrgId, page: PageRequest, withCounts = false): Promise<Page<ContactSegment>> {
+    const [items, total] = await this.repo.list(orgId, page);
     // One count at a time: each can scan many contacts, and they share the pool with every request.
-    if (withCounts) for (const s of items) await this.fillCount(s);
+    if (withCounts) for (const s of items) await this.fillCount(orgId, s);
     return new Page(items, total, page);
   }
 
-  async get(organizationId: string, id: string, withCounts = false): Promise<ContactSegment> {
-    const segment = await this.repo.find(organizationId, id);
+  async get(orgId: OrgId, id: string, withCounts = false): Promise<ContactSegment> {
+    const segment = await this.repo.find(orgId, id);
     if (!segment) throw new NotFoundError('Segment');
-    if (withCounts) await this.fillCount(segment);
+    if (withCounts) await this.fillCount(orgId, segment);
     return segment;
   }
 
-  async update(
-    organizationId: string,
-    id: string,
-    input: UpdateSegmentInput,
-  ): Promise<ContactSegment> {
-    const segment = await this.get(organizationId, id);
+  async update(orgId: OrgId, id: string, input: UpdateSegmentInput): Promise<ContactSegment> {
+    const segment = await this.get(orgId, id);
     const patch: Partial<Pick<ContactSegment, 'name' | 'description' | 'rules'>> = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.description !== undefined) patch.description = input.description;
@@ -121,12 +115,12 @@ export class SegmentsService {
       }
       patch.rules = rulesToJson(parseRules(input.rules));
     }
-    if (Object.keys(patch).length) await this.repo.update(organizationId, id, patch);
-    return this.get(organizationId, id);
+    if (Object.keys(patch).length) await this.repo.update(orgId, id, patch);
+    return this.get(orgId, id);
   }
 
-  async remove(organizationId: string, id: string): Promise<void> {
-    if (!(await this.repo.delete(organizationId, id))) throw new NotFoundError('Segment');
+  async remove(orgId: OrgId, id: string): Promise<void> {
+    if (!(await this.repo.delete(orgId, id))) throw new NotFoundError('Segment');
   }
 
   /**
@@ -134,103 +128,114 @@ export class SegmentsService {
    * contact of the organization, else 404 and nothing changes; contactCount moves in the same
    * transaction.
    */
-  addMembers(organizationId: string, id: string, contactIds: string[]): Promise<ContactSegment> {
-    return this.changeMembers(organizationId, id, contactIds, 'add');
+  addMembers(orgId: OrgId, id: string, contactIds: string[]): Promise<ContactSegment> {
+    return this.changeMembers(orgId, id, contactIds, 'add');
   }
 
   /** Removes contacts from a static segment; ids that are not members are ignored. */
-  removeMembers(organizationId: string, id: string, contactIds: string[]): Promise<ContactSegment> {
-    return this.changeMembers(organizationId, id, contactIds, 'remove');
+  removeMembers(orgId: OrgId, id: string, contactIds: string[]): Promise<ContactSegment> {
+    return this.changeMembers(orgId, id, contactIds, 'remove');
   }
 
   private changeMembers(
-    organizationId: string,
+    orgId: OrgId,
     id: string,
     contactIds: string[],
     change: 'add' | 'remove',
   ): Promise<ContactSegment> {
     const ids = unique(contactIds);
     return this.repo.transaction(async (em) => {
-      await this.lockStatic(organizationId, id, em);
-      await this.assertContactsExist(organizationId, ids, em);
-      if (change === 'add') await this.repo.addMembers(organizationId, id, ids, em);
-      else await this.repo.removeMembers(organizationId, id, ids, em);
-      return (await this.repo.find(organizationId, id, { em }))!;
+      await this.lockStatic(orgId, id, em);
+      await this.assertContactsExist(orgId, ids, em);
+      if (change === 'add') await this.repo.addMembers(orgId, id, ids, em);
+      else await this.repo.removeMembers(orgId, id, ids, em);
+      return (await this.repo.find(orgId, id, { em }))!;
     });
   }
 
   /** The count and the first contacts that rules would select, without storing anything. */
-  async preview(organizationId: string, rules: unknown): Promise<SegmentPreview> {
-    const sel = this.compile(organizationId, parseRules(rules));
+  async preview(orgId: OrgId, rules: unknown): Promise<SegmentPreview> {
+    const sel: ContactSelection = {
+      kind: 'rules',
+      rules: parseRules(rules),
+      now: this.clock.now(),
+    };
     const [count, ids] = await Promise.all([
-      this.repo.countContacts(organizationId, sel),
-      this.repo.pageContactIds(organizationId, sel, { page: 1, limit: PREVIEW_SAMPLE_SIZE }),
+      this.repo.countContacts(orgId, sel),
+      this.repo.pageContactIds(orgId, sel, { page: 1, limit: PREVIEW_SAMPLE_SIZE }),
     ]);
-    return { count, sample: await this.load(organizationId, ids) };
+    return { count, sample: await this.load(orgId, ids) };
   }
 
   /** A page of the segment's contacts (newest first) with emails and tags. */
-  async contacts(
-    organizationId: string,
-    id: string,
-    page: PageRequest,
-  ): Promise<Page<ContactView>> {
-    const segment = await this.get(organizationId, id);
+  async contacts(orgId: OrgId, id: string, page: PageRequest): Promise<Page<ContactView>> {
+    const segment = await this.get(orgId, id);
     const sel = this.selection(segment);
     const [ids, total] = await Promise.all([
-      this.repo.pageContactIds(organizationId, sel, page),
+      this.repo.pageContactIds(orgId, sel, page),
       segment.type === 'static'
         ? Promise.resolve(segment.contactCount ?? 0)
-        : this.repo.countContacts(organizationId, sel),
+        : this.repo.countContacts(orgId, sel),
     ]);
-    return new Page(await this.load(organizationId, ids), total, page);
+    return new Page(await this.load(orgId, ids), total, page);
   }
 
   /** The contacts' views in page order, emails and tags batch-loaded by the contacts area. */
-  private load(organizationId: string, ids: string[]): Promise<ContactView[]> {
-    return this.contactViews.loadViews(organizationId, ids, CONTACT_LOAD);
+  private load(orgId: OrgId, ids: string[]): Promise<ContactView[]> {
+    return this.contactViews.loadViews(orgId, ids, CONTACT_LOAD);
   }
 
   /**
-   * The segment's members as a predicate over `contacts c`, for other areas' SQL (e.g. a campaign
-   * audience); the caller must also scope `c.organization_id` itself. 404 when the segment is not
-   * the organization's.
+   * The segment's contacts for other areas (e.g. a campaign audience), as batches of at most
+   * `size` ids: each id a contact of the organization, once, and no batch empty. A dynamic
+   * segment's rules are evaluated at the instant of this call for every batch. 404 when the
+   * segment is not the organization's.
    */
-  async contactSelection(organizationId: string, id: string): Promise<Sql> {
-    return this.selection(await this.get(organizationId, id));
+  async contactIdBatches(
+    orgId: OrgId,
+    id: string,
+    size = CONTACT_ID_BATCH_SIZE,
+  ): Promise<AsyncIterable<string[]>> {
+    const selection = this.selection(await this.get(orgId, id));
+    return this.walk(orgId, selection, size);
   }
 
-  private selection(segment: ContactSegment): Sql {
-    return segmentPredicate(segment, this.clock.now());
+  private async *walk(
+    orgId: OrgId,
+    selection: ContactSelection,
+    size: number,
+  ): AsyncGenerator<string[]> {
+    let after: WalkKey | null = null;
+    do {
+      const page = await this.repo.walkContactIds(orgId, selection, after, size);
+      if (page.ids.length) yield page.ids;
+      after = page.next;
+    } while (after);
   }
 
-  private compile(organizationId: string, tree: RuleGroup): Sql {
-    return compileRules(tree, { now: this.clock.now(), organizationId });
+  /** Who the segment picks now: its member rows, or its rules evaluated at the clock's instant. */
+  private selection(segment: ContactSegment): ContactSelection {
+    return segment.type === 'dynamic'
+      ? { kind: 'rules', rules: parseRules(segment.rules), now: this.clock.now() }
+      : { kind: 'members', segmentId: segment.id };
   }
 
-  private async fillCount(segment: ContactSegment): Promise<void> {
+  private async fillCount(orgId: OrgId, segment: ContactSegment): Promise<void> {
     if (segment.type === 'dynamic') {
-      segment.contactCount = await this.repo.countContacts(
-        segment.organizationId,
-        this.selection(segment),
-      );
+      segment.contactCount = await this.repo.countContacts(orgId, this.selection(segment));
     }
   }
 
-  private async lockStatic(organizationId: string, id: string, em: EntityManager): Promise<void> {
-    const segment = await this.repo.find(organizationId, id, { em, lock: true });
+  private async lockStatic(orgId: OrgId, id: string, em: EntityManager): Promise<void> {
+    const segment = await this.repo.find(orgId, id, { em, lock: true });
     if (!segment) throw new NotFoundError('Segment');
     if (segment.type !== 'static') {
       throw new ConflictError('Members can only be changed on a static segment');
     }
   }
 
-  private async assertContactsExist(
-    organizationId: string,
-    ids: string[],
-    em: EntityManager,
-  ): Promise<void> {
-    const found = await this.repo.countExistingContacts(organizationId, ids, em);
+  private async assertContactsExist(orgId: OrgId, ids: string[], em: EntityManager): Promise<void> {
+    const found = await this.repo.countExistingContacts(orgId, ids, em);
     if (found !== ids.length) throw new NotFoundError('Contact');
   }
 }
