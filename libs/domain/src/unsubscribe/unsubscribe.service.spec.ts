@@ -179,6 +179,16 @@ describe('UnsubscribeService.unsubscribe', () => {
     ]);
   });
 
+  it("announces nothing when a list campaign's contact had already left that list", async () => {
+    const { service, events } = setup({ left: [] });
+    await expect(service.unsubscribe(TOKEN, 'one-click')).resolves.toEqual({
+      organizationId: ORG,
+      changed: true,
+      listIds: [],
+    });
+    expect(events.emit).toHaveBeenCalledWith(expect.anything(), ORG, []);
+  });
+
   it('announces each list left when unsubscribing from every list', async () => {
     const { service, events } = setup({
       target: target({ listId: null }),
