@@ -30,7 +30,15 @@ class FakeTags {
     if ([...this.rows.values()].some((t) => t.name.toLowerCase() === name.toLowerCase()))
       throw duplicate();
     const id = `tag-${++this.next}`;
-    this.rows.set(id, { id, organizationId: ORG, name, contactCount: 0 } as ContactTag);
+    const at = new Date('2030-01-01T00:00:00Z');
+    this.rows.set(id, {
+      id,
+      organizationId: ORG,
+      name,
+      contactCount: 0,
+      createdAt: at,
+      updatedAt: at,
+    });
     return id;
   }
 

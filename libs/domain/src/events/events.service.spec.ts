@@ -35,7 +35,7 @@ function setup() {
       async (_em: EntityManager, _org: string, _endpoint: string, _e: unknown, _now: Date) =>
         `d${++next}` as string | null,
     ),
-    notify: jest.fn(async (_ds: DataSource, _channel: string, _ids: string[]) => undefined),
+    notify: jest.fn(async (_ds: DataSource, _channel: string, _ids: string[]): Promise<void> => {}),
   };
   const clock: Clock = { now: () => NOW };
   const events = new Events(ds, repository as unknown as EventRepository, clock, {
