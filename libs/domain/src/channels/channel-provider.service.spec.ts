@@ -1,30 +1,20 @@
 // Provider accounts (§17) with a fake repository, fake adapters and a fake target check: the
-// field rules at the service, the one default per channel, the callback registration, the
-// account's health from send outcomes, and the test send.
+// field rules at the service, the one default per channel, and the callback registration
+// (channel-provider-health.spec.ts covers send outcomes and the test send).
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock';
 import { asOrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { TargetNotAllowedError } from '../dns/target';
-import type { ProviderName } from './channel-provider.entity';
 import type {
   ChannelProviderRepository,
   NewProviderAccount,
   ProviderAccountChange,
   ProviderAccountRecord,
 } from './channel-provider.repository';
-import {
-  AUTH_FAILURES_BEFORE_FAILING,
-  ChannelProviderService,
-  NewProviderInput,
-} from './channel-provider.service';
-import type {
-  ProviderAccount,
-  ProviderChannel,
-  ProviderMessage,
-  SendOutcome,
-} from './provider-adapter';
+import { ChannelProviderService, NewProviderInput } from './channel-provider.service';
+import type { ProviderAccount, ProviderChannel } from './provider-adapter';
 import { ProviderHttp, ProviderUnreachableError } from './provider-http';
 import type { ProviderRegistry } from './provider-registry';
 
@@ -63,8 +53,6 @@ interface Options {
   /** Hosts the target check refuses as private. */
   privateHosts?: string[];
   register?: (account: ProviderAccount, url: string) => Promise<void>;
-  outcome?: SendOutcome;
-  noAdapter?: boolean;
 }
 
 function setup(opts: Options = {}) {
@@ -116,23 +104,10 @@ function setup(opts: Options = {}) {
     ),
     remove: jest.fn(async (_org: string, _id: string, _em?: EntityManager) => stored),
     promoteOldest: jest.fn(async () => undefined),
-    defaultOf: jest.fn(async () => stored),
-    recordAuthFailure: jest.fn(async (_org: string, _id: string, _threshold: number, _now: Date) =>
-      record({ status: 'failing', consecutiveAuthFailures: 3 }),
-    ),
-    recordAuthSuccess: jest.fn(async (_org: string, _id: string, _now: Date) => record()),
   };
-  const adapter = {
-    send: jest.fn(
-      async (_account: ProviderAccount, _message: ProviderMessage): Promise<SendOutcome> =>
-        opts.outcome ?? { kind: 'accepted', providerMessageId: 'SM1', status: 'sent' },
-    ),
-    register: opts.register ? jest.fn(opts.register) : undefined,
-  };
+  const adapter = { register: opts.register ? jest.fn(opts.register) : undefined };
   const registry = {
-    adapterFor: jest.fn((_channel: ProviderChannel, _provider: string) =>
-      opts.noAdapter ? null : adapter,
-    ),
+    adapterFor: jest.fn((_channel: ProviderChannel, _provider: string) => adapter),
   };
   const http = {
     target: jest.fn(async (host: string) => {
@@ -379,109 +354,5 @@ describe('ChannelProviderService.update and remove', () => {
     const gone = setup();
     gone.repository.remove.mockResolvedValueOnce(null);
     await expect(gone.service.remove(ORG, ID)).rejects.toMatchObject({ code: 'E_ROW_NOT_FOUND' });
-  });
-});
-
-describe('ChannelProviderService.recordOutcome', () => {
-  it('counts a refusal of the credentials toward failing, and an answer from the provider resets it', async () => {
-    const { service, repository } = setup();
-    const failing = await service.recordOutcome(ORG, ID, { kind: 'unauthorized', message: '401' });
-    expect(repository.recordAuthFailure).toHaveBeenCalledWith(
-      ORG,
-      ID,
-      AUTH_FAILURES_BEFORE_FAILING,
-      NOW,
-    );
-    expect(failing?.status).toBe('failing');
-    await service.recordOutcome(ORG, ID, {
-      kind: 'rejected',
-      permanent: true,
-      code: '21211',
-      message: 'invalid number',
-    });
-    await service.recordOutcome(ORG, ID, {
-      kind: 'accepted',
-      providerMessageId: 'x',
-      status: 'sent',
-    });
-    expect(repository.recordAuthSuccess).toHaveBeenCalledTimes(2);
-    expect(repository.recordAuthSuccess).toHaveBeenCalledWith(ORG, ID, NOW);
-  });
-
-  it('says nothing of the credentials for a throttled or unavailable answer', async () => {
-    const { service, repository } = setup();
-    await expect(
-      service.recordOutcome(ORG, ID, { kind: 'throttled', retryAfterMs: 1000 }),
-    ).resolves.toBeNull();
-    await expect(
-      service.recordOutcome(ORG, ID, { kind: 'unavailable', message: '503' }),
-    ).resolves.toBeNull();
-    expect(repository.recordAuthFailure).not.toHaveBeenCalled();
-    expect(repository.recordAuthSuccess).not.toHaveBeenCalled();
-  });
-});
-
-describe('ChannelProviderService.test', () => {
-  it('sends one message through the account and answers the outcome', async () => {
-    const { service, adapter } = setup();
-    const result = await service.test(ORG, ID, { to: '+1 415 555 0100', text: 'Hello' });
-    const [account, message] = adapter.send.mock.calls[0];
-    expect(account).toMatchObject({ id: ID, organizationId: ORG, credentials: TWILIO_CREDENTIALS });
-    expect(message).toMatchObject({
-      to: '+14155550100',
-      content: { text: 'Hello' },
-      statusCallbackUrl: `${BASE_URL}/channels/callbacks/${ID}`,
-    });
-    expect(message.reference).toMatch(/^[0-9a-f-]{36}$/);
-    expect(result).toEqual({
-      outcome: 'accepted',
-      providerMessageId: 'SM1',
-      status: 'sent',
-      code: null,
-      message: null,
-      retryAfterMs: null,
-      providerStatus: 'active',
-    });
-  });
-
-  it("answers a refusal of the credentials with the account's status after it", async () => {
-    const { service } = setup({ outcome: { kind: 'unauthorized', message: 'bad token' } });
-    await expect(service.test(ORG, ID, { to: '+14155550100', text: 'Hi' })).resolves.toMatchObject({
-      outcome: 'unauthorized',
-      message: 'bad token',
-      providerStatus: 'failing',
-    });
-  });
-
-  it('refuses a disabled account or one without an adapter with 409, before sending', async () => {
-    const disabled = setup({ stored: record({ status: 'disabled' }) });
-    await expect(
-      disabled.service.test(ORG, ID, { to: '+14155550100', text: 'Hi' }),
-    ).rejects.toMatchObject({
-      code: 'E_BUSINESS_RULE_VIOLATION',
-      message: 'Provider is disabled',
-    });
-    expect(disabled.adapter.send).not.toHaveBeenCalled();
-    const unsupported = setup({
-      noAdapter: true,
-      stored: record({ provider: 'blooio' as ProviderName }),
-    });
-    await expect(
-      unsupported.service.test(ORG, ID, { to: '+14155550100', text: 'Hi' }),
-    ).rejects.toMatchObject({ code: 'E_BUSINESS_RULE_VIOLATION' });
-  });
-
-  it('refuses a message the channel does not take with a 422 naming the field', async () => {
-    const { service, adapter } = setup();
-    expect(await fieldsOf(service.test(ORG, ID, { to: 'not a number', text: 'Hi' }))).toEqual([
-      'to',
-    ]);
-    expect(adapter.send).not.toHaveBeenCalled();
-  });
-
-  it('answers 404 when the credentials of the account are gone', async () => {
-    const { service, repository } = setup();
-    repository.credentialsOf.mockResolvedValueOnce(null);
-    await expect(service.account(ORG, ID)).rejects.toMatchObject({ code: 'E_ROW_NOT_FOUND' });
   });
 });

@@ -200,7 +200,7 @@ describe('UnsubscribeService.unsubscribe', () => {
     ).toEqual([LIST, OTHER_LIST]);
   });
 
-  it('notes no engagement when the message log no longer keeps the message', async () => {
+  it('notes no engagement for a message the log has purged', async () => {
     const { service, engagement } = setup({ target: target({ messageId: null }) });
     await expect(service.unsubscribe(TOKEN, 'one-click')).resolves.toMatchObject({ changed: true });
     expect(engagement.record).not.toHaveBeenCalled();
