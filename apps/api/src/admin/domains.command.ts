@@ -1,7 +1,7 @@
 // `mp-admin add-domain`, `verify-domain` and `list-domains`: the sending-domain routes without
 // HTTP, through the same service; each answers the domains as the API does (records included).
 import { MAX_PAGE_LIMIT, SendingDomainService, ValidationFailedError } from '@app/domain';
-import { toSendingDomainResponse } from '../sending-domains/sending-domains.dto';
+import { toSendingDomainResponse } from '../sending-domains/sending-domain.response';
 import { AdminCommand, AdminOption, Flags, need, optInt, organizationId } from './admin-command';
 
 const ORG: AdminOption = {

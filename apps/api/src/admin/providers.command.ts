@@ -12,7 +12,7 @@ import {
 import {
   toChannelProviderResponse,
   toCreatedChannelProviderResponse,
-} from '../channels/channel-providers.dto';
+} from '../channels/channel-provider.response';
 import {
   AdminCommand,
   AdminOption,

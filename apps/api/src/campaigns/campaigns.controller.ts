@@ -5,13 +5,16 @@ import { CampaignService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { ApiEnvelope } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
+import { PageMetaResponse } from '../http/page-meta.response';
 import {
-  CampaignChannelSummaryDto,
-  CampaignDetailDto,
-  CampaignDto,
-  CampaignReachDto,
+  CampaignChannelSummaryResponse,
+  CampaignDetailResponse,
+  CampaignReachResponse,
+  CampaignResponse,
+  toCampaignDetailResponse,
+  toCampaignReachResponse,
   toCampaignResponse,
-} from './campaign-response.dto';
+} from './campaign.response';
 import {
   CampaignListQueryDto,
   CampaignReachRequestDto,
@@ -20,7 +23,7 @@ import {
 } from './campaigns.dto';
 
 @ApiTags('campaigns')
-@ApiExtraModels(CampaignChannelSummaryDto)
+@ApiExtraModels(CampaignChannelSummaryResponse)
 @Controller('api/v1/user/campaigns')
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignService) {}
@@ -28,7 +31,7 @@ export class CampaignsController {
   @Get()
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaigns fetched successfully')
-  @ApiEnvelope(CampaignDto, { isArray: true })
+  @ApiEnvelope(CampaignResponse, { isArray: true, meta: PageMetaResponse })
   async list(@OrgId() orgId: OrgId, @Query() q: CampaignListQueryDto) {
     const page = await this.campaigns.list(orgId, {
       page: q.page ?? 1,
@@ -41,7 +44,7 @@ export class CampaignsController {
   @Post()
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign created successfully')
-  @ApiEnvelope(CampaignDto)
+  @ApiEnvelope(CampaignResponse, { status: 201 })
   async create(@OrgId() orgId: OrgId, @Body() dto: CreateCampaignDto) {
     return toCampaignResponse(await this.campaigns.create(orgId, dto));
   }
@@ -54,29 +57,29 @@ export class CampaignsController {
   @HttpCode(200)
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaign reach counted successfully')
-  @ApiEnvelope(CampaignReachDto)
+  @ApiEnvelope(CampaignReachResponse)
   async reach(@OrgId() orgId: OrgId, @Body() dto: CampaignReachRequestDto) {
-    return this.campaigns.reach(orgId, dto);
+    return toCampaignReachResponse(await this.campaigns.reach(orgId, dto));
   }
 
   @Get(':id')
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaign fetched successfully')
-  @ApiEnvelope(CampaignDetailDto)
+  @ApiEnvelope(CampaignDetailResponse)
   async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     const campaign = await this.campaigns.get(orgId, id);
     const [delivery, byChannel] = await Promise.all([
       this.campaigns.delivery(orgId, id),
       this.campaigns.byChannel(orgId, id),
     ]);
-    return { ...toCampaignResponse(campaign), delivery, byChannel };
+    return toCampaignDetailResponse(campaign, delivery, byChannel);
   }
 
   /** Drafts only (409 E_BUSINESS_RULE_VIOLATION otherwise). */
   @Patch(':id')
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign updated successfully')
-  @ApiEnvelope(CampaignDto)
+  @ApiEnvelope(CampaignResponse)
   async update(
     @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
@@ -89,7 +92,7 @@ export class CampaignsController {
   @Delete(':id')
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign deleted successfully')
-  @ApiEnvelope(CampaignDto)
+  @ApiEnvelope(CampaignResponse)
   async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.remove(orgId, id));
   }
@@ -99,7 +102,7 @@ export class CampaignsController {
   @HttpCode(202)
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign is being sent')
-  @ApiEnvelope(CampaignDto)
+  @ApiEnvelope(CampaignResponse, { status: 202 })
   async send(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.send(orgId, id));
   }
@@ -108,7 +111,7 @@ export class CampaignsController {
   @HttpCode(200)
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign cancelled successfully')
-  @ApiEnvelope(CampaignDto)
+  @ApiEnvelope(CampaignResponse)
   async cancel(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.cancel(orgId, id));
   }

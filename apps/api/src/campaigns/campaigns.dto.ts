@@ -21,7 +21,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS, Conversion } from '@app/domain';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, CHANNELS } from '@app/domain';
 import type { CampaignChannel, CampaignContent } from '@app/domain';
 import {
   ImessageContentDto,
@@ -295,19 +295,4 @@ export class RecordConversionDto {
   @ToDate()
   @IsDate()
   occurredAt?: Date;
-}
-
-export function toConversionResponse(c: Conversion) {
-  return {
-    id: c.id,
-    organizationId: c.organizationId,
-    campaignId: c.campaignId,
-    contactId: c.contactId,
-    orderId: c.orderId,
-    revenue: c.revenue,
-    currency: c.currency,
-    channel: c.channel,
-    occurredAt: c.occurredAt,
-    createdAt: c.createdAt,
-  };
 }

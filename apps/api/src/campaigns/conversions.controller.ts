@@ -4,7 +4,9 @@ import { ApiTags } from '@nestjs/swagger';
 import { ConversionService } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
-import { RecordConversionDto, toConversionResponse } from './campaigns.dto';
+import { ApiEnvelope } from '../http/openapi-envelope';
+import { RecordConversionDto } from './campaigns.dto';
+import { ConversionResponse, toConversionResponse } from './conversion.response';
 
 @ApiTags('conversions')
 @Controller('api/v1/user/conversions')
@@ -15,6 +17,8 @@ export class ConversionsController {
   @Post()
   @RequireScopes('analytics:write')
   @ResponseMessage('Conversion recorded successfully')
+  @ApiEnvelope(ConversionResponse, { status: 201, description: 'Recorded' })
+  @ApiEnvelope(ConversionResponse, { description: 'The orderId was already recorded' })
   async record(
     @OrgId() orgId: string,
     @Body() dto: RecordConversionDto,

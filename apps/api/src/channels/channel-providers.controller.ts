@@ -3,18 +3,21 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiTags } from '@nestjs/swagger';
 import { ChannelProviderService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
-import { ApiEnvelope } from '../http/openapi-envelope';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
+import { PageMetaResponse } from '../http/page-meta.response';
 import {
-  ChannelProviderDto,
+  ChannelProviderResponse,
+  ChannelProviderTestResponse,
+  CreatedChannelProviderResponse,
+  toChannelProviderResponse,
+  toChannelProviderTestResponse,
+  toCreatedChannelProviderResponse,
+} from './channel-provider.response';
+import {
   ChannelProviderQueryDto,
   CreateChannelProviderDto,
-  CreatedChannelProviderDto,
   TestChannelProviderDto,
-  TestSendResultDto,
-  toChannelProviderResponse,
-  toCreatedChannelProviderResponse,
-  toTestSendResponse,
   UpdateChannelProviderDto,
 } from './channel-providers.dto';
 
@@ -27,7 +30,7 @@ export class ChannelProvidersController {
   @Post()
   @RequireScopes('channels:write')
   @ResponseMessage('Channel provider created successfully')
-  @ApiEnvelope(CreatedChannelProviderDto)
+  @ApiEnvelope(CreatedChannelProviderResponse, { status: 201 })
   async create(@OrgId() orgId: string, @Body() dto: CreateChannelProviderDto) {
     return toCreatedChannelProviderResponse(await this.providers.create(orgId, dto));
   }
@@ -35,7 +38,7 @@ export class ChannelProvidersController {
   @Get()
   @RequireScopes('channels:read')
   @ResponseMessage('Channel providers fetched successfully')
-  @ApiEnvelope(ChannelProviderDto, { isArray: true })
+  @ApiEnvelope(ChannelProviderResponse, { isArray: true, meta: PageMetaResponse })
   async list(@OrgId() orgId: string, @Query() q: ChannelProviderQueryDto) {
     const page = await this.providers.list(
       orgId,
@@ -48,7 +51,7 @@ export class ChannelProvidersController {
   @Get(':id')
   @RequireScopes('channels:read')
   @ResponseMessage('Channel provider fetched successfully')
-  @ApiEnvelope(ChannelProviderDto)
+  @ApiEnvelope(ChannelProviderResponse)
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toChannelProviderResponse(await this.providers.get(orgId, id));
   }
@@ -57,7 +60,7 @@ export class ChannelProvidersController {
   @Patch(':id')
   @RequireScopes('channels:write')
   @ResponseMessage('Channel provider updated successfully')
-  @ApiEnvelope(CreatedChannelProviderDto)
+  @ApiEnvelope(CreatedChannelProviderResponse)
   async update(
     @OrgId() orgId: string,
     @Param('id', uuidParam) id: string,
@@ -69,6 +72,7 @@ export class ChannelProvidersController {
   @Delete(':id')
   @RequireScopes('channels:write')
   @ResponseMessage('Channel provider deleted successfully')
+  @ApiEnvelopeNull()
   async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     await this.providers.remove(orgId, id);
     return null;
@@ -79,12 +83,12 @@ export class ChannelProvidersController {
   @HttpCode(200)
   @RequireScopes('channels:write')
   @ResponseMessage('Test message handed to the provider')
-  @ApiEnvelope(TestSendResultDto)
+  @ApiEnvelope(ChannelProviderTestResponse)
   async test(
     @OrgId() orgId: string,
     @Param('id', uuidParam) id: string,
     @Body() dto: TestChannelProviderDto,
   ) {
-    return toTestSendResponse(await this.providers.test(orgId, id, dto));
+    return toChannelProviderTestResponse(await this.providers.test(orgId, id, dto));
   }
 }

@@ -1,4 +1,4 @@
-// Bodies and response models of the provider-account routes (§17). Each provider's credential and
+// Bodies of the provider-account routes (§17). Each provider's credential and
 // settings fields are checked by the domain (channel-provider.rules.ts), the same rules as the CLI.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
@@ -14,19 +14,8 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import {
-  MAX_PER_SECOND_LIMIT,
-  PROVIDER_ACCOUNT_STATUSES,
-  PROVIDER_CHANNELS,
-  PROVIDER_NAMES,
-} from '@app/domain';
-import type {
-  ProviderAccountRecord,
-  ProviderAccountResult,
-  ProviderChannel,
-  ProviderName,
-  TestSendResult,
-} from '@app/domain';
+import { MAX_PER_SECOND_LIMIT, PROVIDER_CHANNELS, PROVIDER_NAMES } from '@app/domain';
+import type { ProviderChannel, ProviderName } from '@app/domain';
 import { PageQueryDto } from '../http/page-query.dto';
 import { IsOmittable } from '../http/validation';
 
@@ -138,97 +127,4 @@ export class TestChannelProviderDto {
   @IsOptional()
   @IsIn(['ios', 'android', 'web'])
   platform?: 'ios' | 'android' | 'web';
-}
-
-export class ChannelProviderDto {
-  @ApiProperty({ format: 'uuid' })
-  id: string;
-
-  @ApiProperty({ enum: PROVIDER_CHANNELS })
-  channel: string;
-
-  @ApiProperty({ enum: PROVIDER_NAMES })
-  provider: string;
-
-  name: string;
-
-  @ApiProperty(OBJECT_SCHEMA)
-  settings: Record<string, unknown>;
-
-  /** Always true: credentials are stored (encrypted) and never returned. */
-  @ApiProperty({ enum: [true] })
-  hasCredentials: true;
-
-  /** `failing`: the provider refused the credentials on consecutive sends. */
-  @ApiProperty({ enum: PROVIDER_ACCOUNT_STATUSES })
-  status: string;
-
-  isDefault: boolean;
-
-  maxPerSecond: number;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  createdAt: string;
-
-  @ApiProperty({ type: String, format: 'date-time' })
-  updatedAt: string;
-}
-
-export class CreatedChannelProviderDto extends ChannelProviderDto {
-  /** `http` provider only, when no secret was given: the generated signing secret, shown once. */
-  @ApiPropertyOptional()
-  secret?: string;
-}
-
-export class TestSendResultDto {
-  /** What the provider answered: `accepted`, `rejected`, `throttled`, `unavailable`, `unauthorized`. */
-  @ApiProperty({ enum: ['accepted', 'rejected', 'throttled', 'unavailable', 'unauthorized'] })
-  outcome: string;
-
-  @ApiProperty({ type: String, nullable: true })
-  providerMessageId: string | null;
-
-  @ApiProperty({ type: String, enum: ['sent', 'delivered'], nullable: true })
-  status: string | null;
-
-  /** The provider's error code of a rejection. */
-  @ApiProperty({ type: String, nullable: true })
-  code: string | null;
-
-  @ApiProperty({ type: String, nullable: true })
-  message: string | null;
-
-  @ApiProperty({ type: Number, nullable: true })
-  retryAfterMs: number | null;
-
-  /** The provider account's status after this answer. */
-  @ApiProperty({ enum: PROVIDER_ACCOUNT_STATUSES })
-  providerStatus: string;
-}
-
-/** The ChannelProvider of §17 (never its credentials). */
-export function toChannelProviderResponse(a: ProviderAccountRecord) {
-  return {
-    id: a.id,
-    channel: a.channel,
-    provider: a.provider,
-    name: a.name,
-    settings: a.settings,
-    hasCredentials: true as const,
-    status: a.status,
-    isDefault: a.isDefault,
-    maxPerSecond: a.maxPerSecond,
-    createdAt: a.createdAt,
-    updatedAt: a.updatedAt,
-  };
-}
-
-/** A created or changed account, with the generated `http` secret when there is one. */
-export function toCreatedChannelProviderResponse(r: ProviderAccountResult) {
-  const body = toChannelProviderResponse(r.account);
-  return r.secret ? { ...body, secret: r.secret } : body;
-}
-
-export function toTestSendResponse(r: TestSendResult) {
-  return { ...r };
 }

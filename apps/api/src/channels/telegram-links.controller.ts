@@ -1,12 +1,13 @@
 // POST /contacts/{contactId}/telegram/{channelId}/link (§17): the deep link of a contact's Telegram
 // record, which the contact opens to let the organization's bot write to it.
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsOptional, IsUUID } from 'class-validator';
 import { TelegramLinks } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { ApiEnvelope } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
+import { TelegramLinkResponse, toTelegramLinkResponse } from './telegram-link.response';
 
 export class TelegramLinkRequestDto {
   /** The bot's provider account; the organization's default Telegram provider when absent. */
@@ -14,17 +15,6 @@ export class TelegramLinkRequestDto {
   @IsOptional()
   @IsUUID()
   providerId?: string;
-}
-
-export class TelegramLinkDto {
-  @ApiProperty({ example: 'https://t.me/acme_bot?start=q3X…' })
-  url: string;
-
-  @ApiProperty({ format: 'uuid' })
-  providerId: string;
-
-  @ApiProperty({ example: 'acme_bot' })
-  botUsername: string;
 }
 
 @ApiTags('contacts')
@@ -37,13 +27,15 @@ export class TelegramLinksController {
   @HttpCode(200)
   @RequireScopes('contacts:write')
   @ResponseMessage('Telegram link created successfully')
-  @ApiEnvelope(TelegramLinkDto)
+  @ApiEnvelope(TelegramLinkResponse)
   async link(
     @OrgId() orgId: string,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: TelegramLinkRequestDto,
-  ): Promise<TelegramLinkDto> {
-    return this.links.link(orgId, contactId, channelId, dto.providerId);
+  ): Promise<TelegramLinkResponse> {
+    return toTelegramLinkResponse(
+      await this.links.link(orgId, contactId, channelId, dto.providerId),
+    );
   }
 }

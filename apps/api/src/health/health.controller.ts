@@ -6,8 +6,10 @@ import type { Response } from 'express';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Public } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
+import { HealthResponse, LivenessResponse, ProbeStatus } from './health.response';
 
-async function probe(fn: () => Promise<unknown>, ms = 1500): Promise<'up' | 'down'> {
+async function probe(fn: () => Promise<unknown>, ms = 1500): Promise<ProbeStatus> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('timeout')), ms);
@@ -33,14 +35,17 @@ export class HealthController {
   /** Liveness: the process answers; no dependency is consulted. */
   @Public()
   @Get('live')
-  live() {
+  @ApiEnvelope(LivenessResponse)
+  live(): LivenessResponse {
     return { status: 'ok' };
   }
 
   /** Readiness: database and Redis status; 503 when either is down. */
   @Public()
   @Get()
-  async health(@Res({ passthrough: true }) res: Response) {
+  @ApiEnvelope(HealthResponse, { description: 'Database and Redis are up' })
+  @ApiEnvelope(HealthResponse, { status: 503, description: 'Database or Redis is down' })
+  async health(@Res({ passthrough: true }) res: Response): Promise<HealthResponse> {
     const [database, redis] = await Promise.all([
       probe(() => this.ds.query('SELECT 1')),
       probe(() => this.redis.ping()),

@@ -1,8 +1,8 @@
-// The message log's query and path parameters and its response mappers.
+// The message log's query and path parameters.
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { IsDate, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { MESSAGE_CHANNELS, MESSAGE_STATUSES, ValidationFailedError } from '@app/domain';
-import type { MessageChannel, MessageLogEntry, MessageListEntry, MessageStatus } from '@app/domain';
+import type { MessageChannel, MessageStatus } from '@app/domain';
 import { PageQueryDto } from '../http/page-query.dto';
 import { ToDate } from '../http/validation';
 
@@ -70,57 +70,3 @@ export class JobIdParamPipe implements PipeTransform<string, string> {
 }
 
 export const jobIdParam = new JobIdParamPipe();
-
-function summaryFields(e: MessageListEntry) {
-  const s = e.summary;
-  return {
-    jobId: s.jobId,
-    channel: s.channel,
-    messageId: s.messageId,
-    senderAddress: s.senderAddress,
-    campaignId: s.campaignId,
-    contactId: s.contactId,
-    recipients: s.recipients,
-    status: s.status,
-    tags: s.tags,
-    createdAt: s.createdAt,
-    completedAt: s.completedAt,
-    retentionDays: e.retentionDays,
-  };
-}
-
-/** One message of GET /messages (the Message of the spec without attempts and events). */
-export function toMessageListItem(e: MessageListEntry) {
-  return summaryFields(e);
-}
-
-/** The Message of the spec (GET /messages/{jobId}). */
-export function toMessageResponse(e: MessageLogEntry) {
-  const recipients = e.summary.recipients;
-  return {
-    ...summaryFields(e),
-    deliveryAttempts: e.attempts.map((a) => ({
-      recipient: recipients[a.recipientIdx] ?? null,
-      status: a.status,
-      smtpCode: a.smtpCode,
-      smtpMessage: a.smtpMessage,
-      mxHost: a.mxHost,
-      outboundIp: a.outboundIp,
-      retryCount: a.retryCount,
-      attemptedAt: a.attemptedAt,
-      // Beyond email: the provider's own error code and the SMS segments billed.
-      ...(e.summary.channel !== 'email' && {
-        providerCode: a.providerCode ?? null,
-        segments: a.segments ?? null,
-      }),
-    })),
-    engagementEvents: e.events.map((ev) => ({
-      type: ev.type,
-      recipient: recipients[ev.recipientIndex] ?? null,
-      userAgent: ev.userAgent,
-      remoteIp: ev.remoteIp,
-      occurredAt: ev.occurredAt,
-      ...(ev.url ? { url: ev.url } : {}),
-    })),
-  };
-}

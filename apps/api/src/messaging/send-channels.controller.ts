@@ -3,8 +3,10 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import { ChannelSendService, IdempotencyService } from '@app/domain';
+import type { ChannelSendResult } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
 import {
   SendImessageDto,
   SendPushDto,
@@ -12,6 +14,7 @@ import {
   SendTelegramDto,
   SendWhatsappDto,
 } from './send-channels.dto';
+import { ChannelSendResponse, toChannelSendResponse } from './channel-send.response';
 import { CountsAuthFailures } from './send-ip-limits';
 
 const IDEMPOTENCY_HEADER = {
@@ -37,6 +40,7 @@ export class SendChannelsController {
   @CountsAuthFailures()
   @ResponseMessage('SMS queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async sms(
     @OrgId() orgId: string,
     @Body() dto: SendSmsDto,
@@ -55,6 +59,7 @@ export class SendChannelsController {
   @CountsAuthFailures()
   @ResponseMessage('Push notification queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async push(
     @OrgId() orgId: string,
     @Body() dto: SendPushDto,
@@ -73,6 +78,7 @@ export class SendChannelsController {
   @CountsAuthFailures()
   @ResponseMessage('WhatsApp message queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async whatsapp(
     @OrgId() orgId: string,
     @Body() dto: SendWhatsappDto,
@@ -91,6 +97,7 @@ export class SendChannelsController {
   @CountsAuthFailures()
   @ResponseMessage('Telegram message queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async telegram(
     @OrgId() orgId: string,
     @Body() dto: SendTelegramDto,
@@ -109,6 +116,7 @@ export class SendChannelsController {
   @CountsAuthFailures()
   @ResponseMessage('iMessage queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
+  @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async imessage(
     @OrgId() orgId: string,
     @Body() dto: SendImessageDto,
@@ -121,14 +129,16 @@ export class SendChannelsController {
   }
 
   /** The send, or the first answer to a repeat of its Idempotency-Key (the channel is hashed too). */
-  private async once<T>(
+  private async once(
     orgId: string,
     key: string | undefined,
     body: object,
     res: Response,
-    send: () => Promise<T>,
-  ) {
-    const { response, replayed } = await this.idempotency.run(orgId, key, body, send);
+    send: () => Promise<ChannelSendResult>,
+  ): Promise<ChannelSendResponse> {
+    const { response, replayed } = await this.idempotency.run(orgId, key, body, async () =>
+      toChannelSendResponse(await send()),
+    );
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     return response;
   }

@@ -4,7 +4,9 @@ import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import { IdempotencyService, SendService } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
 import { SendEmailDto } from './send.dto';
+import { SendEmailResponse, toSendEmailResponse } from './send.response';
 import { CountsAuthFailures } from './send-ip-limits';
 
 @ApiTags('send')
@@ -21,6 +23,7 @@ export class SendController {
   @RequireScopes('messages:send')
   @CountsAuthFailures()
   @ResponseMessage('Email queued for delivery')
+  @ApiEnvelope(SendEmailResponse, { status: 202 })
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
@@ -34,8 +37,8 @@ export class SendController {
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const { response, replayed } = await this.idempotency.run(orgId, key, dto, () =>
-      this.sender.send(orgId, dto),
+    const { response, replayed } = await this.idempotency.run(orgId, key, dto, async () =>
+      toSendEmailResponse(await this.sender.send(orgId, dto)),
     );
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     return response;

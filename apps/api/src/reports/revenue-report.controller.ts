@@ -3,7 +3,9 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { RevenueReportService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
 import { RevenueReportQueryDto } from './revenue-report.dto';
+import { RevenueReportResponse, toRevenueReportResponse } from './revenue-report.response';
 
 @ApiTags('reports')
 @Controller('api/v1/user/reports')
@@ -13,7 +15,8 @@ export class RevenueReportController {
   @Get('revenue-attribution')
   @RequireScopes('analytics:read')
   @ResponseMessage('Revenue attribution report fetched successfully')
+  @ApiEnvelope(RevenueReportResponse)
   async revenueAttribution(@OrgId() orgId: string, @Query() q: RevenueReportQueryDto) {
-    return this.reports.report(orgId, q);
+    return toRevenueReportResponse(await this.reports.report(orgId, q));
   }
 }

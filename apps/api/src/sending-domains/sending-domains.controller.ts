@@ -3,14 +3,12 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiTags } from '@nestjs/swagger';
 import { SendingDomainService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
-import { ApiEnvelope } from '../http/openapi-envelope';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
 import { PageQueryDto } from '../http/page-query.dto';
 import { uuidParam } from '../http/params';
-import {
-  CreateSendingDomainDto,
-  SendingDomainDto,
-  toSendingDomainResponse,
-} from './sending-domains.dto';
+import { PageMetaResponse } from '../http/page-meta.response';
+import { SendingDomainResponse, toSendingDomainResponse } from './sending-domain.response';
+import { CreateSendingDomainDto } from './sending-domains.dto';
 
 @ApiTags('sending-domains')
 @Controller('api/v1/user/sending-domains')
@@ -21,7 +19,7 @@ export class SendingDomainsController {
   @Post()
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain created successfully')
-  @ApiEnvelope(SendingDomainDto)
+  @ApiEnvelope(SendingDomainResponse, { status: 201 })
   async create(@OrgId() orgId: string, @Body() dto: CreateSendingDomainDto) {
     return toSendingDomainResponse(await this.domains.create(orgId, dto));
   }
@@ -29,7 +27,7 @@ export class SendingDomainsController {
   @Get()
   @RequireScopes('domains:read')
   @ResponseMessage('Sending domains fetched successfully')
-  @ApiEnvelope(SendingDomainDto, { isArray: true })
+  @ApiEnvelope(SendingDomainResponse, { isArray: true, meta: PageMetaResponse })
   async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
     const page = await this.domains.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toSendingDomainResponse);
@@ -38,7 +36,7 @@ export class SendingDomainsController {
   @Get(':id')
   @RequireScopes('domains:read')
   @ResponseMessage('Sending domain fetched successfully')
-  @ApiEnvelope(SendingDomainDto)
+  @ApiEnvelope(SendingDomainResponse)
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toSendingDomainResponse(await this.domains.get(orgId, id));
   }
@@ -48,7 +46,7 @@ export class SendingDomainsController {
   @HttpCode(200)
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain checked')
-  @ApiEnvelope(SendingDomainDto)
+  @ApiEnvelope(SendingDomainResponse)
   async verify(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toSendingDomainResponse(await this.domains.verify(orgId, id));
   }
@@ -57,6 +55,7 @@ export class SendingDomainsController {
   @Delete(':id')
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain deleted successfully')
+  @ApiEnvelopeNull()
   async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     await this.domains.remove(orgId, id);
     return null;

@@ -6,7 +6,15 @@ import type { AuthContext } from '@app/domain';
 import { Auth, OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { uuidParam } from '../http/params';
 import { PageQueryDto } from '../http/page-query.dto';
-import { CreateApiKeyDto, toApiKeyResponse, UpdateApiKeyDto } from './api-keys.dto';
+import { ApiEnvelope } from '../http/openapi-envelope';
+import { PageMetaResponse } from '../http/page-meta.response';
+import {
+  ApiKeyResponse,
+  CreatedApiKeyResponse,
+  toApiKeyResponse,
+  toCreatedApiKeyResponse,
+} from './api-key.response';
+import { CreateApiKeyDto, UpdateApiKeyDto } from './api-keys.dto';
 
 /** The calling API key, held to what it holds (§16); owner and admin tokens are not. */
 function byKey(auth: AuthContext): string | undefined {
@@ -21,6 +29,7 @@ export class ApiKeysController {
 
   @Get()
   @ResponseMessage('API keys fetched successfully')
+  @ApiEnvelope(ApiKeyResponse, { isArray: true, meta: PageMetaResponse })
   async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
     const page = await this.keys.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toApiKeyResponse);
@@ -33,13 +42,14 @@ export class ApiKeysController {
    */
   @Post()
   @ResponseMessage('API key created successfully')
+  @ApiEnvelope(CreatedApiKeyResponse, { status: 201 })
   async create(@Auth() auth: AuthContext, @Body() dto: CreateApiKeyDto) {
-    const { key, value } = await this.keys.create(auth.organizationId, dto, byKey(auth));
-    return { ...toApiKeyResponse(key), key: value };
+    return toCreatedApiKeyResponse(await this.keys.create(auth.organizationId, dto, byKey(auth)));
   }
 
   @Get(':id')
   @ResponseMessage('API key fetched successfully')
+  @ApiEnvelope(ApiKeyResponse)
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toApiKeyResponse(await this.keys.get(orgId, id));
   }
@@ -51,6 +61,7 @@ export class ApiKeysController {
    */
   @Patch(':id')
   @ResponseMessage('API key updated successfully')
+  @ApiEnvelope(ApiKeyResponse)
   async update(
     @Auth() auth: AuthContext,
     @Param('id', uuidParam) id: string,
@@ -65,6 +76,7 @@ export class ApiKeysController {
    */
   @Delete(':id')
   @ResponseMessage('API key revoked successfully')
+  @ApiEnvelope(ApiKeyResponse)
   async revoke(@Auth() auth: AuthContext, @Param('id', uuidParam) id: string) {
     return toApiKeyResponse(await this.keys.revoke(auth.organizationId, id, byKey(auth)));
   }

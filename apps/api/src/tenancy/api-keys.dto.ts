@@ -1,4 +1,4 @@
-// Request and response shapes of the API key routes.
+// Request bodies of the API key routes.
 import {
   ArrayMinSize,
   IsArray,
@@ -13,7 +13,7 @@ import {
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { ApiKey, SCOPES } from '@app/domain';
+import { SCOPES } from '@app/domain';
 import { IsOmittable, ToDate } from '../http/validation';
 
 export class CreateApiKeyDto {
@@ -81,21 +81,4 @@ export class UpdateApiKeyDto {
   @ToDate()
   @IsDate()
   expiresAt?: Date | null;
-}
-
-export function toApiKeyResponse(k: ApiKey) {
-  return {
-    id: k.id,
-    organizationId: k.organizationId,
-    name: k.name,
-    prefix: k.keyPrefix,
-    scopes: k.scopes,
-    rateLimitPerMinute: k.rateLimitPerMinute,
-    rateLimitPerDay: k.rateLimitPerDay,
-    expiresAt: k.expiresAt,
-    revokedAt: k.revokedAt,
-    lastUsedAt: k.lastUsedAt,
-    createdAt: k.createdAt,
-    updatedAt: k.updatedAt,
-  };
 }

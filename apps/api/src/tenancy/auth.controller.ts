@@ -5,10 +5,12 @@ import { APP_CONFIG, CredentialService, LoginService } from '@app/domain';
 import type { AppConfig } from '@app/domain';
 import type { Request, Response } from 'express';
 import { Public, ResponseMessage } from '../http/decorators';
-import { ApiEnvelope } from '../http/openapi-envelope';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
 import { isDashboardRequest, SessionCookie } from '../http/session-cookie';
 import { clientIp } from '../messaging/send-ip-limits';
-import { LoginDto, UserOrganizationDto } from './auth.dto';
+import { LoginDto } from './auth.dto';
+import { LoginResponse, toLoginResponse } from './login.response';
+import { toUserOrganizationResponse, UserOrganizationResponse } from './user-organization.response';
 
 @ApiTags('auth')
 @Controller('api/v1/auth')
@@ -34,6 +36,7 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @ResponseMessage('Logged in successfully')
+  @ApiEnvelope(LoginResponse)
   async login(
     @Body() dto: LoginDto,
     @Req() req: Request,
@@ -41,7 +44,7 @@ export class AuthController {
   ) {
     const token = await this.logins.login(dto.email, dto.password, clientIp(req));
     if (isDashboardRequest(req)) this.sessionCookie.set(res, token.accessToken);
-    return token;
+    return toLoginResponse(token);
   }
 
   /**
@@ -53,6 +56,7 @@ export class AuthController {
   @ApiSecurity('bearer')
   @HttpCode(200)
   @ResponseMessage('Logged out successfully')
+  @ApiEnvelopeNull()
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
     await this.credentials.logout(this.sessionCookie.presented(req));
     this.sessionCookie.clear(res);
@@ -67,9 +71,10 @@ export class AuthController {
   @Public()
   @Get('organizations')
   @ApiSecurity('bearer')
-  @ApiEnvelope(UserOrganizationDto, { isArray: true })
+  @ApiEnvelope(UserOrganizationResponse, { isArray: true })
   @ResponseMessage('Organizations fetched successfully')
-  organizations(@Req() req: Request) {
-    return this.credentials.organizationsOf(this.sessionCookie.presented(req));
+  async organizations(@Req() req: Request) {
+    const organizations = await this.credentials.organizationsOf(this.sessionCookie.presented(req));
+    return organizations.map(toUserOrganizationResponse);
   }
 }

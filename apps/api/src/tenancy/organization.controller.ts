@@ -4,6 +4,9 @@ import { ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { OrganizationService } from '@app/domain';
 import type { AuthContext } from '@app/domain';
 import { Auth, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope } from '../http/openapi-envelope';
+import { CredentialResponse, toCredentialResponse } from './credential.response';
+import { OrganizationResponse, toOrganizationResponse } from './organization.response';
 
 @ApiTags('organization')
 @ApiSecurity('apiKey')
@@ -15,30 +18,16 @@ export class OrganizationController {
   /** The credential itself: its organization, type and scopes. Any valid credential; no database read. */
   @Get('me')
   @ResponseMessage('Credential fetched successfully')
+  @ApiEnvelope(CredentialResponse)
   me(@Auth() auth: AuthContext) {
-    return {
-      organizationId: auth.organizationId,
-      type: auth.principal.type,
-      keyId: auth.principal.type === 'api_key' ? auth.principal.keyId : null,
-      userId: auth.principal.type === 'user' ? auth.principal.userId : null,
-      scopes: [...auth.scopes],
-    };
+    return toCredentialResponse(auth);
   }
 
   /** The caller's organization and the scopes of the credential used. Any valid credential. */
   @Get('organization')
   @ResponseMessage('Organization fetched successfully')
+  @ApiEnvelope(OrganizationResponse)
   async get(@Auth() auth: AuthContext) {
-    const org = await this.orgs.get(auth.organizationId);
-    return {
-      id: org.id,
-      name: org.name,
-      plan: org.plan,
-      subscriptionStatus: org.subscriptionStatus,
-      messageRetentionDays: org.messageRetentionDays,
-      credential: { type: auth.principal.type, scopes: [...auth.scopes] },
-      createdAt: org.createdAt,
-      updatedAt: org.updatedAt,
-    };
+    return toOrganizationResponse(await this.orgs.get(auth.organizationId), auth);
   }
 }

@@ -5,9 +5,15 @@ import { WebhookDeliveryService } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { RawResponse } from '../http/envelope';
+import { ApiEnvelope } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
 import { DeliveryListQueryDto } from './webhooks.dto';
-import { toDeliveryResponse } from './webhooks.mapper';
+import {
+  toWebhookDeliveryPageMetaResponse,
+  toWebhookDeliveryResponse,
+  WebhookDeliveryPageMetaResponse,
+  WebhookDeliveryResponse,
+} from './webhook-delivery.response';
 
 @ApiTags('webhooks')
 @Controller('api/v1/user/webhook-deliveries')
@@ -20,6 +26,7 @@ export class WebhookDeliveriesController {
    */
   @Get()
   @RequireScopes('webhooks:read')
+  @ApiEnvelope(WebhookDeliveryResponse, { isArray: true, meta: WebhookDeliveryPageMetaResponse })
   async list(@OrgId() orgId: string, @Query() q: DeliveryListQueryDto, @Res() res: Response) {
     const list = await this.deliveries.list(orgId, {
       webhookEndpointId: q.webhookEndpointId,
@@ -32,8 +39,8 @@ export class WebhookDeliveriesController {
     res.status(200).json({
       success: true,
       message: 'Webhook deliveries fetched successfully',
-      data: list.items.map(toDeliveryResponse),
-      meta: list.meta,
+      data: list.items.map(toWebhookDeliveryResponse),
+      meta: toWebhookDeliveryPageMetaResponse(list.meta),
     });
     return new RawResponse();
   }
@@ -41,8 +48,9 @@ export class WebhookDeliveriesController {
   @Get(':id')
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook delivery fetched successfully')
+  @ApiEnvelope(WebhookDeliveryResponse)
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return toDeliveryResponse(await this.deliveries.get(orgId, id));
+    return toWebhookDeliveryResponse(await this.deliveries.get(orgId, id));
   }
 
   /** Resends per the spec's transitions (400 once delivered; not sent once attempts are exhausted). */
@@ -50,7 +58,8 @@ export class WebhookDeliveriesController {
   @HttpCode(200)
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook delivery retry processed')
+  @ApiEnvelope(WebhookDeliveryResponse)
   async retry(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return toDeliveryResponse(await this.deliveries.retry(orgId, id));
+    return toWebhookDeliveryResponse(await this.deliveries.retry(orgId, id));
   }
 }

@@ -3,10 +3,22 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiTags } from '@nestjs/swagger';
 import { WebhookDeliveryService, WebhookEndpointService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
+import { PageMetaResponse } from '../http/page-meta.response';
 import { PageQueryDto } from '../http/page-query.dto';
 import { uuidParam } from '../http/params';
 import { CreateWebhookEndpointDto, UpdateWebhookEndpointDto } from './webhooks.dto';
-import { toDeliveryResponse, toEndpointResponse, toEndpointWithSecret } from './webhooks.mapper';
+import { WebhookDeliveryResponse, toWebhookDeliveryResponse } from './webhook-delivery.response';
+import {
+  toWebhookEndpointResponse,
+  toWebhookEndpointWithSecretResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecretResponse,
+} from './webhook-endpoint.response';
+import {
+  toWebhookStatisticsResponse,
+  WebhookStatisticsResponse,
+} from './webhook-statistics.response';
 
 @ApiTags('webhooks')
 @Controller('api/v1/user/webhook-endpoints')
@@ -20,47 +32,53 @@ export class WebhookEndpointsController {
   @Post()
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint created successfully')
+  @ApiEnvelope(WebhookEndpointWithSecretResponse, { status: 201 })
   async create(@OrgId() orgId: string, @Body() dto: CreateWebhookEndpointDto) {
-    return toEndpointWithSecret(await this.endpoints.create(orgId, dto));
+    return toWebhookEndpointWithSecretResponse(await this.endpoints.create(orgId, dto));
   }
 
   @Get()
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook endpoints fetched successfully')
+  @ApiEnvelope(WebhookEndpointResponse, { isArray: true, meta: PageMetaResponse })
   async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
     const page = await this.endpoints.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
-    return page.map(toEndpointResponse);
+    return page.map(toWebhookEndpointResponse);
   }
 
   @Get('statistics')
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook statistics fetched successfully')
-  statistics(@OrgId() orgId: string) {
-    return this.endpoints.statistics(orgId);
+  @ApiEnvelope(WebhookStatisticsResponse)
+  async statistics(@OrgId() orgId: string) {
+    return toWebhookStatisticsResponse(await this.endpoints.statistics(orgId));
   }
 
   @Get(':id')
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook endpoint fetched successfully')
+  @ApiEnvelope(WebhookEndpointResponse)
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return toEndpointResponse(await this.endpoints.view(orgId, id));
+    return toWebhookEndpointResponse(await this.endpoints.view(orgId, id));
   }
 
   @Patch(':id')
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint updated successfully')
+  @ApiEnvelope(WebhookEndpointResponse)
   async update(
     @OrgId() orgId: string,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateWebhookEndpointDto,
   ) {
-    return toEndpointResponse(await this.endpoints.update(orgId, id, dto));
+    return toWebhookEndpointResponse(await this.endpoints.update(orgId, id, dto));
   }
 
   /** Removes the endpoint, its secret and its delivery history irreversibly. */
   @Delete(':id')
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint deleted successfully')
+  @ApiEnvelopeNull()
   async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     await this.endpoints.remove(orgId, id);
     return null;
@@ -70,15 +88,17 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook secret regenerated successfully')
+  @ApiEnvelope(WebhookEndpointWithSecretResponse)
   async regenerateSecret(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return toEndpointWithSecret(await this.endpoints.regenerateSecret(orgId, id));
+    return toWebhookEndpointWithSecretResponse(await this.endpoints.regenerateSecret(orgId, id));
   }
 
   /** Sends `test.event` to this endpoint only; returns the delivery. */
   @Post(':id/test')
   @RequireScopes('webhooks:write')
   @ResponseMessage('Test event queued')
+  @ApiEnvelope(WebhookDeliveryResponse, { status: 201 })
   async test(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return toDeliveryResponse(await this.deliveries.sendTest(orgId, id));
+    return toWebhookDeliveryResponse(await this.deliveries.sendTest(orgId, id));
   }
 }

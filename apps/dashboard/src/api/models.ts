@@ -208,7 +208,7 @@ export interface Message extends MessageSummary {
 }
 
 /** GET /campaigns (each item) and the campaign routes' answers. */
-export type Campaign = components['schemas']['CampaignDto'];
+export type Campaign = components['schemas']['CampaignResponse'];
 
 export interface Trend {
   direction: 'up' | 'down' | 'neutral';
@@ -295,12 +295,12 @@ export interface ApiKey {
 }
 
 /** A sending domain (§13) and its DNS records, as the document describes them. */
-export type SendingDomain = components['schemas']['SendingDomainDto'];
-export type DnsRecord = components['schemas']['DnsRecordDto'];
+export type SendingDomain = components['schemas']['SendingDomainResponse'];
+export type DnsRecord = components['schemas']['DnsRecordResponse'];
 export type DomainStatus = SendingDomain['status'];
 
 /** A channel provider account (§17) and a test send's answer, as the document describes them. */
-export type ChannelProvider = components['schemas']['ChannelProviderDto'];
+export type ChannelProvider = components['schemas']['ChannelProviderResponse'];
 export type ProviderChannel = ChannelProvider['channel'];
 export type ProviderStatus = ChannelProvider['status'];
-export type TestSendResult = components['schemas']['TestSendResultDto'];
+export type TestSendResult = components['schemas']['ChannelProviderTestResponse'];

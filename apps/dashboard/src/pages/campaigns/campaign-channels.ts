@@ -29,10 +29,10 @@ export const channelLabel = (c: string): string =>
   (CHANNEL_LABELS as Record<string, string>)[c] ?? c;
 
 /** POST /campaigns/reach: who each channel of the order would reach now. */
-export type CampaignReach = Schemas['CampaignReachDto'];
+export type CampaignReach = Schemas['CampaignReachResponse'];
 
 /** GET /campaigns/{id}: one channel's recipients by fan-out status and messages by delivery status. */
-export type ChannelSummary = Schemas['CampaignChannelSummaryDto'];
+export type ChannelSummary = Schemas['CampaignChannelSummaryResponse'];
 
 /** GET /campaigns/{id}: the campaign with its messages by status, in all and by channel. */
-export type CampaignDetail = Schemas['CampaignDetailDto'];
+export type CampaignDetail = Schemas['CampaignDetailResponse'];

@@ -39,7 +39,7 @@ import {
 } from './provider-specs';
 
 /** The created account, with the `http` provider's generated secret when one was generated. */
-export type CreatedProvider = components['schemas']['CreatedChannelProviderDto'];
+export type CreatedProvider = components['schemas']['CreatedChannelProviderResponse'];
 
 /** The channels the `http` provider may carry, in the order the select offers them. */
 const ANY_CHANNEL: ProviderChannel[] = ['sms', 'whatsapp', 'telegram', 'imessage', 'push'];

@@ -1,12 +1,13 @@
 // Response shapes of the campaign routes (§11, §17): a campaign, its detail by channel, its reach.
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { Campaign, CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, clockOf } from '@app/domain';
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, clockOf } from '@app/domain';
+import type { Campaign, CampaignReach, ChannelSummary } from '@app/domain';
 import { CampaignContentDto, QuietHoursDto } from './campaigns.dto';
 
 const COUNTS = { type: 'object', additionalProperties: { type: 'integer' } } as const;
 
 /** A campaign (§11, §17). */
-export class CampaignDto {
+export class CampaignResponse {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
@@ -74,7 +75,7 @@ export class CampaignDto {
 }
 
 /** One channel of a campaign: its recipients by fan-out status, its messages by delivery status. */
-export class CampaignChannelSummaryDto {
+export class CampaignChannelSummaryResponse {
   recipients: number;
 
   pending: number;
@@ -91,20 +92,20 @@ export class CampaignChannelSummaryDto {
 }
 
 /** A campaign with what became of its messages, in all and by channel. */
-export class CampaignDetailDto extends CampaignDto {
+export class CampaignDetailResponse extends CampaignResponse {
   /** The campaign's messages in the log, by status. */
   @ApiProperty(COUNTS)
   delivery: Record<string, number>;
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { $ref: getSchemaPath(CampaignChannelSummaryDto) },
+    additionalProperties: { $ref: getSchemaPath(CampaignChannelSummaryResponse) },
   })
-  byChannel: Record<string, CampaignChannelSummaryDto>;
+  byChannel: Record<string, CampaignChannelSummaryResponse>;
 }
 
 /** Who a campaign would reach now, by channel. */
-export class CampaignReachDto {
+export class CampaignReachResponse {
   /** Contacts of the audience. */
   total: number;
 
@@ -116,7 +117,7 @@ export class CampaignReachDto {
   unreachable: number;
 }
 
-export function toCampaignResponse(c: Campaign): CampaignDto {
+export function toCampaignResponse(c: Campaign): CampaignResponse {
   return {
     id: c.id,
     organizationId: c.organizationId,
@@ -144,4 +145,17 @@ export function toCampaignResponse(c: Campaign): CampaignDto {
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
   };
+}
+
+/** The campaign with its messages by status, in all and by channel (GET /campaigns/{id}). */
+export function toCampaignDetailResponse(
+  c: Campaign,
+  delivery: ChannelSummary['delivery'],
+  byChannel: Record<string, ChannelSummary>,
+): CampaignDetailResponse {
+  return { ...toCampaignResponse(c), delivery, byChannel };
+}
+
+export function toCampaignReachResponse(r: CampaignReach): CampaignReachResponse {
+  return { total: r.total, byChannel: r.byChannel, unreachable: r.unreachable };
 }
