@@ -63,7 +63,7 @@ function setup(
     }),
   };
   const limiter = {
-    consume: jest.fn(async (id: string) => {
+    consume: jest.fn(async (id: string, _usage: unknown, _opts: unknown) => {
       steps.push(`consume ${id}`);
       if (opts.limiterError) throw opts.limiterError;
     }),
@@ -76,7 +76,7 @@ function setup(
     }),
   };
   const references = {
-    foreignReference: jest.fn(async (id: string) => {
+    foreignReference: jest.fn(async (id: string, _refs: unknown) => {
       steps.push(`references ${id}`);
       return opts.foreign ?? null;
     }),
