@@ -129,13 +129,13 @@ describe('the http provider: signed POSTs to the service, signed status callback
   });
 
   it('defers on a 429 until its Retry-After, then sends', async () => {
+    // When the retry may come (the account paused for the Retry-After, the message deferred to its
+    // end) is proven on a fixed clock in channel-delivery.service.spec.ts; here, the wiring.
     receiver.answerNext(1, { status: 429, headers: { 'Retry-After': '1' } });
-    const started = Date.now();
     const jobId = await send({ phoneNumber: '+14155550134' });
     const sent = await waitForMessage(s.http, jobId, (m) => m.status === 'sent');
     expect(sent.deliveryAttempts.map((a) => a.status)).toEqual(['deferred', 'sent']);
     expect(sent.deliveryAttempts[0]).toMatchObject({ providerCode: '429' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(takenFor('+14155550134')).toHaveLength(1);
   });
 

@@ -316,18 +316,20 @@ describe('POST /api/v1/send/telegram → Telegram Bot API', () => {
 
   it('defers on a 429 until its retry_after, then sends', async () => {
     const { contactId, chatId } = await linkedContact('+4915100000008');
+    // When the retry may come (the account paused for the Retry-After, the message deferred to its
+    // end) is proven on a fixed clock in channel-delivery.service.spec.ts; here, the wiring.
     tg.failNext(1, 429, 1);
-    const started = Date.now();
     const jobId = await send({ contactId });
     const delivered = await waitForMessage(s.http, jobId, (m) => m.status === 'delivered');
     expect(delivered.deliveryAttempts.map((a) => a.status)).toEqual(['deferred', 'delivered']);
     expect(delivered.deliveryAttempts[0]).toMatchObject({ providerCode: '429' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(sentTo(chatId)).toHaveLength(1);
   });
 
   it('spaces two quick messages to one chat a second apart, within the chat limit', async () => {
-    // The provider layer keeps Telegram's one message a second to a chat: no 429 is met.
+    // The provider layer keeps Telegram's one message a second to a chat. The judge is the fake's
+    // flood control, which answers 429 to a second message to a chat within a second: none is met.
+    // The spacing itself is the throttle's e2e file, on a manual clock.
     const { contactId, chatId } = await linkedContact('+4915100000009');
     const first = await send({ contactId }, 'One');
     const second = await send({ contactId }, 'Two');
@@ -343,7 +345,6 @@ describe('POST /api/v1/send/telegram → Telegram Bot API', () => {
         .map((m) => m.text)
         .sort(),
     ).toEqual(['One', 'Two']);
-    expect(taken[1].at.getTime() - taken[0].at.getTime()).toBeGreaterThanOrEqual(950);
     const attempts = done.map((m) => m.deliveryAttempts.map((a) => a.status));
     expect(attempts).toEqual([['delivered'], ['delivered']]);
     expect(

@@ -11,6 +11,7 @@ const KEYS = '/api/v1/user/api-keys';
 // Fresh emails each run: the per-account login counters live in Redis across runs.
 const OWNER = `owner-${randomUUID()}@example.com`;
 const MEMBER = `member-${randomUUID()}@example.com`;
+const DAY_MS = 24 * 3600_000;
 
 describe('Authentication and authorization (§3)', () => {
   let app: INestApplication;
@@ -64,15 +65,18 @@ describe('Authentication and authorization (§3)', () => {
         organizationId: s.org.id,
         role: 'owner',
       });
+      const asked = Date.now();
       const login = await request(server)
         .post('/api/v1/auth/login')
         .send({ email: OWNER, password: 'correct horse' })
         .expect(200);
+      const answered = Date.now();
       const token: string = login.body.data.accessToken;
       expect(token).toMatch(/^at_[A-Za-z0-9_-]{43}$/);
-      expect(new Date(login.body.data.expiresAt).getTime()).toBeGreaterThan(
-        Date.now() + 23 * 3600_000,
-      );
+      // A day after the sign-in, which happened while the request ran.
+      const expiresAt = new Date(login.body.data.expiresAt).getTime();
+      expect(expiresAt).toBeGreaterThanOrEqual(asked + DAY_MS);
+      expect(expiresAt).toBeLessThanOrEqual(answered + DAY_MS);
 
       const noOrg = await request(server).get(ME).set('Authorization', `Bearer ${token}`);
       expect(noOrg.status).toBe(403);

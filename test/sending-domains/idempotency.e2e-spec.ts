@@ -1,16 +1,18 @@
 // Issue 22 acceptance: Idempotency-Key on POST /api/v1/send (§13). The same request twice, one
 // after the other or at once, is one message and one limit unit, with identical 202 bodies (the
-// repeats marked `Idempotent-Replayed: true`); another body under the key is a 409, and so is a
-// repeat while the first is still in flight; the keys live in PostgreSQL, so a Redis flush
-// changes nothing; without the header nothing is deduplicated.
+// repeats marked `Idempotent-Replayed: true`); another body under the key is a 409; a repeat
+// while the first is still in flight waits for its answer, and is a 409 when none comes; the keys
+// live in PostgreSQL, so a Redis flush changes nothing; without the header nothing is deduplicated.
 import { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { IdempotencyService, requestFingerprint, SendingLimiter } from '@app/domain';
+import { IdempotencyRepository } from '@app/domain/idempotency/idempotency.repository';
 import { basicEmail, sendingEnv } from '../sending/support/sending';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
+import { waitFor } from '../support/wait-for';
 
 describe('Idempotency-Key on the send API', () => {
   let app: INestApplication;
@@ -80,20 +82,55 @@ describe('Idempotency-Key on the send API', () => {
     expect(await messages()).toBe(m0);
   });
 
-  it('refuses a repeat while the first request is still in flight', async () => {
-    const key = randomUUID();
-    // The first request holds the key and has not answered (as if it were still running).
-    await ds.query(
+  /** The first request holds the key and has not answered (as if it were still running). */
+  const holdInFlight = (key: string) =>
+    ds.query(
       `INSERT INTO idempotency_keys (organization_id, key, request_hash, claim_id, locked_until, created_at)
        VALUES ($1, $2, $3, $4, now() + interval '1 minute', now())`,
       [s.org.id, key, requestFingerprint(basicEmail()), randomUUID()],
     );
+  /** How many times the service has read the stored key so far. */
+  const readsOf = (key: string) => {
+    const find = jest.spyOn(app.get(IdempotencyRepository), 'find');
+    return () => find.mock.calls.filter((c) => c[1] === key).length;
+  };
+  afterEach(() => jest.restoreAllMocks());
+
+  it('refuses a repeat while the first request is still in flight, after waiting for its answer', async () => {
+    const key = randomUUID();
+    await holdInFlight(key);
+    const reads = readsOf(key);
     const m0 = await messages();
-    const started = Date.now();
     const res = await send(key).expect(409);
     expect(res.body.message).toBe('A request with this Idempotency-Key is still in progress');
-    // It waited a moment for the first answer before refusing.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
+    // It looked for the first answer again and again before refusing, not once.
+    expect(reads()).toBeGreaterThan(1);
+    expect(await messages()).toBe(m0);
+  });
+
+  it("answers a repeat that waits with the first request's response once it is stored", async () => {
+    const key = randomUUID();
+    await holdInFlight(key);
+    const reads = readsOf(key);
+    const m0 = await messages();
+    const repeat = send(key).then((r) => r);
+    // The repeat found the key held and is waiting: now the first request answers.
+    await waitFor(() => reads() >= 1, { what: 'the repeat to read the held key' });
+    const first = {
+      jobId: 'job_01J00000000000000000000000',
+      messageId: '<01J00000000000000000000000@example.test>',
+      recipients: ['someone@example.test'],
+      status: 'queued',
+    };
+    await ds.query(
+      `UPDATE idempotency_keys SET response_body = $3::json, locked_until = NULL
+        WHERE organization_id = $1 AND key = $2`,
+      [s.org.id, key, JSON.stringify(first)],
+    );
+    const res = await repeat;
+    expect(res.status).toBe(202);
+    expect(res.headers['idempotent-replayed']).toBe('true');
+    expect(res.body.data).toEqual(first);
     expect(await messages()).toBe(m0);
   });
 

@@ -1,7 +1,6 @@
 // A bare SMTP client over one TCP connection for the relay's e2e tests: a session that outlives a
-// refusal, DATA written in pieces with backpressure, and the time to a greeting.
+// refusal, and DATA written in pieces with backpressure.
 import { connect, Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
 
 export interface Reply {
   code: number;
@@ -112,29 +111,4 @@ export class RawSmtp {
     this.socket.end('QUIT\r\n');
     await closed;
   }
-}
-
-/**
- * Milliseconds from connect() to the whole 220 line. smtp-server holds every greeting back 100 ms
- * (it refuses clients that talk before it), and the relay's onConnect asks Redis whether the
- * address is blocked, so an idle relay answers in a little over 100 ms.
- */
-export async function greetingMs(port: number): Promise<number> {
-  const t0 = performance.now();
-  const socket = connect(port, '127.0.0.1');
-  socket.setEncoding('latin1');
-  socket.on('error', () => undefined);
-  let said = '';
-  await new Promise<void>((resolve, reject) => {
-    socket.on('data', (d: string) => {
-      said += d;
-      if (/^220 .*\r\n/.test(said)) resolve();
-    });
-    socket.once('close', () => reject(new Error(`closed before the greeting: ${said}`)));
-  });
-  const ms = performance.now() - t0;
-  const closed = new Promise((resolve) => socket.once('close', resolve));
-  socket.end('QUIT\r\n');
-  await closed;
-  return ms;
 }
