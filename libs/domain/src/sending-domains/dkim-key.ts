@@ -57,8 +57,9 @@ export function newSelector(): string {
 }
 
 /**
- * Key pairs from at most `size` threads, started on the first request and kept; requests beyond
- * wait in order. A thread that dies fails its request and the next one starts a new thread.
+ * Key pairs of `bits` bits from at most `size` threads, started on the first request and kept;
+ * requests beyond wait in order. A thread that dies fails its request and the next one starts a
+ * new thread.
  */
 export class DkimKeyGenerator implements OnModuleDestroy {
   private readonly logger = new Logger(DkimKeyGenerator.name);
@@ -67,7 +68,10 @@ export class DkimKeyGenerator implements OnModuleDestroy {
   private nextId = 0;
   private closed = false;
 
-  constructor(private readonly size = DKIM_KEY_THREADS) {}
+  constructor(
+    private readonly size = DKIM_KEY_THREADS,
+    private readonly bits = DKIM_KEY_BITS,
+  ) {}
 
   generate(): Promise<GeneratedDkimKey> {
     if (this.closed) return Promise.reject(new Error('DKIM key generation has stopped'));
@@ -100,7 +104,7 @@ export class DkimKeyGenerator implements OnModuleDestroy {
       thread.job = job;
       // Only a thread at work keeps the process alive.
       thread.worker.ref();
-      thread.worker.postMessage({ id: job.id, bits: DKIM_KEY_BITS });
+      thread.worker.postMessage({ id: job.id, bits: this.bits });
     }
   }
 
