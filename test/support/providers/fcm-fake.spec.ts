@@ -4,7 +4,7 @@ import { signJwt } from '@app/domain/channels/providers/jwt';
 import { FCM_SCOPE, FcmFake, ServiceAccountKey } from './fcm-fake';
 
 describe(FcmFake.name, () => {
-  const fake = new FcmFake({ projectId: 'demo-project' });
+  const fake = new FcmFake({ projectId: 'demo-project', rsaBits: 1024 });
   beforeAll(() => fake.start());
   afterAll(() => fake.stop());
 
@@ -160,7 +160,7 @@ describe(FcmFake.name, () => {
 
     it('answers an expired access token 401', async () => {
       let now = Date.now();
-      const short = new FcmFake({ now: () => now, tokenLifetimeSeconds: 60 });
+      const short = new FcmFake({ now: () => now, tokenLifetimeSeconds: 60, rsaBits: 1024 });
       await short.start();
       try {
         short.registerToken('t');

@@ -55,6 +55,11 @@ export interface FcmFakeOptions {
    * unknown token (development: any app's token reaches the fake).
    */
   acceptAnyToken?: boolean;
+  /**
+   * The size of the RSA keys of the service accounts it creates (Google's: 2048). A unit spec
+   * passes a smaller one: nothing checks the size, and the key is made several times faster.
+   */
+  rsaBits?: number;
 }
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -127,6 +132,7 @@ export class FcmFake {
   private readonly lifetime: number;
   private readonly acceptAnyToken: boolean;
   private readonly givenServiceAccount: ServiceAccountKey | undefined;
+  private readonly rsaBits: number;
   private readonly accounts = new Map<
     string,
     { key: ServiceAccountKey; publicKey: ReturnType<typeof createPublicKey> }
@@ -149,6 +155,7 @@ export class FcmFake {
     this.port = options.port ?? 0;
     this.acceptAnyToken = options.acceptAnyToken ?? false;
     this.givenServiceAccount = options.serviceAccount;
+    this.rsaBits = options.rsaBits ?? 2048;
   }
 
   get url(): string {
@@ -182,7 +189,7 @@ export class FcmFake {
 
   /** A further service-account key; its project is `projectId` (default the fake's). */
   createServiceAccount(projectId = this.projectId): ServiceAccountKey {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: this.rsaBits });
     const name = `firebase-adminsdk-${randomBytes(3).toString('hex').slice(0, 5)}`;
     const clientEmail = `${name}@${projectId}.iam.gserviceaccount.com`;
     const key: ServiceAccountKey = {

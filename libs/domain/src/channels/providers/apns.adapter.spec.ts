@@ -223,7 +223,8 @@ describe(ApnsAdapter.name, () => {
     expect(
       (await adapter.send(account({ credentials: { keyId: 'K' } }), message(alert))).kind,
     ).toBe('unauthorized');
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    // Any RSA key is the wrong kind (APNs wants P-256); a small one is quick to make.
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
       .toString();
     for (const privateKey of ['not a pem', rsa]) {

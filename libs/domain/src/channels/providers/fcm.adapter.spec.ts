@@ -10,7 +10,11 @@ import { FcmAdapter } from './fcm.adapter';
 
 describe(FcmAdapter.name, () => {
   const clock = new ManualClock(new Date('2026-12-05T12:00:00Z'));
-  const fake = new FcmFake({ projectId: 'demo-app', now: () => clock.now().getTime() });
+  const fake = new FcmFake({
+    projectId: 'demo-app',
+    now: () => clock.now().getTime(),
+    rsaBits: 1024,
+  });
   const https: ProviderHttp[] = [];
   const providerHttp = (allowPrivate = true) => {
     const http = new ProviderHttp(
@@ -147,7 +151,11 @@ describe(FcmAdapter.name, () => {
   });
 
   it('is unauthorized when FCM still refuses a fresh access token', async () => {
-    const stale = new FcmFake({ tokenLifetimeSeconds: 0, now: () => clock.now().getTime() });
+    const stale = new FcmFake({
+      tokenLifetimeSeconds: 0,
+      now: () => clock.now().getTime(),
+      rsaBits: 1024,
+    });
     await stale.start();
     try {
       stale.registerToken('device-ok');
