@@ -13,7 +13,7 @@ export const MAX_TRACKED_LINKS = 5000;
 /** Characters tokenized per event-loop turn: well under a millisecond of work. */
 export const SCAN_CHUNK_CHARS = 16 * 1024;
 /** Links signed per event-loop turn while rendering (each signature is an HMAC). */
-const LINKS_PER_TURN = 250;
+export const LINKS_PER_TURN = 250;
 
 const TRACKABLE_URL = /^https?:\/\/[^\s]+$/i;
 /**
