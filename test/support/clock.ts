@@ -1,4 +1,4 @@
-import { Clock } from '@app/domain';
+import { Clock } from '@app/domain/common/clock';
 
 /** A clock the test moves by hand. */
 export class ManualClock extends Clock {
