@@ -5,6 +5,7 @@ import {
   fieldGroups,
   MAX_ORIGINAL_HEADER_BYTES,
   MAX_RECIPIENT_GROUPS,
+  MAX_REPORT_PART_BYTES,
   readMailReport,
   typedValue,
 } from './mail-report';
@@ -106,7 +107,7 @@ describe('readMailReport', () => {
 
   it('reads at most 100 per-recipient groups of a huge report, in about the CPU of one parse', async () => {
     const groups = Array.from(
-      { length: 10_000 },
+      { length: 2_500 },
       (_, i) =>
         `Final-Recipient: rfc822; r${i}@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n` +
         `Diagnostic-Code: smtp; 550 5.1.1 <r${i}@example.org>: User unknown\r\n`,
@@ -120,7 +121,8 @@ describe('readMailReport', () => {
         '\r\n--b\r\nContent-Type: text/rfc822-headers\r\n\r\n' +
         'Return-Path: <bounces+tok@bounces.test>\r\nMessage-ID: <a@b.example>\r\n\r\n--b--\r\n',
     );
-    expect(raw.length).toBeGreaterThan(660_000);
+    // Over twice what is read of the report part, and 25 times the groups that are kept.
+    expect(raw.length).toBeGreaterThan(2 * MAX_REPORT_PART_BYTES);
     // CPU time of this process, each the least of three runs: what a loaded machine or a garbage
     // collection adds to one run does not count. The baseline is the one pass over the message
     // that no reader avoids, mailparser's own, measured here beside it.
@@ -145,8 +147,8 @@ describe('readMailReport', () => {
     const recipients = (report as { recipients: { finalRecipient: string }[] }).recipients;
     expect(recipients).toHaveLength(MAX_RECIPIENT_GROUPS);
     expect(recipients[99].finalRecipient).toBe('r99@example.org');
-    // The groups are read in one bounded pass beside mailparser's (about 80 ms alone here); a
-    // parse per group costs tens of such passes.
+    // The groups are read in one bounded pass beside mailparser's; a parse per group costs tens of
+    // such passes.
     expect(took).toBeLessThan(3 * baseline + 50);
   });
 
