@@ -167,62 +167,6 @@ describe('ContactsBulkService', () => {
     expect(s.inserted().map((c) => c.displayName)).toEqual(['new@x.test']);
   });
 
-  it('looks every email up without a filter', async () => {
-    const s = setup();
-    await s.service.begin(em, ORG, [row('a@x.test'), row(null), row('b@x.test')], SKIP);
-    expect(callsOf(s.contacts.idsByEmailHash)[0][1]).toEqual(['h:a@x.test', 'h:b@x.test']);
-  });
-
-  it("a row repeating an earlier row's email is a duplicate of that new contact; update mode merges its values in row order", async () => {
-    const s = setup();
-    const write = await s.service.begin(
-      em,
-      ORG,
-      [
-        row('dup@x.test', {
-          fields: { firstName: 'First', notes: 'kept', customFields: { a: '1', b: '1' } },
-          phones: { sms: phone('+14155550001') },
-        }),
-        row('dup@x.test', {
-          fields: { firstName: 'Second', lastName: null, customFields: { b: '2' } },
-          phones: { sms: phone('+14155550002') },
-        }),
-        row('dup@x.test', { fields: { firstName: undefined, lastName: 'Last' } }),
-      ],
-      { ...SKIP, duplicates: 'update' },
-    );
-    expect(write).toMatchObject({ newCount: 1, duplicateCount: 2 });
-    const [c] = s.inserted();
-    expect(c).toMatchObject({
-      firstName: 'Second',
-      lastName: 'Last',
-      notes: 'kept',
-      customFields: { a: '1', b: '2' },
-      displayName: 'Second Last',
-    });
-    const sms = callsOf(s.channels.insertPhones).find((call) => call[1] === 'sms')!;
-    expect((sms[2] as { hash: string; first: boolean }[]).map((p) => [p.hash, p.first])).toEqual([
-      ['h:+14155550001', true],
-      ['h:+14155550002', false],
-    ]);
-  });
-
-  it('skip mode: a later duplicate row changes nothing of the first', async () => {
-    const s = setup();
-    await s.service.createMany(
-      em,
-      ORG,
-      [
-        row('dup@x.test', { fields: { firstName: 'First' } }),
-        row('dup@x.test', { fields: { firstName: 'Second' }, phones: { sms: phone('+1415') } }),
-      ],
-      SKIP,
-    );
-    expect(s.inserted()).toHaveLength(1);
-    expect(s.inserted()[0].firstName).toBe('First');
-    expect(s.inserted()[0].channelMask).toBe(1);
-  });
-
   it('begin writes only the new contacts and their records; finish writes what other transactions write too', async () => {
     const s = setup({ 'h:old@x.test': 'c-old' });
     const write = await s.service.begin(
