@@ -154,7 +154,7 @@ export class ContactListsService {
   }
 
   /**
-   * Subscribes contacts to lists inside the caller's transaction (contact creation, subscribe).
+   * Subscribes contacts to lists inside the caller's transaction (`subscribe`).
    * Lock order: the contacts (key share, so none is deleted meanwhile), then the lists by id.
    */
   async subscribeIn(
