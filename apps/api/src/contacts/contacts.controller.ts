@@ -1,7 +1,7 @@
 // HTTP routes of contacts (§5).
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ContactsService, toContactResponse } from '@app/domain';
+import { asOrgId, ContactsService, toContactResponse } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { uuidParam } from '../http/params';
 import {
@@ -28,7 +28,7 @@ export class ContactsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact created successfully')
   async create(@OrgId() orgId: string, @Body() dto: CreateContactDto) {
-    return toContactResponse(await this.contacts.create(orgId, dto));
+    return toContactResponse(await this.contacts.create(asOrgId(orgId), dto));
   }
 
   /** One contact with every channel record, tag and list membership. */

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { query, raw, sql } from '../database/sql';
 import {
   CHANNEL_INFO,
@@ -131,7 +132,7 @@ export class ContactChannelsRepository {
 
   /** New contacts' email records (primary, unverified), one per contact. */
   async insertEmails(
-    orgId: string,
+    orgId: OrgId,
     rows: (SealedValue & { contactId: string })[],
     em: EntityManager,
   ): Promise<void> {
@@ -151,7 +152,7 @@ export class ContactChannelsRepository {
    * added record is primary only when the contact had none on that channel.
    */
   async insertPhones(
-    orgId: string,
+    orgId: OrgId,
     channel: PhoneChannel,
     rows: SealedPhone[],
     existing: boolean,

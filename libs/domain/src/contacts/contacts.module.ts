@@ -11,6 +11,7 @@ import { ContactListsService } from './contact-lists.service';
 import { ContactTagsRepository } from './contact-tags.repository';
 import { ContactTagsService } from './contact-tags.service';
 import { ContactViewsRepository } from './contact-views.repository';
+import { ContactsBulkService } from './contacts-bulk.service';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 
@@ -21,6 +22,7 @@ const PROVIDERS = [
   ContactTagsRepository,
   ContactListsRepository,
   ContactsService,
+  ContactsBulkService,
   ContactChannelsService,
   ContactTagsService,
   ContactListsService,

@@ -1,6 +1,7 @@
 // A contact import (§7): its file, settings, processing state and counters.
 import type { ValueTransformer } from 'typeorm';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 export const IMPORT_STATUSES = [
   'uploaded',
@@ -41,7 +42,7 @@ const bigintNumber: ValueTransformer = {
 @Entity('contact_imports')
 export class ContactImport {
   @PrimaryColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') fileName: string;
   /** Relative to DATA_DIR. */
   @Column('text') filePath: string;
