@@ -19,6 +19,7 @@ export * from './contacts/contact-query';
 export * from './contacts/contact-tag.entity';
 export * from './contacts/contact-tags.repository';
 export * from './contacts/contact-tags.service';
+export * from './contacts/contact-payload';
 export * from './contacts/contact-views';
 export * from './contacts/contact.entity';
 export * from './contacts/contacts.module';

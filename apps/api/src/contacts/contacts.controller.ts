@@ -1,8 +1,9 @@
 // HTTP routes of contacts (§5).
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { asOrgId, ContactsService, toContactResponse } from '@app/domain';
+import { ContactsService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
 import {
   AddTagsDto,
@@ -10,6 +11,7 @@ import {
   ListContactsQueryDto,
   UpdateContactDto,
 } from './contacts.dto';
+import { ContactPageMetaResponse, ContactResponse, toContactResponse } from './contact.response';
 
 @ApiTags('contacts')
 @Controller('api/v1/user/contacts')
@@ -20,6 +22,7 @@ export class ContactsController {
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Contacts fetched successfully')
+  @ApiEnvelope(ContactResponse, { isArray: true, meta: ContactPageMetaResponse })
   async list(@OrgId() orgId: string, @Query() q: ListContactsQueryDto) {
     return (await this.contacts.list(orgId, q)).map(toContactResponse);
   }
@@ -27,14 +30,16 @@ export class ContactsController {
   @Post()
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: CreateContactDto) {
-    return toContactResponse(await this.contacts.create(asOrgId(orgId), dto));
+  @ApiEnvelope(ContactResponse, { status: 201 })
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateContactDto) {
+    return toContactResponse(await this.contacts.create(orgId, dto));
   }
 
   /** One contact with every channel record, tag and list membership. */
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact fetched successfully')
+  @ApiEnvelope(ContactResponse)
   async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     return toContactResponse(await this.contacts.get(orgId, id));
   }
@@ -42,6 +47,7 @@ export class ContactsController {
   @Patch(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact updated successfully')
+  @ApiEnvelope(ContactResponse)
   async update(
     @OrgId() orgId: string,
     @Param('id', uuidParam) id: string,
@@ -54,6 +60,7 @@ export class ContactsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact deleted successfully')
+  @ApiEnvelopeNull()
   async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
     await this.contacts.delete(orgId, id);
     return null;
@@ -64,6 +71,7 @@ export class ContactsController {
   @HttpCode(200)
   @RequireScopes('contacts:write')
   @ResponseMessage('Tags added successfully')
+  @ApiEnvelope(ContactResponse)
   async addTags(
     @OrgId() orgId: string,
     @Param('id', uuidParam) id: string,
@@ -75,6 +83,7 @@ export class ContactsController {
   @Delete(':id/tags/:tagId')
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag removed successfully')
+  @ApiEnvelope(ContactResponse)
   async removeTag(
     @OrgId() orgId: string,
     @Param('id', uuidParam) id: string,

@@ -3,8 +3,14 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Events } from '../events/events.service';
 import type { ContactPush } from './contact-channels.entity';
-import { toContactResponse, ContactView } from './contact-views';
+import { contactPayload, ContactPayload } from './contact-payload';
+import type { ContactView } from './contact-views';
 import { ContactViewsRepository, LOAD_EVERYTHING } from './contact-views.repository';
+
+/** The data of contact.created and contact.updated. */
+export interface ContactChangedData {
+  contact: ContactPayload;
+}
 
 @Injectable()
 export class ContactEvents {
@@ -24,7 +30,8 @@ export class ContactEvents {
     type: 'contact.created' | 'contact.updated',
   ): Promise<ContactView> {
     const [view] = await this.contacts.load(orgId, [contactId], LOAD_EVERYTHING, em);
-    await this.events.emit(em, orgId, [{ type, data: { contact: toContactResponse(view) } }]);
+    const data: ContactChangedData = { contact: contactPayload(view) };
+    await this.events.emit(em, orgId, [{ type, data }]);
     return view;
   }
 

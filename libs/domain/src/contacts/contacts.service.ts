@@ -23,7 +23,7 @@ import {
   normaliseContactListQuery,
 } from './contact-query';
 import { ContactTagsService } from './contact-tags.service';
-import { ContactResponseSource, ContactView } from './contact-views';
+import { ListedContactView, ContactView } from './contact-views';
 import type { ContactStatus } from './contact.entity';
 import {
   ContactLoadOptions,
@@ -84,7 +84,7 @@ export class ContactsService {
   ) {}
 
   /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
-  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactResponseSource>> {
+  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ListedContactView>> {
     const q = normaliseContactListQuery(input);
     const { views, total } = await this.views.listPage(orgId, q);
     return new Page(
