@@ -29,7 +29,7 @@ export class CampaignsController {
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaigns fetched successfully')
   @ApiEnvelope(CampaignDto, { isArray: true })
-  async list(@OrgId() orgId: string, @Query() q: CampaignListQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: CampaignListQueryDto) {
     const page = await this.campaigns.list(orgId, {
       page: q.page ?? 1,
       limit: q.limit ?? 20,
@@ -42,7 +42,7 @@ export class CampaignsController {
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign created successfully')
   @ApiEnvelope(CampaignDto)
-  async create(@OrgId() orgId: string, @Body() dto: CreateCampaignDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateCampaignDto) {
     return toCampaignResponse(await this.campaigns.create(orgId, dto));
   }
 
@@ -55,7 +55,7 @@ export class CampaignsController {
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaign reach counted successfully')
   @ApiEnvelope(CampaignReachDto)
-  async reach(@OrgId() orgId: string, @Body() dto: CampaignReachRequestDto) {
+  async reach(@OrgId() orgId: OrgId, @Body() dto: CampaignReachRequestDto) {
     return this.campaigns.reach(orgId, dto);
   }
 
@@ -63,7 +63,7 @@ export class CampaignsController {
   @RequireScopes('campaigns:read')
   @ResponseMessage('Campaign fetched successfully')
   @ApiEnvelope(CampaignDetailDto)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     const campaign = await this.campaigns.get(orgId, id);
     const [delivery, byChannel] = await Promise.all([
       this.campaigns.delivery(orgId, id),
@@ -78,7 +78,7 @@ export class CampaignsController {
   @ResponseMessage('Campaign updated successfully')
   @ApiEnvelope(CampaignDto)
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateCampaignDto,
   ) {
@@ -90,7 +90,7 @@ export class CampaignsController {
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign deleted successfully')
   @ApiEnvelope(CampaignDto)
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.remove(orgId, id));
   }
 
@@ -100,7 +100,7 @@ export class CampaignsController {
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign is being sent')
   @ApiEnvelope(CampaignDto)
-  async send(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async send(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.send(orgId, id));
   }
 
@@ -109,7 +109,7 @@ export class CampaignsController {
   @RequireScopes('campaigns:write')
   @ResponseMessage('Campaign cancelled successfully')
   @ApiEnvelope(CampaignDto)
-  async cancel(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async cancel(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toCampaignResponse(await this.campaigns.cancel(orgId, id));
   }
 }

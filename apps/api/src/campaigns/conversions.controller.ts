@@ -16,7 +16,7 @@ export class ConversionsController {
   @RequireScopes('analytics:write')
   @ResponseMessage('Conversion recorded successfully')
   async record(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: RecordConversionDto,
     @Res({ passthrough: true }) res: Response,
   ) {

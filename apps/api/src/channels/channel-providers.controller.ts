@@ -28,7 +28,7 @@ export class ChannelProvidersController {
   @RequireScopes('channels:write')
   @ResponseMessage('Channel provider created successfully')
   @ApiEnvelope(CreatedChannelProviderDto)
-  async create(@OrgId() orgId: string, @Body() dto: CreateChannelProviderDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateChannelProviderDto) {
     return toCreatedChannelProviderResponse(await this.providers.create(orgId, dto));
   }
 
@@ -36,7 +36,7 @@ export class ChannelProvidersController {
   @RequireScopes('channels:read')
   @ResponseMessage('Channel providers fetched successfully')
   @ApiEnvelope(ChannelProviderDto, { isArray: true })
-  async list(@OrgId() orgId: string, @Query() q: ChannelProviderQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: ChannelProviderQueryDto) {
     const page = await this.providers.list(
       orgId,
       { channel: q.channel },
@@ -49,7 +49,7 @@ export class ChannelProvidersController {
   @RequireScopes('channels:read')
   @ResponseMessage('Channel provider fetched successfully')
   @ApiEnvelope(ChannelProviderDto)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toChannelProviderResponse(await this.providers.get(orgId, id));
   }
 
@@ -59,7 +59,7 @@ export class ChannelProvidersController {
   @ResponseMessage('Channel provider updated successfully')
   @ApiEnvelope(CreatedChannelProviderDto)
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateChannelProviderDto,
   ) {
@@ -69,7 +69,7 @@ export class ChannelProvidersController {
   @Delete(':id')
   @RequireScopes('channels:write')
   @ResponseMessage('Channel provider deleted successfully')
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.providers.remove(orgId, id);
     return null;
   }
@@ -81,7 +81,7 @@ export class ChannelProvidersController {
   @ResponseMessage('Test message handed to the provider')
   @ApiEnvelope(TestSendResultDto)
   async test(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: TestChannelProviderDto,
   ) {

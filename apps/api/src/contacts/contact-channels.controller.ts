@@ -36,7 +36,7 @@ export class ContactChannelsController {
   @Post('emails')
   @ResponseMessage('Email added successfully')
   async addEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateEmailDto,
   ) {
@@ -46,7 +46,7 @@ export class ContactChannelsController {
   @Patch('emails/:channelId')
   @ResponseMessage('Email updated successfully')
   async updateEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateEmailDto,
@@ -57,7 +57,7 @@ export class ContactChannelsController {
   @Delete('emails/:channelId')
   @ResponseMessage('Email deleted successfully')
   async deleteEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -68,7 +68,7 @@ export class ContactChannelsController {
   @Post('sms')
   @ResponseMessage('SMS number added successfully')
   async addSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateSmsDto,
   ) {
@@ -79,7 +79,7 @@ export class ContactChannelsController {
   @Patch('sms/:channelId')
   @ResponseMessage('SMS number updated successfully')
   async updateSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateSmsDto,
@@ -90,7 +90,7 @@ export class ContactChannelsController {
   @Delete('sms/:channelId')
   @ResponseMessage('SMS number deleted successfully')
   async deleteSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -101,7 +101,7 @@ export class ContactChannelsController {
   @Post('whatsapp')
   @ResponseMessage('WhatsApp account added successfully')
   async addWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateWhatsappDto,
   ) {
@@ -111,7 +111,7 @@ export class ContactChannelsController {
   @Patch('whatsapp/:channelId')
   @ResponseMessage('WhatsApp account updated successfully')
   async updateWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateWhatsappDto,
@@ -124,7 +124,7 @@ export class ContactChannelsController {
   @Delete('whatsapp/:channelId')
   @ResponseMessage('WhatsApp account deleted successfully')
   async deleteWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -135,7 +135,7 @@ export class ContactChannelsController {
   @Post('telegram')
   @ResponseMessage('Telegram account added successfully')
   async addTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateTelegramDto,
   ) {
@@ -145,7 +145,7 @@ export class ContactChannelsController {
   @Patch('telegram/:channelId')
   @ResponseMessage('Telegram account updated successfully')
   async updateTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateTelegramDto,
@@ -158,7 +158,7 @@ export class ContactChannelsController {
   @Delete('telegram/:channelId')
   @ResponseMessage('Telegram account deleted successfully')
   async deleteTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -169,7 +169,7 @@ export class ContactChannelsController {
   @Post('imessage')
   @ResponseMessage('iMessage account added successfully')
   async addImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateImessageDto,
   ) {
@@ -179,7 +179,7 @@ export class ContactChannelsController {
   @Patch('imessage/:channelId')
   @ResponseMessage('iMessage account updated successfully')
   async updateImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateImessageDto,
@@ -192,7 +192,7 @@ export class ContactChannelsController {
   @Delete('imessage/:channelId')
   @ResponseMessage('iMessage account deleted successfully')
   async deleteImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -203,7 +203,7 @@ export class ContactChannelsController {
   @Post('push')
   @ResponseMessage('Push registration added successfully')
   async addPush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreatePushDto,
   ) {
@@ -213,7 +213,7 @@ export class ContactChannelsController {
   @Patch('push/:channelId')
   @ResponseMessage('Push registration updated successfully')
   async updatePush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdatePushDto,
@@ -224,7 +224,7 @@ export class ContactChannelsController {
   @Delete('push/:channelId')
   @ResponseMessage('Push registration deleted successfully')
   async deletePush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {

@@ -21,7 +21,7 @@ export class ContactListsController {
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact lists fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.lists.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toListResponse);
   }
@@ -29,14 +29,14 @@ export class ContactListsController {
   @Post()
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact list created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: CreateListDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateListDto) {
     return toListResponse(await this.lists.create(orgId, dto));
   }
 
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact list fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toListResponse(await this.lists.get(orgId, id));
   }
 
@@ -44,7 +44,7 @@ export class ContactListsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact list updated successfully')
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateListDto,
   ) {
@@ -55,7 +55,7 @@ export class ContactListsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact list deleted successfully')
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.lists.delete(orgId, id);
     return null;
   }
@@ -65,7 +65,7 @@ export class ContactListsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('List members fetched successfully')
   async members(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Query() q: MembersQueryDto,
   ) {
@@ -84,7 +84,7 @@ export class ContactListsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contacts subscribed successfully')
   async subscribe(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: SubscribeDto,
   ) {
@@ -97,7 +97,7 @@ export class ContactListsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact unsubscribed successfully')
   async unsubscribe(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: UnsubscribeDto,
@@ -110,7 +110,7 @@ export class ContactListsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact removed from the list successfully')
   async removeMember(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Param('contactId', uuidParam) contactId: string,
   ) {

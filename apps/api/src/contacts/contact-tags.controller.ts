@@ -16,7 +16,7 @@ export class ContactTagsController {
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Tags fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.tags.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map((t) => toTagResponse(t, true));
   }
@@ -25,32 +25,28 @@ export class ContactTagsController {
   @Get('all')
   @RequireScopes('contacts:read')
   @ResponseMessage('Tags fetched successfully')
-  async all(@OrgId() orgId: string) {
+  async all(@OrgId() orgId: OrgId) {
     return (await this.tags.all(orgId)).map(toTagNameResponse);
   }
 
   @Post()
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: TagNameDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: TagNameDto) {
     return toTagResponse(await this.tags.create(orgId, dto.name), true);
   }
 
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Tag fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toTagResponse(await this.tags.get(orgId, id), true);
   }
 
   @Patch(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag updated successfully')
-  async rename(
-    @OrgId() orgId: string,
-    @Param('id', uuidParam) id: string,
-    @Body() dto: TagNameDto,
-  ) {
+  async rename(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string, @Body() dto: TagNameDto) {
     return toTagResponse(await this.tags.rename(orgId, id, dto.name), true);
   }
 
@@ -58,7 +54,7 @@ export class ContactTagsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag deleted successfully')
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.tags.delete(orgId, id);
     return null;
   }

@@ -20,14 +20,14 @@ export class ContactsController {
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Contacts fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: ListContactsQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: ListContactsQueryDto) {
     return (await this.contacts.list(orgId, q)).map(toContactResponse);
   }
 
   @Post()
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: CreateContactDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateContactDto) {
     return toContactResponse(await this.contacts.create(orgId, dto));
   }
 
@@ -35,7 +35,7 @@ export class ContactsController {
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toContactResponse(await this.contacts.get(orgId, id));
   }
 
@@ -43,7 +43,7 @@ export class ContactsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact updated successfully')
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateContactDto,
   ) {
@@ -54,7 +54,7 @@ export class ContactsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact deleted successfully')
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.contacts.delete(orgId, id);
     return null;
   }
@@ -65,7 +65,7 @@ export class ContactsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Tags added successfully')
   async addTags(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: AddTagsDto,
   ) {
@@ -76,7 +76,7 @@ export class ContactsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag removed successfully')
   async removeTag(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Param('tagId', uuidParam) tagId: string,
   ) {

@@ -6,7 +6,7 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { ApiExtension, ApiHeader, ApiSecurity } from '@nestjs/swagger';
-import type { AuthContext, Scope } from '@app/domain';
+import type { AuthContext, OrgId as DomainOrgId, Scope } from '@app/domain';
 import type { Request } from 'express';
 
 export const PUBLIC_ROUTE = 'route:public';
@@ -38,12 +38,16 @@ export interface AuthedRequest extends Request {
   requestId?: string;
 }
 
-/** The organization of the authenticated caller. */
-export const OrgId = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
+/**
+ * The organization of the authenticated caller. Both a parameter decorator and its type, so a
+ * controller writes `@OrgId() orgId: OrgId` with one import.
+ */
+export const OrgId = createParamDecorator((_: unknown, ctx: ExecutionContext): DomainOrgId => {
   const req = ctx.switchToHttp().getRequest<AuthedRequest>();
   if (!req.auth) throw new Error('OrgId used on a route without authentication');
   return req.auth.organizationId;
 });
+export type OrgId = DomainOrgId;
 
 export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
   const req = ctx.switchToHttp().getRequest<AuthedRequest>();

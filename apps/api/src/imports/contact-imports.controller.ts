@@ -40,7 +40,7 @@ export class ContactImportsController {
     schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
   })
   @ResponseMessage('File uploaded successfully')
-  async upload(@OrgId() orgId: string, @UploadedFile() file: ReceivedCsv) {
+  async upload(@OrgId() orgId: OrgId, @UploadedFile() file: ReceivedCsv) {
     const out = await this.imports.createFromUpload(orgId, {
       path: file.path,
       bytes: file.size,
@@ -54,7 +54,7 @@ export class ContactImportsController {
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Imports fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.imports.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toImportResponse);
   }
@@ -62,7 +62,7 @@ export class ContactImportsController {
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Import fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return { import: toImportResponse(await this.imports.get(orgId, id)) };
   }
 
@@ -72,7 +72,7 @@ export class ContactImportsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Import queued')
   async start(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: StartImportDto,
   ) {
@@ -84,14 +84,14 @@ export class ContactImportsController {
   @HttpCode(200)
   @RequireScopes('contacts:write')
   @ResponseMessage('Import cancelled')
-  async cancel(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async cancel(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return { import: toImportResponse(await this.imports.cancel(orgId, id)) };
   }
 
   /** The invalid rows: original columns plus `row` and `error` (text/csv). */
   @Get(':id/errors')
   @RequireScopes('contacts:read')
-  async errors(@OrgId() orgId: string, @Param('id', uuidParam) id: string, @Res() res: Response) {
+  async errors(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string, @Res() res: Response) {
     const file = await this.imports.errorsFile(orgId, id);
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
@@ -108,7 +108,7 @@ export class ContactImportsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Import deleted successfully')
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.imports.delete(orgId, id);
     return null;
   }

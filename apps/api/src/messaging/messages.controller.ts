@@ -19,7 +19,7 @@ export class MessagesController {
   /** Messages newest first; filters status, channel, recipient, campaignId, from, to. */
   @Get()
   @ResponseMessage('Messages fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: ListMessagesQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: ListMessagesQueryDto) {
     const { page = 1, limit = 20, ...filters } = q;
     return (await this.log.list(orgId, filters, { page, limit })).map(toMessageListItem);
   }
@@ -27,7 +27,7 @@ export class MessagesController {
   /** One message with its delivery attempts and engagement events (each oldest first, ≤ 500). */
   @Get(':jobId')
   @ResponseMessage('Message fetched successfully')
-  async get(@OrgId() orgId: string, @Param('jobId', jobIdParam) jobId: string) {
+  async get(@OrgId() orgId: OrgId, @Param('jobId', jobIdParam) jobId: string) {
     return toMessageResponse(await this.log.get(orgId, jobId));
   }
 }

@@ -38,7 +38,7 @@ export class SendChannelsController {
   @ResponseMessage('SMS queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
   async sms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendSmsDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -56,7 +56,7 @@ export class SendChannelsController {
   @ResponseMessage('Push notification queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
   async push(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendPushDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -74,7 +74,7 @@ export class SendChannelsController {
   @ResponseMessage('WhatsApp message queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
   async whatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendWhatsappDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -92,7 +92,7 @@ export class SendChannelsController {
   @ResponseMessage('Telegram message queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
   async telegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendTelegramDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -110,7 +110,7 @@ export class SendChannelsController {
   @ResponseMessage('iMessage queued for delivery')
   @ApiHeader(IDEMPOTENCY_HEADER)
   async imessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendImessageDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -122,7 +122,7 @@ export class SendChannelsController {
 
   /** The send, or the first answer to a repeat of its Idempotency-Key (the channel is hashed too). */
   private async once<T>(
-    orgId: string,
+    orgId: OrgId,
     key: string | undefined,
     body: object,
     res: Response,

@@ -13,7 +13,7 @@ export class RevenueReportController {
   @Get('revenue-attribution')
   @RequireScopes('analytics:read')
   @ResponseMessage('Revenue attribution report fetched successfully')
-  async revenueAttribution(@OrgId() orgId: string, @Query() q: RevenueReportQueryDto) {
+  async revenueAttribution(@OrgId() orgId: OrgId, @Query() q: RevenueReportQueryDto) {
     return this.reports.report(orgId, q);
   }
 }

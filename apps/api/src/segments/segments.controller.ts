@@ -23,14 +23,14 @@ export class SegmentsController {
   @Post()
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: CreateSegmentDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateSegmentDto) {
     return toSegmentResponse(await this.segments.create(orgId, dto));
   }
 
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Segments fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: SegmentListQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: SegmentListQueryDto) {
     const page = await this.segments.list(
       orgId,
       { page: q.page ?? 1, limit: q.limit ?? 20 },
@@ -44,7 +44,7 @@ export class SegmentsController {
   @HttpCode(200)
   @RequireScopes('contacts:read')
   @ResponseMessage('Segment preview computed successfully')
-  async preview(@OrgId() orgId: string, @Body() dto: PreviewSegmentDto) {
+  async preview(@OrgId() orgId: OrgId, @Body() dto: PreviewSegmentDto) {
     const { count, sample } = await this.segments.preview(orgId, dto.rules);
     return { count, sample: sample.map(toContactResponse) };
   }
@@ -53,7 +53,7 @@ export class SegmentsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Segment fetched successfully')
   async get(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Query() q: SegmentGetQueryDto,
   ) {
@@ -64,7 +64,7 @@ export class SegmentsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment updated successfully')
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateSegmentDto,
   ) {
@@ -74,7 +74,7 @@ export class SegmentsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment deleted successfully')
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.segments.remove(orgId, id);
     return null;
   }
@@ -85,7 +85,7 @@ export class SegmentsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment members added successfully')
   async addMembers(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: SegmentMembersDto,
   ) {
@@ -96,7 +96,7 @@ export class SegmentsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment members removed successfully')
   async removeMembers(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: SegmentMembersDto,
   ) {
@@ -108,7 +108,7 @@ export class SegmentsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Segment contacts fetched successfully')
   async contacts(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Query() q: SegmentPageQueryDto,
   ) {

@@ -22,7 +22,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain created successfully')
   @ApiEnvelope(SendingDomainDto)
-  async create(@OrgId() orgId: string, @Body() dto: CreateSendingDomainDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateSendingDomainDto) {
     return toSendingDomainResponse(await this.domains.create(orgId, dto));
   }
 
@@ -30,7 +30,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:read')
   @ResponseMessage('Sending domains fetched successfully')
   @ApiEnvelope(SendingDomainDto, { isArray: true })
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.domains.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toSendingDomainResponse);
   }
@@ -39,7 +39,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:read')
   @ResponseMessage('Sending domain fetched successfully')
   @ApiEnvelope(SendingDomainDto)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toSendingDomainResponse(await this.domains.get(orgId, id));
   }
 
@@ -49,7 +49,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain checked')
   @ApiEnvelope(SendingDomainDto)
-  async verify(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async verify(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toSendingDomainResponse(await this.domains.verify(orgId, id));
   }
 
@@ -57,7 +57,7 @@ export class SendingDomainsController {
   @Delete(':id')
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain deleted successfully')
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.domains.remove(orgId, id);
     return null;
   }

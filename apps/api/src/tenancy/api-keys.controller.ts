@@ -21,7 +21,7 @@ export class ApiKeysController {
 
   @Get()
   @ResponseMessage('API keys fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.keys.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toApiKeyResponse);
   }
@@ -40,7 +40,7 @@ export class ApiKeysController {
 
   @Get(':id')
   @ResponseMessage('API key fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toApiKeyResponse(await this.keys.get(orgId, id));
   }
 

@@ -20,7 +20,7 @@ export class WebhookDeliveriesController {
    */
   @Get()
   @RequireScopes('webhooks:read')
-  async list(@OrgId() orgId: string, @Query() q: DeliveryListQueryDto, @Res() res: Response) {
+  async list(@OrgId() orgId: OrgId, @Query() q: DeliveryListQueryDto, @Res() res: Response) {
     const list = await this.deliveries.list(orgId, {
       webhookEndpointId: q.webhookEndpointId,
       statuses: q.status,
@@ -41,7 +41,7 @@ export class WebhookDeliveriesController {
   @Get(':id')
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook delivery fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toDeliveryResponse(await this.deliveries.get(orgId, id));
   }
 
@@ -50,7 +50,7 @@ export class WebhookDeliveriesController {
   @HttpCode(200)
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook delivery retry processed')
-  async retry(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async retry(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toDeliveryResponse(await this.deliveries.retry(orgId, id));
   }
 }

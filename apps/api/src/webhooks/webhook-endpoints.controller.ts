@@ -20,14 +20,14 @@ export class WebhookEndpointsController {
   @Post()
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: CreateWebhookEndpointDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateWebhookEndpointDto) {
     return toEndpointWithSecret(await this.endpoints.create(orgId, dto));
   }
 
   @Get()
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook endpoints fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.endpoints.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toEndpointResponse);
   }
@@ -35,14 +35,14 @@ export class WebhookEndpointsController {
   @Get('statistics')
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook statistics fetched successfully')
-  statistics(@OrgId() orgId: string) {
+  statistics(@OrgId() orgId: OrgId) {
     return this.endpoints.statistics(orgId);
   }
 
   @Get(':id')
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook endpoint fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toEndpointResponse(await this.endpoints.view(orgId, id));
   }
 
@@ -50,7 +50,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint updated successfully')
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateWebhookEndpointDto,
   ) {
@@ -61,7 +61,7 @@ export class WebhookEndpointsController {
   @Delete(':id')
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint deleted successfully')
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.endpoints.remove(orgId, id);
     return null;
   }
@@ -70,7 +70,7 @@ export class WebhookEndpointsController {
   @HttpCode(200)
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook secret regenerated successfully')
-  async regenerateSecret(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async regenerateSecret(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toEndpointWithSecret(await this.endpoints.regenerateSecret(orgId, id));
   }
 
@@ -78,7 +78,7 @@ export class WebhookEndpointsController {
   @Post(':id/test')
   @RequireScopes('webhooks:write')
   @ResponseMessage('Test event queued')
-  async test(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async test(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toDeliveryResponse(await this.deliveries.sendTest(orgId, id));
   }
 }
