@@ -44,7 +44,7 @@ export class ContactChannelsController {
   @ResponseMessage('Email added successfully')
   @ApiEnvelope(ContactEmailResponse, { status: 201 })
   async addEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateEmailDto,
   ) {
@@ -55,7 +55,7 @@ export class ContactChannelsController {
   @ResponseMessage('Email updated successfully')
   @ApiEnvelope(ContactEmailResponse)
   async updateEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateEmailDto,
@@ -69,7 +69,7 @@ export class ContactChannelsController {
   @ResponseMessage('Email deleted successfully')
   @ApiEnvelopeNull()
   async deleteEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -81,7 +81,7 @@ export class ContactChannelsController {
   @ResponseMessage('SMS number added successfully')
   @ApiEnvelope(ContactSmsResponse, { status: 201 })
   async addSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateSmsDto,
   ) {
@@ -93,7 +93,7 @@ export class ContactChannelsController {
   @ResponseMessage('SMS number updated successfully')
   @ApiEnvelope(ContactSmsResponse)
   async updateSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateSmsDto,
@@ -107,7 +107,7 @@ export class ContactChannelsController {
   @ResponseMessage('SMS number deleted successfully')
   @ApiEnvelopeNull()
   async deleteSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -119,7 +119,7 @@ export class ContactChannelsController {
   @ResponseMessage('WhatsApp account added successfully')
   @ApiEnvelope(ContactWhatsappResponse, { status: 201 })
   async addWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateWhatsappDto,
   ) {
@@ -130,7 +130,7 @@ export class ContactChannelsController {
   @ResponseMessage('WhatsApp account updated successfully')
   @ApiEnvelope(ContactWhatsappResponse)
   async updateWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateWhatsappDto,
@@ -144,7 +144,7 @@ export class ContactChannelsController {
   @ResponseMessage('WhatsApp account deleted successfully')
   @ApiEnvelopeNull()
   async deleteWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -156,7 +156,7 @@ export class ContactChannelsController {
   @ResponseMessage('Telegram account added successfully')
   @ApiEnvelope(ContactTelegramResponse, { status: 201 })
   async addTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateTelegramDto,
   ) {
@@ -167,7 +167,7 @@ export class ContactChannelsController {
   @ResponseMessage('Telegram account updated successfully')
   @ApiEnvelope(ContactTelegramResponse)
   async updateTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateTelegramDto,
@@ -181,7 +181,7 @@ export class ContactChannelsController {
   @ResponseMessage('Telegram account deleted successfully')
   @ApiEnvelopeNull()
   async deleteTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -193,7 +193,7 @@ export class ContactChannelsController {
   @ResponseMessage('iMessage account added successfully')
   @ApiEnvelope(ContactImessageResponse, { status: 201 })
   async addImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateImessageDto,
   ) {
@@ -204,7 +204,7 @@ export class ContactChannelsController {
   @ResponseMessage('iMessage account updated successfully')
   @ApiEnvelope(ContactImessageResponse)
   async updateImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateImessageDto,
@@ -218,7 +218,7 @@ export class ContactChannelsController {
   @ResponseMessage('iMessage account deleted successfully')
   @ApiEnvelopeNull()
   async deleteImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -230,7 +230,7 @@ export class ContactChannelsController {
   @ResponseMessage('Push registration added successfully')
   @ApiEnvelope(ContactPushResponse, { status: 201 })
   async addPush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreatePushDto,
   ) {
@@ -241,7 +241,7 @@ export class ContactChannelsController {
   @ResponseMessage('Push registration updated successfully')
   @ApiEnvelope(ContactPushResponse)
   async updatePush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdatePushDto,
@@ -255,7 +255,7 @@ export class ContactChannelsController {
   @ResponseMessage('Push registration deleted successfully')
   @ApiEnvelopeNull()
   async deletePush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {

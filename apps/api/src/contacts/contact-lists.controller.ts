@@ -30,7 +30,7 @@ export class ContactListsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact lists fetched successfully')
   @ApiEnvelope(ContactListResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.lists.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toContactListResponse);
   }
@@ -39,7 +39,7 @@ export class ContactListsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact list created successfully')
   @ApiEnvelope(ContactListResponse, { status: 201 })
-  async create(@OrgId() orgId: string, @Body() dto: CreateListDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateListDto) {
     return toContactListResponse(await this.lists.create(orgId, dto));
   }
 
@@ -47,7 +47,7 @@ export class ContactListsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact list fetched successfully')
   @ApiEnvelope(ContactListResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toContactListResponse(await this.lists.get(orgId, id));
   }
 
@@ -56,7 +56,7 @@ export class ContactListsController {
   @ResponseMessage('Contact list updated successfully')
   @ApiEnvelope(ContactListResponse)
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateListDto,
   ) {
@@ -68,7 +68,7 @@ export class ContactListsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact list deleted successfully')
   @ApiEnvelopeNull()
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.lists.delete(orgId, id);
     return null;
   }
@@ -79,7 +79,7 @@ export class ContactListsController {
   @ResponseMessage('List members fetched successfully')
   @ApiEnvelope(ContactListMembershipResponse, { isArray: true, meta: PageMetaResponse })
   async members(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Query() q: MembersQueryDto,
   ) {
@@ -99,7 +99,7 @@ export class ContactListsController {
   @ResponseMessage('Contacts subscribed successfully')
   @ApiEnvelope(ContactListMembershipResponse, { isArray: true })
   async subscribe(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: SubscribeDto,
   ) {
@@ -113,7 +113,7 @@ export class ContactListsController {
   @ResponseMessage('Contact unsubscribed successfully')
   @ApiEnvelope(ContactListMembershipResponse)
   async unsubscribe(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: UnsubscribeDto,
@@ -127,7 +127,7 @@ export class ContactListsController {
   @ResponseMessage('Contact removed from the list successfully')
   @ApiEnvelopeNull()
   async removeMember(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Param('contactId', uuidParam) contactId: string,
   ) {

@@ -25,7 +25,7 @@ export class ContactTagsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Tags fetched successfully')
   @ApiEnvelope(ContactTagResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.tags.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toContactTagResponse);
   }
@@ -35,7 +35,7 @@ export class ContactTagsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Tags fetched successfully')
   @ApiEnvelope(ContactTagNameResponse, { isArray: true })
-  async all(@OrgId() orgId: string) {
+  async all(@OrgId() orgId: OrgId) {
     return (await this.tags.all(orgId)).map(toContactTagNameResponse);
   }
 
@@ -43,7 +43,7 @@ export class ContactTagsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag created successfully')
   @ApiEnvelope(ContactTagResponse, { status: 201 })
-  async create(@OrgId() orgId: string, @Body() dto: TagNameDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: TagNameDto) {
     return toContactTagResponse(await this.tags.create(orgId, dto.name));
   }
 
@@ -51,7 +51,7 @@ export class ContactTagsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Tag fetched successfully')
   @ApiEnvelope(ContactTagResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toContactTagResponse(await this.tags.get(orgId, id));
   }
 
@@ -59,11 +59,7 @@ export class ContactTagsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag updated successfully')
   @ApiEnvelope(ContactTagResponse)
-  async rename(
-    @OrgId() orgId: string,
-    @Param('id', uuidParam) id: string,
-    @Body() dto: TagNameDto,
-  ) {
+  async rename(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string, @Body() dto: TagNameDto) {
     return toContactTagResponse(await this.tags.rename(orgId, id, dto.name));
   }
 
@@ -72,7 +68,7 @@ export class ContactTagsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag deleted successfully')
   @ApiEnvelopeNull()
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.tags.delete(orgId, id);
     return null;
   }

@@ -23,7 +23,7 @@ export class ContactsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Contacts fetched successfully')
   @ApiEnvelope(ContactResponse, { isArray: true, meta: ContactPageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: ListContactsQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: ListContactsQueryDto) {
     return (await this.contacts.list(orgId, q)).map(toContactResponse);
   }
 
@@ -40,7 +40,7 @@ export class ContactsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact fetched successfully')
   @ApiEnvelope(ContactResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toContactResponse(await this.contacts.get(orgId, id));
   }
 
@@ -49,7 +49,7 @@ export class ContactsController {
   @ResponseMessage('Contact updated successfully')
   @ApiEnvelope(ContactResponse)
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateContactDto,
   ) {
@@ -61,7 +61,7 @@ export class ContactsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact deleted successfully')
   @ApiEnvelopeNull()
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.contacts.delete(orgId, id);
     return null;
   }
@@ -73,7 +73,7 @@ export class ContactsController {
   @ResponseMessage('Tags added successfully')
   @ApiEnvelope(ContactResponse)
   async addTags(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: AddTagsDto,
   ) {
@@ -85,7 +85,7 @@ export class ContactsController {
   @ResponseMessage('Tag removed successfully')
   @ApiEnvelope(ContactResponse)
   async removeTag(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Param('tagId', uuidParam) tagId: string,
   ) {

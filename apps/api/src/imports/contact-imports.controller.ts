@@ -51,7 +51,7 @@ export class ContactImportsController {
   })
   @ResponseMessage('File uploaded successfully')
   @ApiEnvelope(ContactImportUploadResponse, { status: 201 })
-  async upload(@OrgId() orgId: string, @UploadedFile() file: ReceivedCsv) {
+  async upload(@OrgId() orgId: OrgId, @UploadedFile() file: ReceivedCsv) {
     const out = await this.imports.createFromUpload(orgId, {
       path: file.path,
       bytes: file.size,
@@ -66,7 +66,7 @@ export class ContactImportsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Imports fetched successfully')
   @ApiEnvelope(ContactImportResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.imports.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toContactImportResponse);
   }
@@ -75,7 +75,7 @@ export class ContactImportsController {
   @RequireScopes('contacts:read')
   @ResponseMessage('Import fetched successfully')
   @ApiEnvelope(ContactImportResultResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toContactImportResultResponse(await this.imports.get(orgId, id));
   }
 
@@ -86,7 +86,7 @@ export class ContactImportsController {
   @ResponseMessage('Import queued')
   @ApiEnvelope(ContactImportResultResponse, { status: 202 })
   async start(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: StartImportDto,
   ) {
@@ -99,7 +99,7 @@ export class ContactImportsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Import cancelled')
   @ApiEnvelope(ContactImportResultResponse)
-  async cancel(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async cancel(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toContactImportResultResponse(await this.imports.cancel(orgId, id));
   }
 
@@ -108,7 +108,7 @@ export class ContactImportsController {
   @RequireScopes('contacts:read')
   @ApiProduces('text/csv')
   @ApiOkResponse({ description: 'The invalid rows.', schema: { type: 'string', format: 'binary' } })
-  async errors(@OrgId() orgId: string, @Param('id', uuidParam) id: string, @Res() res: Response) {
+  async errors(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string, @Res() res: Response) {
     const file = await this.imports.errorsFile(orgId, id);
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
@@ -126,7 +126,7 @@ export class ContactImportsController {
   @RequireScopes('contacts:write')
   @ResponseMessage('Import deleted successfully')
   @ApiEnvelopeNull()
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.imports.delete(orgId, id);
     return null;
   }

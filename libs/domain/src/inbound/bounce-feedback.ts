@@ -5,6 +5,7 @@
 // event in the same transaction.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { asOrgId } from '../common/org-id';
 import { Events } from '../events/events.service';
 import { ContactEmailStatusRepository } from '../messaging/contact-email-status.repository';
 import { cleanSmtpMessage, replyCode } from '../messaging/delivery-policy';
@@ -83,7 +84,7 @@ export class BounceFeedback {
     const data = event.data as Record<string, unknown>;
     // The DSN's own status decides hard or soft (§14), not the SMTP reply rule of §8.
     if (attempt.status === 'bounced') data.bounceType = outcome.hard ? 'hard' : 'soft';
-    await this.events.emit(em, org, [{ type: event.type, data, occurredAt: at }]);
+    await this.events.emit(em, asOrgId(org), [{ type: event.type, data, occurredAt: at }]);
     return { outcome: attempt.status, organizationId: org };
   }
 }

@@ -4,6 +4,7 @@
 // event follows the commit.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { asOrgId } from '../common/org-id';
 import { ContactEmailService } from '../contacts/contact-email.service';
 import { Events } from '../events/events.service';
 import { UnsubscribeService } from '../unsubscribe/unsubscribe.service';
@@ -43,7 +44,7 @@ export class ComplaintFeedback {
     const lists = contactId
       ? await this.unsubscribes.unsubscribeEverywhere(em, org, contactId, at)
       : [];
-    await this.events.emit(em, org, [
+    await this.events.emit(em, asOrgId(org), [
       {
         type: 'email.complained',
         data: {

@@ -8,6 +8,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AddressEffect, ProviderChannel } from '../channels/provider-adapter';
 import { CHANNEL_RECORDS } from '../channels/channel-message';
+import { asOrgId } from '../common/org-id';
 import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, raw, sql } from '../database/sql';
@@ -65,7 +66,7 @@ export class ChannelRecordsRepository {
       );
       await this.events.emit(
         em,
-        organizationId,
+        asOrgId(organizationId),
         expired.map((p): NewEvent => ({
           type: 'push.token_invalidated',
           data: {
@@ -174,7 +175,7 @@ export class ChannelRecordsRepository {
     const contacts = [...new Set(rows.map((r) => r.contact_id))];
     await this.events.emit(
       em,
-      organizationId,
+      asOrgId(organizationId),
       contacts.map((contactId) => ({
         type: 'contact.unsubscribed',
         data: { contactId, contactListId: null, channel: 'sms', reason: 'stop_keyword' },

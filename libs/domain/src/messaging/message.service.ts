@@ -5,6 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
+import { asOrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import { Events, NewEvent } from '../events/events.service';
 import { channelOutcomeEvent, channelReadEvent } from './channel-events';
@@ -198,7 +199,7 @@ export class MessageService {
       }
       if (read) events.push(channelReadEvent(found.ref, update.providerMessageId, at));
       if (!events.length) return null;
-      await this.events.emit(em, organizationId, events);
+      await this.events.emit(em, asOrgId(organizationId), events);
       return { messageId: found.messageId, recipientIdx: found.recipientIdx };
     });
   }
@@ -233,7 +234,7 @@ export class MessageService {
     for (const [organizationId, group] of byOrganization(items, (m) => m.organizationId)) {
       const rows = await this.messages.insert(em, organizationId, group);
       group.forEach((m, i) => ids.set(m, rows[i]));
-      await this.events.emit(em, organizationId, group.flatMap(sentEvents));
+      await this.events.emit(em, asOrgId(organizationId), group.flatMap(sentEvents));
     }
     return items.map((m) => ids.get(m)!);
   }
@@ -293,7 +294,7 @@ export class MessageService {
           });
         }
       }
-      await this.events.emit(em, organizationId, group.flatMap(outcomeEvents));
+      await this.events.emit(em, asOrgId(organizationId), group.flatMap(outcomeEvents));
     }
     return runs.map((r) => seqs.get(r)!);
   }
@@ -307,7 +308,7 @@ export class MessageService {
     for (const [organizationId, group] of byOrganization(items, (e) => e.organizationId)) {
       await this.events.emit(
         em,
-        organizationId,
+        asOrgId(organizationId),
         group.map((e) => e.event),
       );
     }
