@@ -4,8 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { CHANNEL_RECORDS, UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
 import { PROVIDER_CHANNELS } from '../channels/provider-adapter';
+import { SUPPRESSED_EMAIL_STATUSES } from '../contacts/contact-channels.entity';
 import { query, raw, sql, Sql } from '../database/sql';
-import { SUPPRESSED_EMAIL_STATUSES } from '../messaging/contact-email-status.repository';
 import type { CampaignChannel } from './campaign.entity';
 
 /**

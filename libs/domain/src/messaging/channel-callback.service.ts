@@ -20,6 +20,7 @@ import { telegramStartPayload } from '../channels/providers/telegram-bot.adapter
 import { TelegramLinkTokens } from '../channels/telegram-link-token';
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
+import { asOrgId } from '../common/org-id';
 import { normalisePhone } from '../contacts/phone-number';
 import { inTransaction } from '../database/transaction';
 import { ForbiddenError, NotFoundError } from '../errors/domain-errors';
@@ -114,7 +115,8 @@ export class ChannelCallbackService {
       sending.record.provider,
     );
     if (!adapter) throw new NotFoundError('Channel provider');
-    return { organizationId, account: sending.account, adapter };
+    // The organization of the account row the callback's URL names.
+    return { organizationId: asOrgId(organizationId), account: sending.account, adapter };
   }
 
   /** What a contact did towards our number or bot, by channel. */
