@@ -6,6 +6,7 @@ export * from './common/periodic';
 export * from './config/app-config';
 export * from './config/config.module';
 export * from './contacts/blind-index';
+export * from './contacts/channel-feedback.service';
 export * from './contacts/contact-channels.entity';
 export * from './contacts/contact-channels.repository';
 export * from './contacts/contact-channels.service';

@@ -3,10 +3,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { SendMailOptions } from 'nodemailer';
 import { Clock } from '../common/clock';
-import { SUPPRESSED_EMAIL_STATUSES } from '../contacts/contact-channels.entity';
-import { ContactEmailService } from '../contacts/contact-email.service';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { SUPPRESSED_EMAIL_STATUSES } from '../contacts/contact-channels.entity';
+import { ContactEmailService } from '../contacts/contact-email.service';
 import { normaliseEmail } from '../crypto/field-encryption';
 import { SendingIdentities } from '../sending-domains/sending-identity';
 import type { Mailbox } from './address';

@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { asOrgId } from '../common/org-id';
+import type { ChannelFeedbackService, RecordEffect } from '../contacts/channel-feedback.service';
 import type { ContactEmailService } from '../contacts/contact-email.service';
 import type { Events, NewEvent } from '../events/events.service';
-import type { ChannelRecordsRepository, RecordEffect } from './channel-records.repository';
 import type {
   AttemptsRecord,
   AttemptsWrite,
@@ -51,7 +51,7 @@ function fakes(locked: LockedMessage | null = null) {
   const service = new MessageAttemptsService(
     repository as unknown as MessageAttemptsRepository,
     contactEmails as unknown as ContactEmailService,
-    channelRecords as unknown as ChannelRecordsRepository,
+    channelRecords as unknown as ChannelFeedbackService,
     events as unknown as Events,
   );
   return { service, calls, repository };

@@ -6,9 +6,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { OrgId } from '../common/org-id';
+import { ChannelFeedbackService } from '../contacts/channel-feedback.service';
 import { ContactEmailService } from '../contacts/contact-email.service';
 import { Events } from '../events/events.service';
-import { ChannelRecordsRepository } from './channel-records.repository';
 import {
   AttemptsRecord,
   FeedbackMessage,
@@ -23,7 +23,7 @@ export class MessageAttemptsService {
   constructor(
     private readonly attempts: MessageAttemptsRepository,
     private readonly contactEmails: ContactEmailService,
-    private readonly channelRecords: ChannelRecordsRepository,
+    private readonly channelRecords: ChannelFeedbackService,
     private readonly events: Events,
   ) {}
 

@@ -4,9 +4,9 @@
 // recipient it moves, and the message status that follows. Pure functions, pinned by unit specs.
 import type { StatusUpdate } from '../channels/provider-adapter';
 import type { OrgId } from '../common/org-id';
+import type { RecordEffect } from '../contacts/channel-feedback.service';
 import type { NewEvent } from '../events/events.service';
 import type { ChannelEventRef } from './channel-events';
-import type { RecordEffect } from './channel-records.repository';
 import { summariseRecipients } from './delivery-policy';
 import type { AttemptStatus } from './delivery-policy';
 import type {

@@ -15,7 +15,6 @@ import { UnsubscribeLinksModule } from '../unsubscribe/unsubscribe-links.module'
 import { ChannelAddresses } from './channel-addresses.repository';
 import { ChannelCallbackService } from './channel-callback.service';
 import { ChannelDeliveryService } from './channel-delivery.service';
-import { ChannelRecordsRepository } from './channel-records.repository';
 import { ChannelSendService } from './channel-send.service';
 import { ProviderStatusRepository } from './provider-status.repository';
 import { DeliveryService } from './delivery.service';
@@ -50,7 +49,6 @@ import { TrackingService } from './tracking/tracking.service';
     ChannelSendService,
     ChannelAddresses,
     ChannelDeliveryService,
-    ChannelRecordsRepository,
     ProviderStatusRepository,
     MessageAttemptsRepository,
     MessageAttemptsService,
