@@ -1,6 +1,6 @@
 // The SQL of what sending beyond email changes on a contact's channel records (§17), written in
 // the transaction that records the attempt or the inbound message it follows from: a push token
-// the provider no longer knows becomes `expired` (push.token_invalidated, reason `provider`), an
+// the provider has dropped becomes `expired` (push.token_invalidated, reason `provider`), an
 // address the provider refuses for good becomes `invalid` or `blocked`, an accepted send is the
 // record's last use, the STOP and START keywords move an SMS number's consent (contact.unsubscribed
 // on the way out), and a Telegram record gets its chat when the contact opens the bot's link.
