@@ -2,6 +2,8 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { BlindIndexSubscriber } from './blind-index.subscriber';
+import { ChannelFeedbackRepository } from './channel-feedback.repository';
+import { ChannelFeedbackService } from './channel-feedback.service';
 import { ContactChannelsRepository } from './contact-channels.repository';
 import { ContactChannelsService } from './contact-channels.service';
 import { ContactEmailService } from './contact-email.service';
@@ -28,6 +30,8 @@ const PROVIDERS = [
   ContactListsService,
   ContactEmailService,
   ContactEvents,
+  ChannelFeedbackRepository,
+  ChannelFeedbackService,
 ];
 
 @Module({

@@ -147,6 +147,14 @@ export class SendingDomainService {
     this.logger.log({ msg: 'sending domain deleted', organizationId, domainId: id });
   }
 
+  /**
+   * Whether some organization has verified this domain with its return-path record: mail to
+   * `bounces.<domain>` is then ours (§14).
+   */
+  isVerifiedReturnDomain(name: string): Promise<boolean> {
+    return this.repository.isVerifiedReturnDomain(name);
+  }
+
   /** The worker's run: checks every domain due (in batches); answers how many were checked. */
   async checkDue(): Promise<number> {
     let checked = 0;

@@ -19,6 +19,8 @@ import {
 } from './unsubscribe.repository';
 import { UnsubscribeTokens } from './unsubscribe-token';
 
+export type { UnsubscribeSource, UnsubscribeTarget } from './unsubscribe.repository';
+
 /** The membership reason of §14 for a link or address, and for a complaint. */
 export type UnsubscribeReason = 'one-click' | 'complaint';
 
