@@ -22,8 +22,12 @@ module.exports = {
       ...base,
       displayName: 'unit',
       rootDir: __dirname,
-      // The provider fakes of test/support/providers have unit tests of their own.
-      testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/support/**/*.spec.ts'],
+      // The provider fakes of test/support/providers and the local lint rules have unit tests of
+      // their own.
+      testMatch: [
+        '<rootDir>/{apps,libs,eslint-rules}/**/*.spec.ts',
+        '<rootDir>/test/support/**/*.spec.ts',
+      ],
     },
     {
       ...base,

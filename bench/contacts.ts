@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Pool } from 'pg';
 import {
+  asOrgId,
   blindIndexOf,
   ContactViewsRepository,
   fieldCipher,
@@ -462,7 +463,7 @@ async function main() {
   let cluster: Awaited<ReturnType<typeof startApp>> | undefined;
   try {
     const meta = (await seeded(db)) ?? (await seed(app, db));
-    const { value: apiKey } = await app.get(ApiKeyService).create(meta.orgId, {
+    const { value: apiKey } = await app.get(ApiKeyService).create(asOrgId(meta.orgId), {
       name: 'bench',
       scopes: ['contacts:read'],
       rateLimitPerMinute: 1_000_000,

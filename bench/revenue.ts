@@ -2,7 +2,7 @@
 // conversions, through the API, next to the same aggregate SQL run directly in the same run.
 //   npm run bench -- revenue [iterations=40] [conversions=1000000]
 import { Client } from 'pg';
-import { Clock, revenueReportStatement, RevenueReportService } from '@app/domain';
+import { asOrgId, Clock, revenueReportStatement, RevenueReportService } from '@app/domain';
 import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
 
 const iterations = Number(process.argv[2] || 40);
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
       organization: { id: string };
       apiKey: { key: string };
     };
-    const orgId = out.organization.id;
+    const orgId = asOrgId(out.organization.id);
     const key = admin(env, [
       'create-key',
       '--org',

@@ -36,7 +36,7 @@ import {
   signatureHeader,
   WebhookDispatcher,
   WebhookEndpointService,
-  WebhookQueueRepository,
+  WebhookQueueSweeper,
 } from '@app/domain';
 import { WorkerModule } from '../apps/worker/src/worker.module';
 import { backendsCpu, backendsCpuSince, median, processCpuMs } from './support/harness';
@@ -116,9 +116,9 @@ async function profileStop(round: number, name: string): Promise<void> {
 
 /**
  * Counts the dispatcher's claim statements (woken ids, an endpoint's own) and record statements,
- * by wrapping those methods of its queue repository.
+ * by wrapping those methods of its queue sweeper.
  */
-function countStatements(queue: WebhookQueueRepository): { claims: number; records: number } {
+function countStatements(queue: WebhookQueueSweeper): { claims: number; records: number } {
   const counts = { claims: 0, records: 0 };
   const claimByIds = queue.claimByIds.bind(queue);
   const claimForEndpoint = queue.claimForEndpoint.bind(queue);
@@ -158,7 +158,7 @@ async function main(): Promise<void> {
   const dispatcher = ctx.get(WebhookDispatcher, { strict: false });
   const events = ctx.get(Events, { strict: false });
   const endpoints = ctx.get(WebhookEndpointService, { strict: false });
-  const statements = countStatements(ctx.get(WebhookQueueRepository, { strict: false }));
+  const statements = countStatements(ctx.get(WebhookQueueSweeper, { strict: false }));
 
   const [org] = await ds.query(
     `INSERT INTO organizations (name, plan) VALUES ('webhook bench', 'enterprise') RETURNING id`,

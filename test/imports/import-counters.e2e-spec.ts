@@ -5,7 +5,7 @@
 import { INestApplication } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { ContactsService } from '@app/domain';
+import { asOrgId, ContactsService } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import {
@@ -109,7 +109,7 @@ describe('Contact import: counters, memberships, tags and the errors file', () =
     const existing: string[] = [];
     for (let i = 0; i < EXISTING; i++) {
       const email = `existing${i}@import.test`;
-      await contacts.create(s.org.id, {
+      await contacts.create(asOrgId(s.org.id), {
         firstName: 'Old',
         emails: [{ email }],
         tags: ['old'],

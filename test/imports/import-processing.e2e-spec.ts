@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { ContactsService, EmailHashFilter } from '@app/domain';
+import { asOrgId, ContactsService, EmailHashFilter } from '@app/domain';
 import { runAdmin as runCli } from '../../apps/api/src/cli';
 import { createTestApp } from '../support/app';
 import { holdsFor } from '../support/wait-for';
@@ -177,7 +177,7 @@ describe('Contact import processing', () => {
 
   it('duplicateHandling update: non-empty cells overwrite, channels are added, custom fields merge', async () => {
     const s = await createSession(app);
-    const existing = await app.get(ContactsService).create(s.org.id, {
+    const existing = await app.get(ContactsService).create(asOrgId(s.org.id), {
       firstName: 'Old',
       lastName: 'Name',
       notes: 'keep me',
@@ -244,7 +244,7 @@ describe('Contact import processing', () => {
 
   it('duplicateHandling skip: a duplicate keeps its fields and still joins the list and tags', async () => {
     const s = await createSession(app);
-    const existing = await app.get(ContactsService).create(s.org.id, {
+    const existing = await app.get(ContactsService).create(asOrgId(s.org.id), {
       firstName: 'Kept',
       emails: [{ email: 'skip@me.test' }],
     });
@@ -267,7 +267,7 @@ describe('Contact import processing', () => {
 
   it('an email written after the duplicate filter was loaded is still a duplicate (retried batch)', async () => {
     const s = await createSession(app);
-    const existing = await app.get(ContactsService).create(s.org.id, {
+    const existing = await app.get(ContactsService).create(asOrgId(s.org.id), {
       emails: [{ email: 'late@filter.test' }],
     });
     // As if the contact had been created after the worker loaded the organization's hashes.

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { twilioSignature } from '../support/providers/twilio-fake';
 import { waitFor } from '../support/wait-for';
 import { ensureBuilt, freePorts } from './support';
+import { asOrgId } from '@app/domain';
 
 const NAMES = ['twilio', 'fcm', 'apns', 'whatsapp', 'telegram', 'blooio', 'http'] as const;
 type Name = (typeof NAMES)[number];
@@ -255,7 +256,7 @@ describe('the development provider fakes and their catcher pages', () => {
     const a = fakes.accounts[name];
     return {
       id,
-      organizationId: 'org-1',
+      organizationId: asOrgId('org-1'),
       channel: a.channel as ProviderAccount['channel'],
       provider: a.provider,
       settings: a.settings,

@@ -7,7 +7,7 @@ import { INestApplication } from '@nestjs/common';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { IdempotencyService, requestFingerprint, SendingLimiter } from '@app/domain';
+import { IdempotencySweeper, requestFingerprint, SendingLimiter } from '@app/domain';
 import { IdempotencyRepository } from '@app/domain/idempotency/idempotency.repository';
 import { basicEmail, sendingEnv } from '../sending/support/sending';
 import { createTestApp } from '../support/app';
@@ -193,7 +193,7 @@ describe('Idempotency-Key on the send API', () => {
         WHERE organization_id = $1 AND key = $2`,
       [s.org.id, key],
     );
-    expect(await app.get(IdempotencyService).purgeExpired()).toBeGreaterThanOrEqual(1);
+    expect(await app.get(IdempotencySweeper).purgeExpired()).toBeGreaterThanOrEqual(1);
     const left = await ds.query(
       `SELECT 1 FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
       [s.org.id, key],

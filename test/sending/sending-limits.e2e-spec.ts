@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import {
   Clock,
   OrganizationService,
+  OrgId,
   PLAN_SENDING_LIMITS,
   REDIS,
   SENDING_WINDOWS,
@@ -46,7 +47,7 @@ describe(SendingLimiter.name, () => {
   beforeEach(() => clock.set('2031-03-15T10:20:30.000Z'));
 
   /** A fresh organization with every window at 1,000 except the given overrides. */
-  async function org(limits: Partial<Record<SendingWindow, number>>): Promise<string> {
+  async function org(limits: Partial<Record<SendingWindow, number>>): Promise<OrgId> {
     const o = await app.get(OrganizationService).create({ name: 'limits test', plan: 'free' });
     const all = {
       perSecond: 1000,
@@ -60,7 +61,7 @@ describe(SendingLimiter.name, () => {
     return o.id;
   }
 
-  const remainingOf = async (orgId: string) =>
+  const remainingOf = async (orgId: OrgId) =>
     Object.fromEntries(
       Object.entries(await limiter.remaining(orgId)).map(([w, b]) => [w, b.remaining]),
     );

@@ -2,7 +2,7 @@
 import { INestApplication } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { ApiKeyService, Organization, OrganizationService, Plan, Scope } from '@app/domain';
+import { ApiKeyService, Organization, OrganizationService, OrgId, Plan, Scope } from '@app/domain';
 
 export interface Client {
   get(path: string): request.Test;
@@ -60,7 +60,7 @@ export async function createSession(
 /** Another key of an existing organization. */
 export async function createKey(
   app: INestApplication,
-  organizationId: string,
+  organizationId: OrgId,
   opts: SessionOptions = {},
 ) {
   return app.get(ApiKeyService).create(organizationId, {

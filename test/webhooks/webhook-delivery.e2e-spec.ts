@@ -1,6 +1,6 @@
 // Webhook delivery end to end: signature, headers, outcomes, retries, resend, the queue, the log.
 import { INestApplication } from '@nestjs/common';
-import { Events } from '@app/domain';
+import { asOrgId, Events, OrgId } from '@app/domain';
 import { createHmac } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { client, createKey, createSession, Session } from '../support/session';
@@ -84,11 +84,12 @@ describe('Webhook delivery (e2e)', () => {
     const [row] = await ds.query(`SELECT organization_id FROM webhook_deliveries WHERE id = $1`, [
       id,
     ]);
-    const owner = row.organization_id === s.org.id ? s : await sessionOf(row.organization_id);
+    const owner =
+      row.organization_id === s.org.id ? s : await sessionOf(asOrgId(row.organization_id));
     return (await owner.http.get(`${DELIVERIES}/${id}`).expect(200)).body.data;
   };
   const sessions = new Map<string, Session>();
-  const sessionOf = async (orgId: string) => {
+  const sessionOf = async (orgId: OrgId) => {
     const known = sessions.get(orgId);
     if (known) return known;
     const { value } = await createKey(api, orgId);

@@ -1,7 +1,7 @@
 // The retention of webhook delivery history: finished deliveries older than their organization's
 // messageRetentionDays go with their attempts; pending ones and younger ones stay.
 import { INestApplication } from '@nestjs/common';
-import { WebhookRetention } from '@app/domain';
+import { WebhookRetentionSweeper } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
 import { createApiApp, createWorker, Receiver, testConfig } from './webhook-support';
@@ -83,7 +83,7 @@ describe('Webhook delivery retention (e2e)', () => {
       [pending],
     );
 
-    await worker.get(WebhookRetention).purgeExpired();
+    await worker.get(WebhookRetentionSweeper).purgeExpired();
 
     expect((await stillThere(short.ids)).sort()).toEqual([pending, young].sort());
     expect(await stillThere(long.ids)).toEqual(long.ids);

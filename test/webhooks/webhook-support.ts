@@ -1,7 +1,7 @@
 // Helpers of the webhook e2e tests: a real node:http receiver on loopback and in-process workers.
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, AppConfig, Events, EventType, loadConfig } from '@app/domain';
+import { APP_CONFIG, AppConfig, Events, EventType, loadConfig, OrgId } from '@app/domain';
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { DataSource } from 'typeorm';
@@ -116,7 +116,7 @@ export async function createWorker(config: AppConfig): Promise<INestApplication>
  */
 export async function emitEvent(
   app: INestApplication,
-  organizationId: string,
+  organizationId: OrgId,
   type: EventType,
   data: unknown,
   { wake = true } = {},

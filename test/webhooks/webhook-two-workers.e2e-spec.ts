@@ -1,6 +1,6 @@
 // Two workers on one database: every delivery attempted once, retries and sweeps included.
 import { INestApplication } from '@nestjs/common';
-import { WebhookDispatcher } from '@app/domain';
+import { OrgId, WebhookDispatcher } from '@app/domain';
 import { DataSource } from 'typeorm';
 import { createSession, Session } from '../support/session';
 import { createApiApp, createWorker, emitEvent, Receiver, testConfig } from './webhook-support';
@@ -42,7 +42,7 @@ describe('Webhook dispatch with two workers (e2e)', () => {
     return { s, endpointId: res.body.data.id };
   }
 
-  async function emitMany(orgId: string, n: number): Promise<string[]> {
+  async function emitMany(orgId: OrgId, n: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < n; i += 50) {
       const batch = await Promise.all(

@@ -21,7 +21,7 @@ import {
   SendService,
   SubscriptionRequiredError,
 } from '@app/domain';
-import type { AppConfig } from '@app/domain';
+import type { AppConfig, OrgId } from '@app/domain';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SMTPServer, SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
@@ -32,7 +32,7 @@ export const MAX_MESSAGE_BYTES = 25 * 1024 * 1024;
 export const MAX_RECIPIENTS = 50;
 
 interface RelayUser {
-  organizationId: string;
+  organizationId: OrgId;
   keyId: string;
   /** The key as it stands now; its value stays in this closure, out of the session object. */
   current(): Promise<ResolvedKey | null>;

@@ -1,7 +1,14 @@
 // The shape of one admin CLI command (its options, help text and run function) and the helpers
 // commands share to read their options. A command is one module; commands.ts lists them.
 import { INestApplicationContext } from '@nestjs/common';
-import { AppConfig, isUuid, OrganizationService, ValidationFailedError } from '@app/domain';
+import {
+  AppConfig,
+  asOrgId,
+  isUuid,
+  OrganizationService,
+  OrgId,
+  ValidationFailedError,
+} from '@app/domain';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -93,7 +100,16 @@ export function checkOptions(command: AdminCommand, flags: Flags): void {
   if (errors.length) throw new ValidationFailedError(errors);
 }
 
+/**
+ * The --org option as the operator gave it (a UUID, checked with the other options): the
+ * operator's command line is a trusted source of organization ids. The service it is passed to
+ * answers 404 when there is no such organization.
+ */
+export function orgFlag(flags: Flags): OrgId {
+  return asOrgId(need(flags, 'org'));
+}
+
 /** The --org option's organization id, once it is known to exist (`NotFoundError` otherwise). */
-export async function organizationId(app: INestApplicationContext, flags: Flags): Promise<string> {
-  return (await app.get(OrganizationService).get(need(flags, 'org'))).id;
+export async function organizationId(app: INestApplicationContext, flags: Flags): Promise<OrgId> {
+  return (await app.get(OrganizationService).get(orgFlag(flags))).id;
 }

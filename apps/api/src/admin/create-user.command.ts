@@ -1,6 +1,6 @@
 // `mp-admin create-user`: a dashboard / API user, member of one organization with a role.
 import { Role, ROLES, UserService } from '@app/domain';
-import { AdminCommand, need, oneOf } from './admin-command';
+import { AdminCommand, need, oneOf, orgFlag } from './admin-command';
 import { readPassword } from './password-input';
 
 export const createUserCommand: AdminCommand = {
@@ -38,7 +38,7 @@ export const createUserCommand: AdminCommand = {
     const user = await app.get(UserService).createUser({
       email: need(flags, 'email'),
       password: await readPassword(flags),
-      organizationId: need(flags, 'org'),
+      organizationId: orgFlag(flags),
       role,
     });
     return { user: { id: user.id, email: user.email } };

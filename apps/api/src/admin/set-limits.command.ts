@@ -9,7 +9,7 @@ import {
   UNLIMITED_SENDING_LIMIT,
   ValidationFailedError,
 } from '@app/domain';
-import { AdminCommand, Flags, need, opt } from './admin-command';
+import { AdminCommand, Flags, opt, orgFlag } from './admin-command';
 
 const FLAG: Record<SendingWindow, string> = {
   perSecond: 'per-second',
@@ -93,9 +93,9 @@ export const setLimitsCommand: AdminCommand = {
     const organizations = app.get(OrganizationService);
     const maxSendingDomains = domainsFlag(flags);
     if (maxSendingDomains !== undefined) {
-      await organizations.update(need(flags, 'org'), { maxSendingDomains });
+      await organizations.update(orgFlag(flags), { maxSendingDomains });
     }
-    const org = await organizations.setLimits(need(flags, 'org'), overrides);
+    const org = await organizations.setLimits(orgFlag(flags), overrides);
     const stored: Record<SendingWindow, number | null> = {
       perSecond: org.limitPerSecond,
       perMinute: org.limitPerMinute,

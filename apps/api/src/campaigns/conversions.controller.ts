@@ -20,7 +20,7 @@ export class ConversionsController {
   @ApiEnvelope(ConversionResponse, { status: 201, description: 'Recorded' })
   @ApiEnvelope(ConversionResponse, { description: 'The orderId was already recorded' })
   async record(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: RecordConversionDto,
     @Res({ passthrough: true }) res: Response,
   ) {

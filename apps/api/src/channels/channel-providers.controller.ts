@@ -31,7 +31,7 @@ export class ChannelProvidersController {
   @RequireScopes('channels:write')
   @ResponseMessage('Channel provider created successfully')
   @ApiEnvelope(CreatedChannelProviderResponse, { status: 201 })
-  async create(@OrgId() orgId: string, @Body() dto: CreateChannelProviderDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateChannelProviderDto) {
     return toCreatedChannelProviderResponse(await this.providers.create(orgId, dto));
   }
 
@@ -39,7 +39,7 @@ export class ChannelProvidersController {
   @RequireScopes('channels:read')
   @ResponseMessage('Channel providers fetched successfully')
   @ApiEnvelope(ChannelProviderResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: ChannelProviderQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: ChannelProviderQueryDto) {
     const page = await this.providers.list(
       orgId,
       { channel: q.channel },
@@ -52,7 +52,7 @@ export class ChannelProvidersController {
   @RequireScopes('channels:read')
   @ResponseMessage('Channel provider fetched successfully')
   @ApiEnvelope(ChannelProviderResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toChannelProviderResponse(await this.providers.get(orgId, id));
   }
 
@@ -62,7 +62,7 @@ export class ChannelProvidersController {
   @ResponseMessage('Channel provider updated successfully')
   @ApiEnvelope(CreatedChannelProviderResponse)
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateChannelProviderDto,
   ) {
@@ -73,7 +73,7 @@ export class ChannelProvidersController {
   @RequireScopes('channels:write')
   @ResponseMessage('Channel provider deleted successfully')
   @ApiEnvelopeNull()
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.providers.remove(orgId, id);
     return null;
   }
@@ -85,7 +85,7 @@ export class ChannelProvidersController {
   @ResponseMessage('Test message handed to the provider')
   @ApiEnvelope(ChannelProviderTestResponse)
   async test(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: TestChannelProviderDto,
   ) {

@@ -29,7 +29,7 @@ export class TelegramLinksController {
   @ResponseMessage('Telegram link created successfully')
   @ApiEnvelope(TelegramLinkResponse)
   async link(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: TelegramLinkRequestDto,

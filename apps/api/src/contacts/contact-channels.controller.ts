@@ -1,16 +1,9 @@
 // HTTP routes of a contact's channel records; the encrypted value is immutable (PATCH refuses it).
 import { Body, Controller, Delete, Param, Patch, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import {
-  ContactChannelsService,
-  toEmailResponse,
-  toImessageResponse,
-  toPushResponse,
-  toSmsResponse,
-  toTelegramResponse,
-  toWhatsappResponse,
-} from '@app/domain';
+import { ContactChannelsService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
 import {
   CreateEmailDto,
@@ -26,6 +19,20 @@ import {
   UpdateTelegramDto,
   UpdateWhatsappDto,
 } from './contact-channels.dto';
+import {
+  ContactEmailResponse,
+  ContactImessageResponse,
+  ContactPushResponse,
+  ContactSmsResponse,
+  ContactTelegramResponse,
+  ContactWhatsappResponse,
+  toContactEmailResponse,
+  toContactImessageResponse,
+  toContactPushResponse,
+  toContactSmsResponse,
+  toContactTelegramResponse,
+  toContactWhatsappResponse,
+} from './contact-channel.response';
 
 @ApiTags('contacts')
 @Controller('api/v1/user/contacts/:contactId')
@@ -35,29 +42,34 @@ export class ContactChannelsController {
 
   @Post('emails')
   @ResponseMessage('Email added successfully')
+  @ApiEnvelope(ContactEmailResponse, { status: 201 })
   async addEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateEmailDto,
   ) {
-    return toEmailResponse(await this.channels.create(orgId, contactId, 'email', dto));
+    return toContactEmailResponse(await this.channels.create(orgId, contactId, 'email', dto));
   }
 
   @Patch('emails/:channelId')
   @ResponseMessage('Email updated successfully')
+  @ApiEnvelope(ContactEmailResponse)
   async updateEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateEmailDto,
   ) {
-    return toEmailResponse(await this.channels.update(orgId, contactId, 'email', channelId, dto));
+    return toContactEmailResponse(
+      await this.channels.update(orgId, contactId, 'email', channelId, dto),
+    );
   }
 
   @Delete('emails/:channelId')
   @ResponseMessage('Email deleted successfully')
+  @ApiEnvelopeNull()
   async deleteEmail(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -67,30 +79,35 @@ export class ContactChannelsController {
 
   @Post('sms')
   @ResponseMessage('SMS number added successfully')
+  @ApiEnvelope(ContactSmsResponse, { status: 201 })
   async addSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateSmsDto,
   ) {
-    return toSmsResponse(await this.channels.create(orgId, contactId, 'sms', dto));
+    return toContactSmsResponse(await this.channels.create(orgId, contactId, 'sms', dto));
   }
 
   /** Changes the status or the primary flag; the number is immutable (§12.1: unknown contact → 404). */
   @Patch('sms/:channelId')
   @ResponseMessage('SMS number updated successfully')
+  @ApiEnvelope(ContactSmsResponse)
   async updateSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateSmsDto,
   ) {
-    return toSmsResponse(await this.channels.update(orgId, contactId, 'sms', channelId, dto));
+    return toContactSmsResponse(
+      await this.channels.update(orgId, contactId, 'sms', channelId, dto),
+    );
   }
 
   @Delete('sms/:channelId')
   @ResponseMessage('SMS number deleted successfully')
+  @ApiEnvelopeNull()
   async deleteSms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -100,31 +117,34 @@ export class ContactChannelsController {
 
   @Post('whatsapp')
   @ResponseMessage('WhatsApp account added successfully')
+  @ApiEnvelope(ContactWhatsappResponse, { status: 201 })
   async addWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateWhatsappDto,
   ) {
-    return toWhatsappResponse(await this.channels.create(orgId, contactId, 'whatsapp', dto));
+    return toContactWhatsappResponse(await this.channels.create(orgId, contactId, 'whatsapp', dto));
   }
 
   @Patch('whatsapp/:channelId')
   @ResponseMessage('WhatsApp account updated successfully')
+  @ApiEnvelope(ContactWhatsappResponse)
   async updateWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateWhatsappDto,
   ) {
-    return toWhatsappResponse(
+    return toContactWhatsappResponse(
       await this.channels.update(orgId, contactId, 'whatsapp', channelId, dto),
     );
   }
 
   @Delete('whatsapp/:channelId')
   @ResponseMessage('WhatsApp account deleted successfully')
+  @ApiEnvelopeNull()
   async deleteWhatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -134,31 +154,34 @@ export class ContactChannelsController {
 
   @Post('telegram')
   @ResponseMessage('Telegram account added successfully')
+  @ApiEnvelope(ContactTelegramResponse, { status: 201 })
   async addTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateTelegramDto,
   ) {
-    return toTelegramResponse(await this.channels.create(orgId, contactId, 'telegram', dto));
+    return toContactTelegramResponse(await this.channels.create(orgId, contactId, 'telegram', dto));
   }
 
   @Patch('telegram/:channelId')
   @ResponseMessage('Telegram account updated successfully')
+  @ApiEnvelope(ContactTelegramResponse)
   async updateTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateTelegramDto,
   ) {
-    return toTelegramResponse(
+    return toContactTelegramResponse(
       await this.channels.update(orgId, contactId, 'telegram', channelId, dto),
     );
   }
 
   @Delete('telegram/:channelId')
   @ResponseMessage('Telegram account deleted successfully')
+  @ApiEnvelopeNull()
   async deleteTelegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -168,31 +191,34 @@ export class ContactChannelsController {
 
   @Post('imessage')
   @ResponseMessage('iMessage account added successfully')
+  @ApiEnvelope(ContactImessageResponse, { status: 201 })
   async addImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreateImessageDto,
   ) {
-    return toImessageResponse(await this.channels.create(orgId, contactId, 'imessage', dto));
+    return toContactImessageResponse(await this.channels.create(orgId, contactId, 'imessage', dto));
   }
 
   @Patch('imessage/:channelId')
   @ResponseMessage('iMessage account updated successfully')
+  @ApiEnvelope(ContactImessageResponse)
   async updateImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdateImessageDto,
   ) {
-    return toImessageResponse(
+    return toContactImessageResponse(
       await this.channels.update(orgId, contactId, 'imessage', channelId, dto),
     );
   }
 
   @Delete('imessage/:channelId')
   @ResponseMessage('iMessage account deleted successfully')
+  @ApiEnvelopeNull()
   async deleteImessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {
@@ -202,29 +228,34 @@ export class ContactChannelsController {
 
   @Post('push')
   @ResponseMessage('Push registration added successfully')
+  @ApiEnvelope(ContactPushResponse, { status: 201 })
   async addPush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Body() dto: CreatePushDto,
   ) {
-    return toPushResponse(await this.channels.create(orgId, contactId, 'push', dto));
+    return toContactPushResponse(await this.channels.create(orgId, contactId, 'push', dto));
   }
 
   @Patch('push/:channelId')
   @ResponseMessage('Push registration updated successfully')
+  @ApiEnvelope(ContactPushResponse)
   async updatePush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
     @Body() dto: UpdatePushDto,
   ) {
-    return toPushResponse(await this.channels.update(orgId, contactId, 'push', channelId, dto));
+    return toContactPushResponse(
+      await this.channels.update(orgId, contactId, 'push', channelId, dto),
+    );
   }
 
   @Delete('push/:channelId')
   @ResponseMessage('Push registration deleted successfully')
+  @ApiEnvelopeNull()
   async deletePush(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('contactId', uuidParam) contactId: string,
     @Param('channelId', uuidParam) channelId: string,
   ) {

@@ -1,8 +1,9 @@
 // HTTP routes of contacts (§5).
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ContactsService, toContactResponse } from '@app/domain';
+import { ContactsService } from '@app/domain';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
 import { uuidParam } from '../http/params';
 import {
   AddTagsDto,
@@ -10,6 +11,7 @@ import {
   ListContactsQueryDto,
   UpdateContactDto,
 } from './contacts.dto';
+import { ContactPageMetaResponse, ContactResponse, toContactResponse } from './contact.response';
 
 @ApiTags('contacts')
 @Controller('api/v1/user/contacts')
@@ -20,14 +22,16 @@ export class ContactsController {
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Contacts fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: ListContactsQueryDto) {
+  @ApiEnvelope(ContactResponse, { isArray: true, meta: ContactPageMetaResponse })
+  async list(@OrgId() orgId: OrgId, @Query() q: ListContactsQueryDto) {
     return (await this.contacts.list(orgId, q)).map(toContactResponse);
   }
 
   @Post()
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact created successfully')
-  async create(@OrgId() orgId: string, @Body() dto: CreateContactDto) {
+  @ApiEnvelope(ContactResponse, { status: 201 })
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateContactDto) {
     return toContactResponse(await this.contacts.create(orgId, dto));
   }
 
@@ -35,15 +39,17 @@ export class ContactsController {
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Contact fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  @ApiEnvelope(ContactResponse)
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toContactResponse(await this.contacts.get(orgId, id));
   }
 
   @Patch(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact updated successfully')
+  @ApiEnvelope(ContactResponse)
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateContactDto,
   ) {
@@ -54,7 +60,8 @@ export class ContactsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Contact deleted successfully')
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  @ApiEnvelopeNull()
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.contacts.delete(orgId, id);
     return null;
   }
@@ -64,8 +71,9 @@ export class ContactsController {
   @HttpCode(200)
   @RequireScopes('contacts:write')
   @ResponseMessage('Tags added successfully')
+  @ApiEnvelope(ContactResponse)
   async addTags(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: AddTagsDto,
   ) {
@@ -75,8 +83,9 @@ export class ContactsController {
   @Delete(':id/tags/:tagId')
   @RequireScopes('contacts:write')
   @ResponseMessage('Tag removed successfully')
+  @ApiEnvelope(ContactResponse)
   async removeTag(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Param('tagId', uuidParam) tagId: string,
   ) {

@@ -38,13 +38,16 @@ export interface AuthedRequest extends Request {
   requestId?: string;
 }
 
-/** The organization of the authenticated caller: `@OrgId() orgId: OrgId`. */
-export type OrgId = DomainOrgId;
-export const OrgId = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
+/**
+ * The organization of the authenticated caller. Both a parameter decorator and its type, so a
+ * controller writes `@OrgId() orgId: OrgId` with one import.
+ */
+export const OrgId = createParamDecorator((_: unknown, ctx: ExecutionContext): DomainOrgId => {
   const req = ctx.switchToHttp().getRequest<AuthedRequest>();
   if (!req.auth) throw new Error('OrgId used on a route without authentication');
   return req.auth.organizationId;
 });
+export type OrgId = DomainOrgId;
 
 export const Auth = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthContext => {
   const req = ctx.switchToHttp().getRequest<AuthedRequest>();

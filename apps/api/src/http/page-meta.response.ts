@@ -1,8 +1,9 @@
-// The `meta` of a paged list (§4), written by the envelope from the service's Page.
+// The `meta` of a paged list (§4): totals, page numbers and relative page URLs.
 import { ApiProperty } from '@nestjs/swagger';
+import type { PageMeta } from '@app/domain';
 
-/** Where the page sits in the list; the URLs are relative and keep the other query parameters. */
-export class PageMetaResponse {
+/** Pagination of a list; the URLs keep the request's other query parameters. */
+export class PageMetaResponse implements PageMeta {
   total: number;
 
   perPage: number;

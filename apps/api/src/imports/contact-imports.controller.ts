@@ -12,13 +12,23 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
-import { ImportsService, toImportResponse } from '@app/domain';
+import { ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ImportsService } from '@app/domain';
 import type { Response } from 'express';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
 import { RawResponse } from '../http/envelope';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
+import { PageMetaResponse } from '../http/page-meta.response';
 import { uuidParam } from '../http/params';
 import { PageQueryDto } from '../http/page-query.dto';
+import {
+  ContactImportResponse,
+  ContactImportResultResponse,
+  ContactImportUploadResponse,
+  toContactImportResponse,
+  toContactImportResultResponse,
+  toContactImportUploadResponse,
+} from './contact-import.response';
 import { StartImportDto } from './contact-imports.dto';
 import { CsvUploadInterceptor } from './csv-upload.interceptor';
 import type { ReceivedCsv } from './csv-upload.interceptor';
@@ -40,30 +50,33 @@ export class ContactImportsController {
     schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } },
   })
   @ResponseMessage('File uploaded successfully')
-  async upload(@OrgId() orgId: string, @UploadedFile() file: ReceivedCsv) {
+  @ApiEnvelope(ContactImportUploadResponse, { status: 201 })
+  async upload(@OrgId() orgId: OrgId, @UploadedFile() file: ReceivedCsv) {
     const out = await this.imports.createFromUpload(orgId, {
       path: file.path,
       bytes: file.size,
       reservationId: file.reservationId,
       originalName: file.originalname,
     });
-    return { import: toImportResponse(out.import), preview: out.preview };
+    return toContactImportUploadResponse(out);
   }
 
   /** Imports newest first; uploaded drafts are not listed. */
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Imports fetched successfully')
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  @ApiEnvelope(ContactImportResponse, { isArray: true, meta: PageMetaResponse })
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.imports.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
-    return page.map(toImportResponse);
+    return page.map(toContactImportResponse);
   }
 
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Import fetched successfully')
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return { import: toImportResponse(await this.imports.get(orgId, id)) };
+  @ApiEnvelope(ContactImportResultResponse)
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
+    return toContactImportResultResponse(await this.imports.get(orgId, id));
   }
 
   /** Starts processing with the chosen mappings: 202, status `queued`. */
@@ -71,12 +84,13 @@ export class ContactImportsController {
   @HttpCode(202)
   @RequireScopes('contacts:write')
   @ResponseMessage('Import queued')
+  @ApiEnvelope(ContactImportResultResponse, { status: 202 })
   async start(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: StartImportDto,
   ) {
-    return { import: toImportResponse(await this.imports.start(orgId, id, dto)) };
+    return toContactImportResultResponse(await this.imports.start(orgId, id, dto));
   }
 
   /** Stops a queued or processing import at its next batch; committed batches stay. */
@@ -84,14 +98,17 @@ export class ContactImportsController {
   @HttpCode(200)
   @RequireScopes('contacts:write')
   @ResponseMessage('Import cancelled')
-  async cancel(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
-    return { import: toImportResponse(await this.imports.cancel(orgId, id)) };
+  @ApiEnvelope(ContactImportResultResponse)
+  async cancel(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
+    return toContactImportResultResponse(await this.imports.cancel(orgId, id));
   }
 
   /** The invalid rows: original columns plus `row` and `error` (text/csv). */
   @Get(':id/errors')
   @RequireScopes('contacts:read')
-  async errors(@OrgId() orgId: string, @Param('id', uuidParam) id: string, @Res() res: Response) {
+  @ApiProduces('text/csv')
+  @ApiOkResponse({ description: 'The invalid rows.', schema: { type: 'string', format: 'binary' } })
+  async errors(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string, @Res() res: Response) {
     const file = await this.imports.errorsFile(orgId, id);
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
@@ -108,7 +125,8 @@ export class ContactImportsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Import deleted successfully')
-  async delete(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  @ApiEnvelopeNull()
+  async delete(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.imports.delete(orgId, id);
     return null;
   }

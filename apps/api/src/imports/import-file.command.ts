@@ -7,9 +7,9 @@ import {
   FieldMapping,
   ImportRunner,
   ImportsService,
-  toImportResponse,
   ValidationFailedError,
 } from '@app/domain';
+import { toContactImportResponse } from './contact-import.response';
 
 type Flags = Record<string, string | boolean | undefined>;
 
@@ -119,5 +119,5 @@ export async function importFileCommand(
     `import ${imp.status}${imp.errorReason ? `: ${imp.errorReason}` : ''}` +
       ` in ${((Date.now() - began) / 1000).toFixed(1)} s\n`,
   );
-  return { import: toImportResponse(imp) };
+  return { import: toContactImportResponse(imp) };
 }

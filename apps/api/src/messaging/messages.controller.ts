@@ -23,7 +23,7 @@ export class MessagesController {
   @Get()
   @ResponseMessage('Messages fetched successfully')
   @ApiEnvelope(MessageSummaryResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: ListMessagesQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: ListMessagesQueryDto) {
     const { page = 1, limit = 20, ...filters } = q;
     return (await this.log.list(orgId, filters, { page, limit })).map(toMessageSummaryResponse);
   }
@@ -32,7 +32,7 @@ export class MessagesController {
   @Get(':jobId')
   @ResponseMessage('Message fetched successfully')
   @ApiEnvelope(MessageResponse)
-  async get(@OrgId() orgId: string, @Param('jobId', jobIdParam) jobId: string) {
+  async get(@OrgId() orgId: OrgId, @Param('jobId', jobIdParam) jobId: string) {
     return toMessageResponse(await this.log.get(orgId, jobId));
   }
 }

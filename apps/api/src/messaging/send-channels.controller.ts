@@ -42,7 +42,7 @@ export class SendChannelsController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async sms(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendSmsDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -61,7 +61,7 @@ export class SendChannelsController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async push(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendPushDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -80,7 +80,7 @@ export class SendChannelsController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async whatsapp(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendWhatsappDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -99,7 +99,7 @@ export class SendChannelsController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async telegram(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendTelegramDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -118,7 +118,7 @@ export class SendChannelsController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiEnvelope(ChannelSendResponse, { status: 202 })
   async imessage(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendImessageDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,
@@ -130,7 +130,7 @@ export class SendChannelsController {
 
   /** The send, or the first answer to a repeat of its Idempotency-Key (the channel is hashed too). */
   private async once(
-    orgId: string,
+    orgId: OrgId,
     key: string | undefined,
     body: object,
     res: Response,

@@ -32,7 +32,7 @@ export class SendController {
       'first 202 with `Idempotent-Replayed: true` and sends nothing; another body is a 409.',
   })
   async send(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Body() dto: SendEmailDto,
     @Headers('idempotency-key') key: string | undefined,
     @Res({ passthrough: true }) res: Response,

@@ -16,7 +16,7 @@ export class RevenueReportController {
   @RequireScopes('analytics:read')
   @ResponseMessage('Revenue attribution report fetched successfully')
   @ApiEnvelope(RevenueReportResponse)
-  async revenueAttribution(@OrgId() orgId: string, @Query() q: RevenueReportQueryDto) {
+  async revenueAttribution(@OrgId() orgId: OrgId, @Query() q: RevenueReportQueryDto) {
     return toRevenueReportResponse(await this.reports.report(orgId, q));
   }
 }

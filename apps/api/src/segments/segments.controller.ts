@@ -1,8 +1,11 @@
 // HTTP routes of segments (§6): one service call each.
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { SegmentsService, toContactResponse } from '@app/domain';
+import { SegmentsService } from '@app/domain';
+import { ContactResponse, toContactResponse } from '../contacts/contact.response';
 import { OrgId, RequireScopes, ResponseMessage } from '../http/decorators';
+import { ApiEnvelope, ApiEnvelopeNull } from '../http/openapi-envelope';
+import { PageMetaResponse } from '../http/page-meta.response';
 import { uuidParam } from '../http/params';
 import {
   CreateSegmentDto,
@@ -11,9 +14,14 @@ import {
   SegmentListQueryDto,
   SegmentMembersDto,
   SegmentPageQueryDto,
-  toSegmentResponse,
   UpdateSegmentDto,
 } from './segments.dto';
+import {
+  SegmentPreviewResponse,
+  SegmentResponse,
+  toSegmentPreviewResponse,
+  toSegmentResponse,
+} from './segment.response';
 
 @ApiTags('contact-segments')
 @Controller('api/v1/user/contact-segments')
@@ -23,6 +31,7 @@ export class SegmentsController {
   @Post()
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment created successfully')
+  @ApiEnvelope(SegmentResponse, { status: 201 })
   async create(@OrgId() orgId: OrgId, @Body() dto: CreateSegmentDto) {
     return toSegmentResponse(await this.segments.create(orgId, dto));
   }
@@ -30,6 +39,7 @@ export class SegmentsController {
   @Get()
   @RequireScopes('contacts:read')
   @ResponseMessage('Segments fetched successfully')
+  @ApiEnvelope(SegmentResponse, { isArray: true, meta: PageMetaResponse })
   async list(@OrgId() orgId: OrgId, @Query() q: SegmentListQueryDto) {
     const page = await this.segments.list(
       orgId,
@@ -44,14 +54,15 @@ export class SegmentsController {
   @HttpCode(200)
   @RequireScopes('contacts:read')
   @ResponseMessage('Segment preview computed successfully')
+  @ApiEnvelope(SegmentPreviewResponse)
   async preview(@OrgId() orgId: OrgId, @Body() dto: PreviewSegmentDto) {
-    const { count, sample } = await this.segments.preview(orgId, dto.rules);
-    return { count, sample: sample.map(toContactResponse) };
+    return toSegmentPreviewResponse(await this.segments.preview(orgId, dto.rules));
   }
 
   @Get(':id')
   @RequireScopes('contacts:read')
   @ResponseMessage('Segment fetched successfully')
+  @ApiEnvelope(SegmentResponse)
   async get(
     @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
@@ -63,6 +74,7 @@ export class SegmentsController {
   @Patch(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment updated successfully')
+  @ApiEnvelope(SegmentResponse)
   async update(
     @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
@@ -74,6 +86,7 @@ export class SegmentsController {
   @Delete(':id')
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment deleted successfully')
+  @ApiEnvelopeNull()
   async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.segments.remove(orgId, id);
     return null;
@@ -84,6 +97,7 @@ export class SegmentsController {
   @HttpCode(200)
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment members added successfully')
+  @ApiEnvelope(SegmentResponse)
   async addMembers(
     @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
@@ -95,6 +109,7 @@ export class SegmentsController {
   @Delete(':id/members')
   @RequireScopes('contacts:write')
   @ResponseMessage('Segment members removed successfully')
+  @ApiEnvelope(SegmentResponse)
   async removeMembers(
     @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
@@ -107,6 +122,7 @@ export class SegmentsController {
   @Get(':id/contacts')
   @RequireScopes('contacts:read')
   @ResponseMessage('Segment contacts fetched successfully')
+  @ApiEnvelope(ContactResponse, { isArray: true, meta: PageMetaResponse })
   async contacts(
     @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,

@@ -1,4 +1,4 @@
-// Request and response shapes of the segment routes.
+// Request shapes of the segment routes.
 import { PageQueryDto } from '../http/page-query.dto';
 import {
   ArrayMaxSize,
@@ -14,7 +14,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { SEGMENT_TYPES } from '@app/domain';
-import type { ContactSegment, SegmentType } from '@app/domain';
+import type { SegmentType } from '@app/domain';
 import { IsOmittable } from '../http/validation';
 
 /** Most contact ids one membership request may carry. */
@@ -94,18 +94,4 @@ export class SegmentGetQueryDto {
   @IsOptional()
   @IsIn(['true', 'false'])
   withCounts?: 'true' | 'false';
-}
-
-export function toSegmentResponse(s: ContactSegment) {
-  return {
-    id: s.id,
-    organizationId: s.organizationId,
-    name: s.name,
-    description: s.description,
-    type: s.type,
-    rules: s.rules,
-    contactCount: s.contactCount,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-  };
 }

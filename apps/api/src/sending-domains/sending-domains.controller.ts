@@ -20,7 +20,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain created successfully')
   @ApiEnvelope(SendingDomainResponse, { status: 201 })
-  async create(@OrgId() orgId: string, @Body() dto: CreateSendingDomainDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateSendingDomainDto) {
     return toSendingDomainResponse(await this.domains.create(orgId, dto));
   }
 
@@ -28,7 +28,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:read')
   @ResponseMessage('Sending domains fetched successfully')
   @ApiEnvelope(SendingDomainResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.domains.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toSendingDomainResponse);
   }
@@ -37,7 +37,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:read')
   @ResponseMessage('Sending domain fetched successfully')
   @ApiEnvelope(SendingDomainResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toSendingDomainResponse(await this.domains.get(orgId, id));
   }
 
@@ -47,7 +47,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain checked')
   @ApiEnvelope(SendingDomainResponse)
-  async verify(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async verify(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toSendingDomainResponse(await this.domains.verify(orgId, id));
   }
 
@@ -56,7 +56,7 @@ export class SendingDomainsController {
   @RequireScopes('domains:write')
   @ResponseMessage('Sending domain deleted successfully')
   @ApiEnvelopeNull()
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.domains.remove(orgId, id);
     return null;
   }

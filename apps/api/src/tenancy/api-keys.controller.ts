@@ -30,7 +30,7 @@ export class ApiKeysController {
   @Get()
   @ResponseMessage('API keys fetched successfully')
   @ApiEnvelope(ApiKeyResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.keys.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toApiKeyResponse);
   }
@@ -50,7 +50,7 @@ export class ApiKeysController {
   @Get(':id')
   @ResponseMessage('API key fetched successfully')
   @ApiEnvelope(ApiKeyResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toApiKeyResponse(await this.keys.get(orgId, id));
   }
 

@@ -27,7 +27,7 @@ export class WebhookDeliveriesController {
   @Get()
   @RequireScopes('webhooks:read')
   @ApiEnvelope(WebhookDeliveryResponse, { isArray: true, meta: WebhookDeliveryPageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: DeliveryListQueryDto, @Res() res: Response) {
+  async list(@OrgId() orgId: OrgId, @Query() q: DeliveryListQueryDto, @Res() res: Response) {
     const list = await this.deliveries.list(orgId, {
       webhookEndpointId: q.webhookEndpointId,
       statuses: q.status,
@@ -49,7 +49,7 @@ export class WebhookDeliveriesController {
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook delivery fetched successfully')
   @ApiEnvelope(WebhookDeliveryResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toWebhookDeliveryResponse(await this.deliveries.get(orgId, id));
   }
 
@@ -59,7 +59,7 @@ export class WebhookDeliveriesController {
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook delivery retry processed')
   @ApiEnvelope(WebhookDeliveryResponse)
-  async retry(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async retry(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toWebhookDeliveryResponse(await this.deliveries.retry(orgId, id));
   }
 }

@@ -33,7 +33,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint created successfully')
   @ApiEnvelope(WebhookEndpointWithSecretResponse, { status: 201 })
-  async create(@OrgId() orgId: string, @Body() dto: CreateWebhookEndpointDto) {
+  async create(@OrgId() orgId: OrgId, @Body() dto: CreateWebhookEndpointDto) {
     return toWebhookEndpointWithSecretResponse(await this.endpoints.create(orgId, dto));
   }
 
@@ -41,7 +41,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook endpoints fetched successfully')
   @ApiEnvelope(WebhookEndpointResponse, { isArray: true, meta: PageMetaResponse })
-  async list(@OrgId() orgId: string, @Query() q: PageQueryDto) {
+  async list(@OrgId() orgId: OrgId, @Query() q: PageQueryDto) {
     const page = await this.endpoints.list(orgId, { page: q.page ?? 1, limit: q.limit ?? 20 });
     return page.map(toWebhookEndpointResponse);
   }
@@ -50,7 +50,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook statistics fetched successfully')
   @ApiEnvelope(WebhookStatisticsResponse)
-  async statistics(@OrgId() orgId: string) {
+  async statistics(@OrgId() orgId: OrgId) {
     return toWebhookStatisticsResponse(await this.endpoints.statistics(orgId));
   }
 
@@ -58,7 +58,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:read')
   @ResponseMessage('Webhook endpoint fetched successfully')
   @ApiEnvelope(WebhookEndpointResponse)
-  async get(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async get(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toWebhookEndpointResponse(await this.endpoints.view(orgId, id));
   }
 
@@ -67,7 +67,7 @@ export class WebhookEndpointsController {
   @ResponseMessage('Webhook endpoint updated successfully')
   @ApiEnvelope(WebhookEndpointResponse)
   async update(
-    @OrgId() orgId: string,
+    @OrgId() orgId: OrgId,
     @Param('id', uuidParam) id: string,
     @Body() dto: UpdateWebhookEndpointDto,
   ) {
@@ -79,7 +79,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook endpoint deleted successfully')
   @ApiEnvelopeNull()
-  async remove(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async remove(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     await this.endpoints.remove(orgId, id);
     return null;
   }
@@ -89,7 +89,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:write')
   @ResponseMessage('Webhook secret regenerated successfully')
   @ApiEnvelope(WebhookEndpointWithSecretResponse)
-  async regenerateSecret(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async regenerateSecret(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toWebhookEndpointWithSecretResponse(await this.endpoints.regenerateSecret(orgId, id));
   }
 
@@ -98,7 +98,7 @@ export class WebhookEndpointsController {
   @RequireScopes('webhooks:write')
   @ResponseMessage('Test event queued')
   @ApiEnvelope(WebhookDeliveryResponse, { status: 201 })
-  async test(@OrgId() orgId: string, @Param('id', uuidParam) id: string) {
+  async test(@OrgId() orgId: OrgId, @Param('id', uuidParam) id: string) {
     return toWebhookDeliveryResponse(await this.deliveries.sendTest(orgId, id));
   }
 }

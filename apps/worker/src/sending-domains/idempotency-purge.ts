@@ -1,13 +1,13 @@
 // Hourly: Idempotency-Key records older than 24 hours are deleted (§13). Lookups already ignore
 // expired ones; this keeps the table small.
 import { Injectable } from '@nestjs/common';
-import { IdempotencyService, PeriodicTask } from '@app/domain';
+import { IdempotencySweeper, PeriodicTask } from '@app/domain';
 
 const INTERVAL_MS = 60 * 60_000;
 
 @Injectable()
 export class IdempotencyPurge extends PeriodicTask {
-  constructor(private readonly keys: IdempotencyService) {
+  constructor(private readonly keys: IdempotencySweeper) {
     super();
   }
 

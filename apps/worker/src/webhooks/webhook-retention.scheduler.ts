@@ -1,13 +1,13 @@
 // Every MESSAGE_RETENTION_INTERVAL_MS (daily by default): deletes finished webhook deliveries past
-// their organization's retention (WebhookRetention). Safe on N replicas (rows taken with SKIP LOCKED).
+// their organization's retention (WebhookRetentionSweeper). Safe on N replicas (rows taken with SKIP LOCKED).
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, PeriodicTask, WebhookRetention } from '@app/domain';
+import { APP_CONFIG, PeriodicTask, WebhookRetentionSweeper } from '@app/domain';
 import type { AppConfig } from '@app/domain';
 
 @Injectable()
 export class WebhookRetentionScheduler extends PeriodicTask {
   constructor(
-    private readonly retention: WebhookRetention,
+    private readonly retention: WebhookRetentionSweeper,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();

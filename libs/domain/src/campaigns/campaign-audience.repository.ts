@@ -5,8 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { CHANNEL_RECORDS, UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
 import { PROVIDER_CHANNELS } from '../channels/provider-adapter';
 import type { OrgId } from '../common/org-id';
+import { SUPPRESSED_EMAIL_STATUSES } from '../contacts/contact-channels.entity';
 import { query, raw, sql, Sql } from '../database/sql';
-import { SUPPRESSED_EMAIL_STATUSES } from '../messaging/contact-email-status.repository';
 import type { CampaignChannel } from './campaign.entity';
 
 /**

@@ -4,6 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { asOrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { inTransaction } from '../database/transaction';
 import {
@@ -168,7 +169,7 @@ export class CampaignFanoutService {
             failedCount: counts.failedCount,
           });
           const byChannel = await this.campaigns.sentByChannel(organizationId, campaignId, em);
-          await this.events.emit(em, organizationId, [
+          await this.events.emit(em, asOrgId(organizationId), [
             {
               type: 'campaign.sent',
               data: { campaign: { id: campaignId, name: campaign.name, ...counts, byChannel } },

@@ -8,6 +8,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { encryptedColumn } from '../crypto/field-encryption';
 import type { ProviderChannel } from './provider-adapter';
 
@@ -29,7 +30,7 @@ export type ProviderAccountStatus = (typeof PROVIDER_ACCOUNT_STATUSES)[number];
 @Entity('channel_providers')
 export class ChannelProvider {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') channel: ProviderChannel;
   @Column('text') provider: ProviderName;
   @Column('text') name: string;

@@ -3,6 +3,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { empty, join, query, sql } from '../database/sql';
 import type {
@@ -14,7 +15,7 @@ import type { ProviderChannel } from './provider-adapter';
 
 interface AccountRow {
   id: string;
-  organization_id: string;
+  organization_id: OrgId;
   channel: ProviderChannel;
   provider: ProviderName;
   name: string;
@@ -78,7 +79,7 @@ export class ChannelProviderRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /** Serialises the changes of one organization's defaults of a channel until the transaction ends. */
-  async lockChannel(organizationId: string, channel: ProviderChannel, em: EntityManager) {
+  async lockChannel(organizationId: OrgId, channel: ProviderChannel, em: EntityManager) {
     await query(
       em,
       sql`SELECT pg_advisory_xact_lock(
@@ -86,7 +87,7 @@ export class ChannelProviderRepository {
     );
   }
 
-  async hasDefault(organizationId: string, channel: ProviderChannel, em: Db = this.ds) {
+  async hasDefault(organizationId: OrgId, channel: ProviderChannel, em: Db = this.ds) {
     const rows = await query<{ one: number }>(
       em,
       sql`SELECT 1 AS one FROM channel_providers
@@ -96,7 +97,7 @@ export class ChannelProviderRepository {
   }
 
   /** Clears the channel's default (before another account takes it, in the same transaction). */
-  async clearDefault(organizationId: string, channel: ProviderChannel, em: EntityManager) {
+  async clearDefault(organizationId: OrgId, channel: ProviderChannel, em: EntityManager) {
     await query(
       em,
       sql`UPDATE channel_providers SET is_default = false
@@ -105,7 +106,7 @@ export class ChannelProviderRepository {
   }
 
   async insert(
-    organizationId: string,
+    organizationId: OrgId,
     a: NewProviderAccount,
     now: Date,
     em: Db = this.ds,
@@ -123,7 +124,7 @@ export class ChannelProviderRepository {
   }
 
   async list(
-    organizationId: string,
+    organizationId: OrgId,
     filter: { channel?: ProviderChannel },
     page: { offset: number; limit: number },
   ): Promise<{ items: ProviderAccountRecord[]; total: number }> {
@@ -144,7 +145,7 @@ export class ChannelProviderRepository {
     return { items: rows.map(toRecord), total: n };
   }
 
-  async get(organizationId: string, id: string, em: Db = this.ds) {
+  async get(organizationId: OrgId, id: string, em: Db = this.ds) {
     const rows = await query<AccountRow>(
       em,
       sql`SELECT ${COLUMNS} FROM channel_providers
@@ -158,8 +159,8 @@ export class ChannelProviderRepository {
    * the account id, unguessable, and nothing of the organization; the provider's signature under
    * that account's credentials is what the callback is then trusted by.
    */
-  async organizationOf(id: string): Promise<string | null> {
-    const rows = await query<{ organization_id: string }>(
+  async organizationOf(id: string): Promise<OrgId | null> {
+    const rows = await query<{ organization_id: OrgId }>(
       this.ds,
       sql`SELECT organization_id FROM channel_providers WHERE id = ${id}::uuid`,
     );
@@ -167,7 +168,7 @@ export class ChannelProviderRepository {
   }
 
   /** The channel's default account, or null. */
-  async defaultOf(organizationId: string, channel: ProviderChannel) {
+  async defaultOf(organizationId: OrgId, channel: ProviderChannel) {
     const rows = await query<AccountRow>(
       this.ds,
       sql`SELECT ${COLUMNS} FROM channel_providers
@@ -177,7 +178,7 @@ export class ChannelProviderRepository {
   }
 
   /** The channel's accounts that may send (not disabled): the default first, then the oldest. */
-  async sendableOf(organizationId: string, channel: ProviderChannel) {
+  async sendableOf(organizationId: OrgId, channel: ProviderChannel) {
     const rows = await query<AccountRow>(
       this.ds,
       sql`SELECT ${COLUMNS} FROM channel_providers
@@ -190,7 +191,7 @@ export class ChannelProviderRepository {
 
   /** The decrypted credential object of one account (to send), or null when it is gone. */
   async credentialsOf(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     em: EntityManager | DataSource = this.ds,
   ): Promise<Record<string, unknown> | null> {
@@ -203,7 +204,7 @@ export class ChannelProviderRepository {
   }
 
   async update(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     c: ProviderAccountChange,
     now: Date,
@@ -235,7 +236,7 @@ export class ChannelProviderRepository {
   }
 
   /** Removes the account; answers what it was, or null when there was none. */
-  async remove(organizationId: string, id: string, em: Db = this.ds) {
+  async remove(organizationId: OrgId, id: string, em: Db = this.ds) {
     const rows = await query<AccountRow>(
       em,
       sql`DELETE FROM channel_providers WHERE organization_id = ${organizationId} AND id = ${id}
@@ -245,7 +246,7 @@ export class ChannelProviderRepository {
   }
 
   /** Makes the channel's oldest active account its default (after the default was removed). */
-  async promoteOldest(organizationId: string, channel: ProviderChannel, em: EntityManager) {
+  async promoteOldest(organizationId: OrgId, channel: ProviderChannel, em: EntityManager) {
     await query(
       em,
       sql`UPDATE channel_providers SET is_default = true
@@ -259,7 +260,7 @@ export class ChannelProviderRepository {
    * One more refusal of the credentials: at `threshold` in a row an active account becomes
    * `failing`. Answers the record as it now is.
    */
-  async recordAuthFailure(organizationId: string, id: string, threshold: number, now: Date) {
+  async recordAuthFailure(organizationId: OrgId, id: string, threshold: number, now: Date) {
     const rows = await query<AccountRow>(
       this.ds,
       sql`UPDATE channel_providers
@@ -277,7 +278,7 @@ export class ChannelProviderRepository {
    * The provider took the credentials: the count starts again and a failing account is active.
    * Writes only when that changes something (a send of a healthy account writes nothing).
    */
-  async recordAuthSuccess(organizationId: string, id: string, now: Date) {
+  async recordAuthSuccess(organizationId: OrgId, id: string, now: Date) {
     const rows = await query<AccountRow>(
       this.ds,
       sql`UPDATE channel_providers

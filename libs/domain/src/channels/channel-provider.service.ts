@@ -7,6 +7,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest, pageOffset } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -87,7 +88,7 @@ function checkName(raw: string): string {
 
 /** An account as an adapter takes it: its record's settings and its decrypted credentials. */
 function asAccount(
-  organizationId: string,
+  organizationId: OrgId,
   record: ProviderAccountRecord,
   credentials: Record<string, unknown>,
 ): ProviderAccount {
@@ -109,7 +110,7 @@ export class ChannelProviderService {
   ) {}
 
   /** Creates the account; the channel's first account, or one asked to be, is its default. */
-  async create(organizationId: string, input: NewProviderInput): Promise<ProviderAccountResult> {
+  async create(organizationId: OrgId, input: NewProviderInput): Promise<ProviderAccountResult> {
     if (!servesChannel(input.provider, input.channel)) {
       throw ValidationFailedError.field(
         'provider',
@@ -155,7 +156,7 @@ export class ChannelProviderService {
   }
 
   async list(
-    organizationId: string,
+    organizationId: OrgId,
     filter: { channel?: ProviderChannel },
     req: PageRequest,
   ): Promise<Page<ProviderAccountRecord>> {
@@ -166,7 +167,7 @@ export class ChannelProviderService {
     return new Page(items, total, req);
   }
 
-  async get(organizationId: string, id: string): Promise<ProviderAccountRecord> {
+  async get(organizationId: OrgId, id: string): Promise<ProviderAccountRecord> {
     const account = await this.repository.get(organizationId, id);
     if (!account) throw new NotFoundError('Channel provider');
     return account;
@@ -177,7 +178,7 @@ export class ChannelProviderService {
    * channel's default here in one transaction (the default is moved, never cleared: false is a 422).
    */
   async update(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     input: ProviderChangeInput,
   ): Promise<ProviderAccountResult> {
@@ -261,7 +262,7 @@ export class ChannelProviderService {
   }
 
   /** Removes the account; when it was the channel's default, its oldest other account takes over. */
-  async remove(organizationId: string, id: string): Promise<void> {
+  async remove(organizationId: OrgId, id: string): Promise<void> {
     const current = await this.get(organizationId, id);
     await inTransaction(this.ds, async (em) => {
       await this.repository.lockChannel(organizationId, current.channel, em);
@@ -274,7 +275,7 @@ export class ChannelProviderService {
   }
 
   /** The account with its decrypted credentials, as an adapter takes it. */
-  async account(organizationId: string, id: string): Promise<ProviderAccount> {
+  async account(organizationId: OrgId, id: string): Promise<ProviderAccount> {
     const record = await this.get(organizationId, id);
     const credentials = await this.repository.credentialsOf(organizationId, id);
     if (!credentials) throw new NotFoundError('Channel provider');
@@ -282,7 +283,7 @@ export class ChannelProviderService {
   }
 
   /** The channel's default account, or null when the organization has connected none. */
-  defaultAccount(organizationId: string, channel: ProviderChannel) {
+  defaultAccount(organizationId: OrgId, channel: ProviderChannel) {
     return this.repository.defaultOf(organizationId, channel);
   }
 
@@ -292,7 +293,7 @@ export class ChannelProviderService {
    * provider took them, and the count starts again. Throttled and unavailable say nothing of them.
    */
   async recordOutcome(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     outcome: SendOutcome,
   ): Promise<ProviderAccountRecord | null> {
@@ -321,7 +322,7 @@ export class ChannelProviderService {
   }
 
   /** Sends one message through the account now (not through the queue, not in the message log). */
-  async test(organizationId: string, id: string, input: TestMessageInput): Promise<TestSendResult> {
+  async test(organizationId: OrgId, id: string, input: TestMessageInput): Promise<TestSendResult> {
     const record = await this.get(organizationId, id);
     const message = checkTestMessage(record.channel, record.provider, input);
     if (record.status === 'disabled') throw new ConflictError('Provider is disabled');

@@ -3,6 +3,7 @@
 // stream of messages does not read and decrypt it once each.
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import type { PushPlatform } from '../contacts/contact-channels.entity';
 import { ChannelProviderRepository, ProviderAccountRecord } from './channel-provider.repository';
@@ -32,7 +33,7 @@ export class ProviderAccounts {
    * there is none.
    */
   async choose(
-    organizationId: string,
+    organizationId: OrgId,
     channel: ProviderChannel,
     providerId: string | undefined,
     platform?: PushPlatform,
@@ -67,12 +68,12 @@ export class ProviderAccounts {
   }
 
   /** The organization of an account a provider callback names, or null when there is none. */
-  organizationOf(id: string): Promise<string | null> {
+  organizationOf(id: string): Promise<OrgId | null> {
     return this.repository.organizationOf(id);
   }
 
   /** The account with its credentials, as read at most ACCOUNT_CACHE_MS ago; null when gone. */
-  async forSending(organizationId: string, id: string): Promise<SendingAccount | null> {
+  async forSending(organizationId: OrgId, id: string): Promise<SendingAccount | null> {
     const now = this.clock.now().getTime();
     const key = `${organizationId}/${id}`;
     const kept = this.cache.get(key);

@@ -1,6 +1,7 @@
 // The provider layer (§17): one adapter per provider API, each speaking its provider's wire format
 // and nothing else. The send path, the callbacks route and the worker reach every provider through
 // this interface; which adapter serves an account is the registry's choice (provider-registry.ts).
+import type { OrgId } from '../common/org-id';
 
 /** The channels beyond email that go out through a provider account. */
 export const PROVIDER_CHANNELS = ['sms', 'whatsapp', 'telegram', 'push', 'imessage'] as const;
@@ -9,7 +10,7 @@ export type ProviderChannel = (typeof PROVIDER_CHANNELS)[number];
 /** A provider account as an adapter needs it: decrypted credentials, non-secret settings. */
 export interface ProviderAccount {
   id: string;
-  organizationId: string;
+  organizationId: OrgId;
   channel: ProviderChannel;
   provider: string;
   /** Non-secret settings (sender number, project id, bundle id, `apiBaseUrl`…). */

@@ -3,6 +3,7 @@
 // whose update links that chat to the record (ChannelCallbackService). Until then the record has
 // no chat and campaigns count the contact unreachable on Telegram.
 import { Injectable } from '@nestjs/common';
+import type { OrgId } from '../common/org-id';
 import { ContactChannelsService } from '../contacts/contact-channels.service';
 import { ProviderAccounts } from './provider-accounts';
 import { telegramDeepLink } from './providers/telegram-bot.adapter';
@@ -26,7 +27,7 @@ export class TelegramLinks {
 
   /** 404 when the record is not the contact's; 422 `providerId` when no bot is connected. */
   async link(
-    organizationId: string,
+    organizationId: OrgId,
     contactId: string,
     recordId: string,
     providerId?: string,

@@ -9,7 +9,8 @@ export type OrgId = string & { readonly [orgIdBrand]: true };
 
 /**
  * Marks a string as an organization id. Called where the id enters from a trusted source only:
- * the authentication guard, a queue job's parser, a row a sweeper read, a test's session.
+ * the authentication guard, a queue job's parser, a row a sweeper read, the operator's command
+ * line (checked against the organizations table before use), a test's session.
  */
 export function asOrgId(value: string): OrgId {
   return value as OrgId;

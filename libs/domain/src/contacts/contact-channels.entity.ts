@@ -21,6 +21,12 @@ export const TELEGRAM_STATUSES = ['active', 'inactive', 'blocked'] as const;
 export const IMESSAGE_STATUSES = ['verified', 'unverified', 'invalid'] as const;
 export const PUSH_STATUSES = ['active', 'inactive', 'expired'] as const;
 export const PUSH_PLATFORMS = ['ios', 'android', 'web'] as const;
+/** ContactEmail statuses that must never be sent to. */
+export const SUPPRESSED_EMAIL_STATUSES = [
+  'bounced',
+  'complained',
+  'suppressed',
+] as const satisfies readonly EmailStatus[];
 
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export type SmsStatus = (typeof SMS_STATUSES)[number];

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { query, raw, sql } from '../database/sql';
 import {
   CHANNEL_INFO,
@@ -131,7 +132,7 @@ export class ContactChannelsRepository {
 
   /** New contacts' email records (primary, unverified), one per contact. */
   async insertEmails(
-    orgId: string,
+    orgId: OrgId,
     rows: (SealedValue & { contactId: string })[],
     em: EntityManager,
   ): Promise<void> {
@@ -151,7 +152,7 @@ export class ContactChannelsRepository {
    * added record is primary only when the contact had none on that channel.
    */
   async insertPhones(
-    orgId: string,
+    orgId: OrgId,
     channel: PhoneChannel,
     rows: SealedPhone[],
     existing: boolean,
@@ -188,27 +189,38 @@ export class ContactChannelsRepository {
     );
   }
 
+  /** The addresses of the contact's email records, encrypted as stored. */
+  async emailsOf(orgId: OrgId, contactId: string): Promise<string[]> {
+    const rows = await query<{ email: string }>(
+      this.ds,
+      sql`SELECT email FROM contact_emails
+           WHERE organization_id = ${orgId}::uuid AND contact_id = ${contactId}::uuid`,
+    );
+    return rows.map((r) => r.email);
+  }
+
   /**
-   * A bounce on the email records with one of these blind indexes: bounceCount + 1,
-   * lastBouncedAt, and status `bounced` when `hard`, unless the status is one of `keep`.
+   * A bounce on the email records with one of these blind indexes, in `em`'s transaction:
+   * bounceCount + 1, lastBouncedAt, and status `bounced` when `hard`, unless the status is one of
+   * `keep`.
    */
-  recordBounce(
-    orgId: string,
+  async recordBounces(
+    em: EntityManager,
+    orgId: OrgId,
     hashes: string[],
-    at: Date,
     hard: boolean,
     keep: string[],
-  ): Promise<EmailRecordStatus[]> {
-    return query(
-      this.ds,
+    at: Date,
+  ): Promise<void> {
+    await query(
+      em,
       sql`UPDATE contact_emails
              SET bounce_count = bounce_count + 1,
-                 last_bounced_at = GREATEST(coalesce(last_bounced_at, ${at}::timestamptz), ${at}::timestamptz),
+                 last_bounced_at = ${at}::timestamptz,
                  status = CASE WHEN ${hard}::boolean AND NOT (status = ANY(${keep}::text[]))
                                THEN 'bounced' ELSE status END,
                  updated_at = now()
-           WHERE organization_id = ${orgId}::uuid AND email_hash = ANY(${hashes}::text[])
-          RETURNING id, contact_id, status`,
+           WHERE organization_id = ${orgId}::uuid AND email_hash = ANY(${hashes}::text[])`,
     );
   }
 

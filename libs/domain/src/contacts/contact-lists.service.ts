@@ -3,6 +3,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock, SystemClock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { generateCuid } from '../crypto/tokens';
 import { inTransaction } from '../database/transaction';
@@ -58,6 +59,16 @@ export class ContactListsService {
     const list = await this.repo.get(orgId, id);
     if (!list) throw new NotFoundError('Contact list');
     return (await this.listViews(orgId, [list]))[0];
+  }
+
+  /** The organization's oldest list with this name, any case; null when it has none. */
+  idByName(orgId: OrgId, name: string): Promise<string | null> {
+    return this.repo.idByName(orgId, name);
+  }
+
+  /** Whether the list is the organization's. */
+  exists(orgId: OrgId, id: string): Promise<boolean> {
+    return this.repo.exists(orgId, id);
   }
 
   async create(orgId: string, input: CreateListInput): Promise<ListView> {
@@ -143,7 +154,7 @@ export class ContactListsService {
   }
 
   /**
-   * Subscribes contacts to lists inside the caller's transaction (contact creation, subscribe).
+   * Subscribes contacts to lists inside the caller's transaction (`subscribe`).
    * Lock order: the contacts (key share, so none is deleted meanwhile), then the lists by id.
    */
   async subscribeIn(

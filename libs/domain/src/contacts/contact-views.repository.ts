@@ -10,7 +10,7 @@ import { ContactList } from './contact-list.entity';
 import { ContactListMembership } from './contact-list-membership.entity';
 import { ContactListQuery, ContactSortField } from './contact-query';
 import { ContactTag } from './contact-tag.entity';
-import { ContactResponseSource, ContactView } from './contact-views';
+import { ListedContactView, ContactView } from './contact-views';
 import { Contact } from './contact.entity';
 import { normalisePhone } from './phone-number';
 
@@ -132,7 +132,7 @@ export class ContactViewsRepository {
   async listPage(
     orgId: string,
     q: ContactListQuery,
-  ): Promise<{ views: ContactResponseSource[]; total: number }> {
+  ): Promise<{ views: ListedContactView[]; total: number }> {
     type PageRow = Record<string, unknown> & {
       total: string;
       contact: Record<string, unknown>;
@@ -152,7 +152,7 @@ export class ContactViewsRepository {
       rows.map((row) => row.contact),
     );
     const views = rows.map((row, i) => {
-      const view: ContactResponseSource = { contact: contacts[i], tags: row.tag_names ?? [] };
+      const view: ListedContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
       for (const ch of CONTACT_CHANNELS) {
         const records = (row[`ch_${ch}`] as Record<string, unknown>[] | null) ?? [];
         (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = toListedEntities(

@@ -1,10 +1,17 @@
 // The contact events (§10) and their payloads, emitted in the change's transaction through Events.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { asOrgId } from '../common/org-id';
 import { Events } from '../events/events.service';
 import type { ContactPush } from './contact-channels.entity';
-import { toContactResponse, ContactView } from './contact-views';
+import { contactPayload, ContactPayload } from './contact-payload';
+import type { ContactView } from './contact-views';
 import { ContactViewsRepository, LOAD_EVERYTHING } from './contact-views.repository';
+
+/** The data of contact.created and contact.updated. */
+export interface ContactChangedData {
+  contact: ContactPayload;
+}
 
 @Injectable()
 export class ContactEvents {
@@ -24,25 +31,26 @@ export class ContactEvents {
     type: 'contact.created' | 'contact.updated',
   ): Promise<ContactView> {
     const [view] = await this.contacts.load(orgId, [contactId], LOAD_EVERYTHING, em);
-    await this.events.emit(em, orgId, [{ type, data: { contact: toContactResponse(view) } }]);
+    const data: ContactChangedData = { contact: contactPayload(view) };
+    await this.events.emit(em, asOrgId(orgId), [{ type, data }]);
     return view;
   }
 
   deleted(em: EntityManager, orgId: string, contactId: string): Promise<void> {
-    return this.events.emit(em, orgId, [
+    return this.events.emit(em, asOrgId(orgId), [
       { type: 'contact.deleted', data: { contact: { id: contactId } } },
     ]);
   }
 
   unsubscribed(em: EntityManager, orgId: string, contactId: string, listId: string) {
-    return this.events.emit(em, orgId, [
+    return this.events.emit(em, asOrgId(orgId), [
       { type: 'contact.unsubscribed', data: { contactId, contactListId: listId } },
     ]);
   }
 
   /** A push registration that was active became expired or inactive. */
   pushTokenInvalidated(em: EntityManager, orgId: string, push: ContactPush): Promise<void> {
-    return this.events.emit(em, orgId, [
+    return this.events.emit(em, asOrgId(orgId), [
       {
         type: 'push.token_invalidated',
         data: {

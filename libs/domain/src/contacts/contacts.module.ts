@@ -2,6 +2,8 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { BlindIndexSubscriber } from './blind-index.subscriber';
+import { ChannelFeedbackRepository } from './channel-feedback.repository';
+import { ChannelFeedbackService } from './channel-feedback.service';
 import { ContactChannelsRepository } from './contact-channels.repository';
 import { ContactChannelsService } from './contact-channels.service';
 import { ContactEmailService } from './contact-email.service';
@@ -11,6 +13,7 @@ import { ContactListsService } from './contact-lists.service';
 import { ContactTagsRepository } from './contact-tags.repository';
 import { ContactTagsService } from './contact-tags.service';
 import { ContactViewsRepository } from './contact-views.repository';
+import { ContactsBulkService } from './contacts-bulk.service';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
 
@@ -21,11 +24,14 @@ const PROVIDERS = [
   ContactTagsRepository,
   ContactListsRepository,
   ContactsService,
+  ContactsBulkService,
   ContactChannelsService,
   ContactTagsService,
   ContactListsService,
   ContactEmailService,
   ContactEvents,
+  ChannelFeedbackRepository,
+  ChannelFeedbackService,
 ];
 
 @Module({

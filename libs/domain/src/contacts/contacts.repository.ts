@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { join, query, raw, sql } from '../database/sql';
 import { ConflictError } from '../errors/domain-errors';
 import { Contact, ContactStatus, displayNameColumn } from './contact.entity';
@@ -31,14 +32,14 @@ export interface NewContact {
   notes: string | null;
   lastActivityAt: Date | null;
   /**
-   * The channel bits and sorted tag ids the same transaction gives the contact next, when the
-   * writer knows them (an import); else the triggers set them as records and tags are added.
+   * The channel bits and sorted tag ids the records and tags the same transaction adds next give
+   * the contact; absent, the triggers set them as records and tags are added.
    */
   channelMask?: number;
   tagIds?: string[];
 }
 
-/** Field values of an import's update mode: null leaves the field as it is. */
+/** Field values of a bulk create's update mode: null leaves the field as it is. */
 export interface ContactOverwrite {
   id: string;
   firstName: string | null;
@@ -86,7 +87,7 @@ export class ContactsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /** Inserts the contacts in one statement. */
-  async insertMany(orgId: string, contacts: NewContact[], em: EntityManager): Promise<void> {
+  async insertMany(orgId: OrgId, contacts: NewContact[], em: EntityManager): Promise<void> {
     if (!contacts.length) return;
     const col = <T>(pick: (c: NewContact) => T) => contacts.map(pick);
     const tagged = contacts.flatMap((c) => (c.tagIds ?? []).map((tag) => [c.id, tag]));
@@ -133,8 +134,8 @@ export class ContactsRepository {
     );
   }
 
-  /** Update mode of an import: each non-null value overwrites; custom fields are merged. */
-  async overwriteMany(orgId: string, rows: ContactOverwrite[], em: EntityManager): Promise<void> {
+  /** Update mode of a bulk create: each non-null value overwrites; custom fields are merged. */
+  async overwriteMany(orgId: OrgId, rows: ContactOverwrite[], em: EntityManager): Promise<void> {
     if (!rows.length) return;
     const col = <T>(pick: (c: ContactOverwrite) => T) => rows.map(pick);
     await query(
@@ -186,7 +187,7 @@ export class ContactsRepository {
    * in id order so none is deleted (or changed) before the caller commits.
    */
   async idsByEmailHash(
-    orgId: string,
+    orgId: OrgId,
     hashes: string[],
     mode: ContactLock,
     em: EntityManager,
@@ -216,7 +217,7 @@ export class ContactsRepository {
   }
 
   /** The organization's email blind indexes after `after`, in index order, `limit` at most. */
-  async emailHashes(orgId: string, after: string, limit: number): Promise<string[]> {
+  async emailHashes(orgId: OrgId, after: string, limit: number): Promise<string[]> {
     const rows = await query<{ email_hash: string }>(
       this.ds,
       sql`SELECT email_hash FROM contact_emails

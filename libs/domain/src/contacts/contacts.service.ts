@@ -1,14 +1,12 @@
 // Contacts (§5): listing, reads, create / update / delete, each change with its event.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { Page } from '../common/pagination';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
-import {
-  ChannelInputOf,
-  ContactChannelsService,
+import type {
   EmailInput,
   ImessageInput,
   PushInput,
@@ -16,7 +14,7 @@ import {
   TelegramInput,
   WhatsappInput,
 } from './contact-channels.service';
-import { CHANNEL_INFO, CONTACT_CHANNELS, ContactChannel } from './contact-channels.entity';
+import { CHANNEL_INFO, CONTACT_CHANNELS } from './contact-channels.entity';
 import { ContactEvents } from './contact.events';
 import { ContactListsService } from './contact-lists.service';
 import {
@@ -25,13 +23,15 @@ import {
   normaliseContactListQuery,
 } from './contact-query';
 import { ContactTagsService } from './contact-tags.service';
-import { ContactResponseSource, ContactView } from './contact-views';
-import { ContactStatus, deriveDisplayName } from './contact.entity';
+import { ListedContactView, ContactView } from './contact-views';
+import type { ContactStatus } from './contact.entity';
 import {
   ContactLoadOptions,
   ContactViewsRepository,
   LOAD_EVERYTHING,
 } from './contact-views.repository';
+import { trimmedOrNull } from './bulk-targets';
+import { ChannelRecordsInput, ContactsBulkService } from './contacts-bulk.service';
 import { ContactLock, ContactsRepository, FieldChanges } from './contacts.repository';
 
 export interface ContactFields {
@@ -71,25 +71,20 @@ const FIELD_KEYS = [
   'lastActivityAt',
 ] as const;
 
-function trimmedOrNull(v: string | null | undefined): string | null {
-  const t = v?.trim();
-  return t ? t : null;
-}
-
 @Injectable()
 export class ContactsService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly repo: ContactsRepository,
     private readonly views: ContactViewsRepository,
-    private readonly channels: ContactChannelsService,
+    private readonly bulk: ContactsBulkService,
     private readonly tags: ContactTagsService,
     private readonly lists: ContactListsService,
     private readonly events: ContactEvents,
   ) {}
 
   /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
-  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ContactResponseSource>> {
+  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ListedContactView>> {
     const q = normaliseContactListQuery(input);
     const { views, total } = await this.views.listPage(orgId, q);
     return new Page(
@@ -112,43 +107,38 @@ export class ContactsService {
     return view;
   }
 
-  async create(orgId: string, input: CreateContactInput): Promise<ContactView> {
-    const view = await inTransaction(this.ds, async (em) => {
-      const contactId = randomUUID();
-      await this.repo.insertMany(
+  /**
+   * Creates one contact through the bulk create (a batch of one): its records by their channels'
+   * rules (422 naming the field, 409 for an email that is another contact's), its tags (missing
+   * ones created), its lists (404 unless each is the organization's), and contact.created.
+   */
+  async create(orgId: OrgId, input: CreateContactInput): Promise<ContactView> {
+    const records: ChannelRecordsInput = {};
+    for (const channel of CONTACT_CHANNELS) {
+      const given = (input as Record<string, unknown>)[CHANNEL_INFO[channel].key];
+      if (Array.isArray(given)) (records as Record<string, unknown>)[channel] = given;
+    }
+    const fields: ContactFields = {};
+    for (const key of FIELD_KEYS) {
+      if (input[key] !== undefined) (fields as Record<string, unknown>)[key] = input[key];
+    }
+    const [view] = await inTransaction(this.ds, (em) =>
+      this.bulk.createMany(
+        em,
         orgId,
         [
           {
-            id: contactId,
-            firstName: trimmedOrNull(input.firstName),
-            lastName: trimmedOrNull(input.lastName),
-            displayName:
-              trimmedOrNull(input.displayName) ??
-              deriveDisplayName(input.firstName, input.lastName, input.emails?.[0]?.email),
-            timezone: input.timezone ?? null,
-            language: input.language ?? null,
-            status: input.status === undefined ? 'active' : input.status,
-            customFields: input.customFields ?? null,
-            notes: input.notes ?? null,
-            lastActivityAt: input.lastActivityAt ?? null,
+            fields,
+            emailAddress: input.emails?.[0]?.email ?? null,
+            email: null,
+            phones: {},
+            records,
+            tags: input.tags ?? [],
           },
         ],
-        em,
-      );
-      for (const channel of CONTACT_CHANNELS) {
-        const key = CHANNEL_INFO[channel].key;
-        const records = (input as Record<string, unknown>)[key] as
-          ChannelInputOf[ContactChannel][] | undefined;
-        for (const [i, record] of (records ?? []).entries()) {
-          await this.channels.insertRecord(em, orgId, contactId, channel, record, `${key}.${i}.`);
-        }
-      }
-      if (input.tags?.length) await this.tags.assign(em, orgId, contactId, input.tags);
-      if (input.listIds?.length)
-        await this.lists.subscribeIn(em, orgId, input.listIds, [contactId]);
-      // contact.created is emitted here, and only here, with the insert.
-      return this.events.changed(em, orgId, contactId, 'contact.created');
-    });
+        { duplicates: 'skip', tags: [], listIds: input.listIds ?? [], events: true },
+      ),
+    );
     this.events.wake();
     return view;
   }

@@ -4,13 +4,13 @@
 import { Logger } from '@nestjs/common';
 import { PgListener } from './pg-listener';
 
-export interface NotifiedCacheOptions<V> {
+export interface NotifiedCacheOptions<V, K extends string = string> {
   /** The main database's URL; the cache holds one LISTEN connection of its own. */
   connectionString: string | undefined;
   /** The channel whose payload is the key whose value changed. */
   channel: string;
   /** Reads the current value of a key. */
-  load: (key: string) => Promise<V>;
+  load: (key: K) => Promise<V>;
   logger: Logger;
   /** Entries kept at most; the oldest go first (Map order). */
   maxEntries: number;
@@ -23,13 +23,13 @@ export interface NotifiedCacheOptions<V> {
  * is lost, so then every read goes to the database. A read that raced with a notification (the
  * generation moved while it ran) is answered but not kept.
  */
-export class NotifiedCache<V> {
+export class NotifiedCache<V, K extends string = string> {
   private readonly entries = new Map<string, { value: V; at: number }>();
   private generation = 0;
   private listening = false;
   private readonly listener: PgListener;
 
-  constructor(private readonly options: NotifiedCacheOptions<V>) {
+  constructor(private readonly options: NotifiedCacheOptions<V, K>) {
     this.listener = new PgListener(
       options.connectionString,
       options.channel,
@@ -52,7 +52,7 @@ export class NotifiedCache<V> {
   }
 
   /** The value of `key`, as committed at most a notification ago. */
-  async get(key: string): Promise<V> {
+  async get(key: K): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && this.listening && Date.now() - hit.at < this.options.maxAgeMs) return hit.value;
     const generation = this.generation;

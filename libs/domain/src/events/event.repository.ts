@@ -2,6 +2,7 @@
 // row) per active endpoint of its organization subscribed to its type; the wake-up NOTIFY.
 import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, sql, Sql } from '../database/sql';
 import type { EventType } from './event-types';
@@ -48,7 +49,7 @@ export class EventRepository {
    */
   async insert(
     em: EntityManager,
-    organizationId: string,
+    organizationId: OrgId,
     events: StoredEvent[],
     at: Date,
   ): Promise<string[]> {
@@ -73,7 +74,7 @@ export class EventRepository {
   /** One delivery of `event` to one endpoint of the organization, if it is active; its id. */
   async insertForEndpoint(
     em: EntityManager,
-    organizationId: string,
+    organizationId: OrgId,
     endpointId: string,
     event: StoredEvent,
     at: Date,

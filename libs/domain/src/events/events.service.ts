@@ -12,6 +12,7 @@ import type {
   TransactionRollbackEvent,
 } from 'typeorm';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { EventRepository, NOTIFY_IDS_MAX } from './event.repository';
@@ -71,7 +72,7 @@ export class Events implements BeforeApplicationShutdown {
    * active endpoint of the organization subscribed to the type, in the same snapshot. An
    * inactive endpoint gets none, now or after its reactivation.
    */
-  async emit(em: EntityManager, organizationId: string, events: NewEvent[]): Promise<void> {
+  async emit(em: EntityManager, organizationId: OrgId, events: NewEvent[]): Promise<void> {
     if (!events.length) return;
     const now = this.clock.now();
     for (const e of events) this.check(e);
@@ -90,7 +91,7 @@ export class Events implements BeforeApplicationShutdown {
    */
   async emitToEndpoint(
     em: EntityManager,
-    organizationId: string,
+    organizationId: OrgId,
     endpointId: string,
     event: NewEvent,
   ): Promise<string | null> {

@@ -2,9 +2,10 @@
 import { Module } from '@nestjs/common';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
+import { IdempotencySweeper } from './idempotency.sweeper';
 
 @Module({
-  providers: [IdempotencyRepository, IdempotencyService],
-  exports: [IdempotencyService],
+  providers: [IdempotencyRepository, IdempotencyService, IdempotencySweeper],
+  exports: [IdempotencyService, IdempotencySweeper],
 })
 export class IdempotencyModule {}

@@ -1,8 +1,10 @@
-// All SQL on Idempotency-Key records (§13): one row per (organization, key), claimed by the first
-// request, completed with its response, released when it failed, purged after 24 hours.
+// All SQL on one organization's Idempotency-Key records (§13): one row per (organization, key),
+// claimed by the first request, completed with its response, released when it failed (the purge
+// after 24 hours is IdempotencySweeper's).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
 
 export interface StoredKey {
@@ -20,7 +22,7 @@ export class IdempotencyRepository {
    * (created before `expiredBefore`) or was abandoned in flight (its lock ran out).
    */
   async claim(
-    organizationId: string,
+    organizationId: OrgId,
     key: string,
     c: { requestHash: string; claimId: string; lockedUntil: Date; now: Date; expiredBefore: Date },
   ): Promise<boolean> {
@@ -41,7 +43,7 @@ export class IdempotencyRepository {
   }
 
   /** The key as stored, unless it has expired. */
-  async find(organizationId: string, key: string, expiredBefore: Date): Promise<StoredKey | null> {
+  async find(organizationId: OrgId, key: string, expiredBefore: Date): Promise<StoredKey | null> {
     const rows = await query<{ request_hash: string; response_body: unknown }>(
       this.ds,
       sql`SELECT request_hash, response_body FROM idempotency_keys
@@ -55,7 +57,7 @@ export class IdempotencyRepository {
 
   /** Stores the response of the claim `claimId`. */
   async complete(
-    organizationId: string,
+    organizationId: OrgId,
     key: string,
     claimId: string,
     responseBody: unknown,
@@ -69,29 +71,12 @@ export class IdempotencyRepository {
   }
 
   /** Gives up the claim `claimId` (the request failed): the key is free for a retry. */
-  async release(organizationId: string, key: string, claimId: string): Promise<void> {
+  async release(organizationId: OrgId, key: string, claimId: string): Promise<void> {
     await query(
       this.ds,
       sql`DELETE FROM idempotency_keys
            WHERE organization_id = ${organizationId} AND key = ${key} AND claim_id = ${claimId}
              AND response_body IS NULL`,
     );
-  }
-
-  /** Deletes keys created before `before`, across organizations, in batches; answers how many. */
-  async purge(before: Date, batch = 5000): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const rows = await query<{ n: number }>(
-        this.ds,
-        sql`WITH d AS (
-              DELETE FROM idempotency_keys WHERE ctid IN (
-                SELECT ctid FROM idempotency_keys WHERE created_at < ${before} LIMIT ${batch})
-              RETURNING organization_id)
-            SELECT count(*)::int AS n FROM d`,
-      );
-      total += rows[0].n;
-      if (rows[0].n < batch) return total;
-    }
   }
 }

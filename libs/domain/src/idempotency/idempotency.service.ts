@@ -5,6 +5,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { ConflictError, ValidationFailedError } from '../errors/domain-errors';
 import { IdempotencyRepository } from './idempotency.repository';
 
@@ -62,7 +63,7 @@ export class IdempotencyService {
    * Claims `key` for this request, or answers the stored response of an earlier one with the
    * same body. Another body under the key, or a first request still running after WAIT_MS: 409.
    */
-  async start(organizationId: string, key: string, body: unknown): Promise<IdempotencyStart> {
+  async start(organizationId: OrgId, key: string, body: unknown): Promise<IdempotencyStart> {
     const requestHash = requestFingerprint(body);
     const until = Date.now() + WAIT_MS;
     for (;;) {
@@ -96,7 +97,7 @@ export class IdempotencyService {
    * the same body answers the first response (`replayed`) without running it again.
    */
   async run<T>(
-    organizationId: string,
+    organizationId: OrgId,
     key: string | undefined,
     body: unknown,
     work: () => Promise<T>,
@@ -120,17 +121,12 @@ export class IdempotencyService {
   }
 
   /** Keeps the response of the claimed request for its repeats. */
-  complete(organizationId: string, key: string, claimId: string, response: unknown) {
+  complete(organizationId: OrgId, key: string, claimId: string, response: unknown) {
     return this.repository.complete(organizationId, key, claimId, response);
   }
 
   /** The claimed request failed: nothing is kept, a retry runs anew. */
-  release(organizationId: string, key: string, claimId: string) {
+  release(organizationId: OrgId, key: string, claimId: string) {
     return this.repository.release(organizationId, key, claimId);
-  }
-
-  /** Deletes the keys older than 24 hours. */
-  purgeExpired(): Promise<number> {
-    return this.repository.purge(new Date(this.clock.now().getTime() - IDEMPOTENCY_TTL_MS));
   }
 }

@@ -1,6 +1,7 @@
 // A contact import (§7): its file, settings, processing state and counters.
 import type { ValueTransformer } from 'typeorm';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 export const IMPORT_STATUSES = [
   'uploaded',
@@ -41,7 +42,7 @@ const bigintNumber: ValueTransformer = {
 @Entity('contact_imports')
 export class ContactImport {
   @PrimaryColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') fileName: string;
   /** Relative to DATA_DIR. */
   @Column('text') filePath: string;
@@ -87,33 +88,3 @@ export class ContactImport {
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }
-
-/** The spec's ContactImport field set, plus errorReason, startedAt and updatedAt. */
-export function toImportResponse(i: ContactImport) {
-  return {
-    id: i.id,
-    organizationId: i.organizationId,
-    fileName: i.fileName,
-    filePath: i.filePath,
-    status: i.status,
-    totalRows: i.totalRows,
-    processedRows: i.processedRows,
-    successCount: i.successCount,
-    errorCount: i.errorCount,
-    newCount: i.newCount,
-    duplicateCount: i.duplicateCount,
-    duplicateHandling: i.duplicateHandling,
-    allowPartialUpload: i.allowPartialUpload,
-    listName: i.listName,
-    tags: i.tags,
-    consentConfirmed: i.consentConfirmed,
-    fieldMappings: i.fieldMappings,
-    errorsFilePath: i.errorsFilePath,
-    errorReason: i.errorReason,
-    createdAt: i.createdAt,
-    startedAt: i.startedAt,
-    completedAt: i.completedAt,
-    updatedAt: i.updatedAt,
-  };
-}
-export type ImportResponse = ReturnType<typeof toImportResponse>;

@@ -1,5 +1,6 @@
 // An organization's email blind indexes in the worker's memory: which rows may be duplicates.
-import type { ContactsRepository } from '../contacts/contacts.repository';
+import type { OrgId } from '../common/org-id';
+import type { ContactsBulkService } from '../contacts/contacts-bulk.service';
 
 const PAGE = 50_000;
 
@@ -22,8 +23,8 @@ export class EmailHashFilter {
 
   /** Reads the organization's email hashes in index order, a page at a time. */
   static async load(
-    contacts: ContactsRepository,
-    organizationId: string,
+    contacts: ContactsBulkService,
+    organizationId: OrgId,
   ): Promise<EmailHashFilter> {
     const filter = new EmailHashFilter();
     let after = '';

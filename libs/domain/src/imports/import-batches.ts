@@ -4,17 +4,22 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { ContactsRepository, isDuplicateEmail } from '../contacts/contacts.repository';
-import { inTransaction } from '../database/transaction';
+import { ContactsBulkService, emailWrittenMeanwhile } from '../contacts/contacts-bulk.service';
+import { inTransactionIf } from '../database/transaction';
 import { ContactImport } from './contact-import.entity';
 import { describeCsvError, readCsv } from './csv-file';
 import { EmailHashFilter } from './email-hash-filter';
-import { CsvBroken, ImportFailure, ImportStopped, WorkerStopping } from './import-errors';
+import {
+  CsvBroken,
+  ImportFailure,
+  ImportStopped,
+  LIST_DELETED,
+  WorkerStopping,
+} from './import-errors';
 import { errorLine, ErrorsFile } from './import-errors-file';
 import { checkRow, CompiledMapping } from './import-fields';
 import { PreparedRow, prepareRow } from './import-rows';
 import { ImportStorage } from './import-storage';
-import { ImportWriter } from './import-writer';
 import { ImportsRepository } from './imports.repository';
 
 const TARGET_COMMIT_MS = 600;
@@ -62,9 +67,8 @@ export class ImportBatches {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly imports: ImportsRepository,
-    private readonly contacts: ContactsRepository,
+    private readonly contacts: ContactsBulkService,
     private readonly storage: ImportStorage,
-    private readonly writer: ImportWriter,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.batchSize = config.imports.batchSize;
@@ -72,9 +76,9 @@ export class ImportBatches {
 
   /**
    * Writes the file from the checkpoint. While a batch's transaction runs, the next batch is read
-   * and prepared (validation, hashing, encryption) and its transaction started: the new contacts
-   * of one are written while the other finishes, and the two use both the worker's and the
-   * database's cores. Batches are sized so one commits in about TARGET_COMMIT_MS: polls see
+   * and prepared (validation, hashing, encryption) and its transaction started: its new contacts
+   * are written while the batch before finishes, so the two use both the worker's and the
+   * database's cores; they commit one after the other, in file order (`commit`). Batches are sized so one commits in about TARGET_COMMIT_MS: polls see
    * progress at least every second whatever the machine's speed, and a crash loses at most that
    * much work.
    */
@@ -108,7 +112,7 @@ export class ImportBatches {
       const errorsLength = await errors.append(p.errorLines);
       await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, filter, previous);
       errors.commit(errorsLength);
-      for (const r of p.valid) if (r.emailHash) filter.add(r.emailHash);
+      for (const r of p.valid) if (r.contact.email) filter.add(r.contact.email.hash);
       const ms = Math.max(1, Date.now() - began);
       const ideal = ((p.lastRow - p.firstRow + 1) * TARGET_COMMIT_MS) / ms;
       size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
@@ -174,13 +178,15 @@ export class ImportBatches {
   }
 
   /**
-   * One transaction: the batch's new contacts written, then the import row locked and checked
-   * (still ours, still processing, checkpoint right before the batch), the rest of the batch
-   * written, the counters and checkpoint moved. The lock orders it after the previous batch,
-   * which holds the row until it commits. Should that batch not have committed (its transaction
-   * was retried, or failed), this one rolls back, waits for its outcome and runs again, or stops.
-   * A batch that meets a concurrent write of one of its emails (the unique index) is retried
-   * whole, looking every row up.
+   * One transaction: the batch's new contacts written (the contacts service's bulk create), then
+   * the batch's turn taken on the import row and the rest written, the counters and checkpoint
+   * moved. The turn: the row locked and checked (still ours, still processing, checkpoint right
+   * before the batch). The lock orders the batch after the one before it, which holds the row
+   * until it commits. Should that batch not have committed when the lock is granted (its
+   * transaction rolled back to run again, or failed), the turn is not this batch's yet: it rolls
+   * back, holding nothing that batch could wait for, waits for that batch's outcome and runs
+   * again, or stops. A batch that meets a concurrent write of one of its emails (the unique
+   * index) is retried whole, looking every row up.
    */
   private async commit(
     imp: ContactImport,
@@ -193,47 +199,37 @@ export class ImportBatches {
     previous: Outcome | null,
   ): Promise<void> {
     const orgId = imp.organizationId;
+    const rows = p.valid.map((r) => r.contact);
     for (let attempt = 1; ;) {
       const waitingFor = previous;
-      const takeTurn = async (em: EntityManager) => {
-        const row = await this.imports.lockForBatch(orgId, imp.id, em);
-        if (!row) throw new ImportStopped('the import was deleted');
-        if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
-        if (row.lease_token !== lease) throw new ImportStopped('another worker took the import');
-        if (row.checkpoint_row !== p.firstRow - 1) {
-          if (waitingFor) throw new PreviousBatchPending();
-          throw new ImportStopped('the checkpoint moved under this run');
-        }
-      };
       try {
-        await inTransaction(this.ds, async (em) => {
+        const committed = await inTransactionIf(this.ds, async (em) => {
           await this.imports.beginBatch(em);
-          const written = p.valid.length
-            ? await this.writer.writeBatch(
-                em,
-                {
-                  organizationId: orgId,
-                  duplicateHandling: imp.duplicateHandling,
-                  listId,
-                  tags: imp.tags,
-                },
-                p.valid,
+          const write = rows.length
+            ? await this.contacts.begin(em, orgId, rows, {
+                duplicates: imp.duplicateHandling,
+                tags: imp.tags,
+                listIds: listId ? [listId] : [],
                 // A retry after a unique violation: someone wrote one of these emails since the
                 // filter was loaded, so every row is looked up.
-                attempt === 1 ? filter : null,
-                () => takeTurn(em),
-              )
-            : (await takeTurn(em), { newCount: 0, duplicateCount: 0 });
-          const rows = p.lastRow - p.firstRow + 1;
+                mightExist: attempt === 1 ? (h) => filter.mightContain(h) : undefined,
+                events: false,
+                missingList: () => new ImportFailure(LIST_DELETED),
+              })
+            : null;
+          if ((await this.takeTurn(em, imp, lease, p.firstRow, waitingFor)) === 'not yet')
+            return false;
+          await write?.finish();
+          const total = p.lastRow - p.firstRow + 1;
           await this.imports.recordBatch(
             orgId,
             imp.id,
             {
-              rows,
+              rows: total,
               success: p.valid.length,
-              errors: rows - p.valid.length,
-              created: written.newCount,
-              duplicates: written.duplicateCount,
+              errors: total - p.valid.length,
+              created: write?.newCount ?? 0,
+              duplicates: write?.duplicateCount ?? 0,
               checkpointRow: p.lastRow,
               checkpointByte: p.endByte,
               errorsFilePath: errorsPath,
@@ -241,22 +237,41 @@ export class ImportBatches {
             },
             em,
           );
+          return true;
         });
-        return;
+        if (committed) return;
+        // Rolled back: the batch before this one runs again (or failed); its outcome decides.
+        if (await waitingFor) throw new ImportStopped('an earlier batch of this run failed');
+        previous = null;
       } catch (err) {
-        if (err instanceof PreviousBatchPending && waitingFor) {
-          // Rolled back, so it holds nothing the previous batch could wait for.
-          if (await waitingFor) throw new ImportStopped('an earlier batch of this run failed');
-          previous = null;
-          continue;
-        }
-        if (isDuplicateEmail(err) && attempt < 3) {
+        if (emailWrittenMeanwhile(err) && attempt < 3) {
           attempt++;
           continue;
         }
         throw err;
       }
     }
+  }
+
+  /**
+   * Locks the import row for the rest of the transaction (the batch before, while it runs, holds
+   * it until it commits) and checks it. `not yet`: the checkpoint is short of this batch and
+   * the batch before, not yet committed, will move it. Any other state stops the run.
+   */
+  private async takeTurn(
+    em: EntityManager,
+    imp: ContactImport,
+    lease: string,
+    firstRow: number,
+    waitingFor: Outcome | null,
+  ): Promise<'go' | 'not yet'> {
+    const row = await this.imports.lockForBatch(imp.organizationId, imp.id, em);
+    if (!row) throw new ImportStopped('the import was deleted');
+    if (row.status !== 'processing') throw new ImportStopped(`the import is ${row.status}`);
+    if (row.lease_token !== lease) throw new ImportStopped('another worker took the import');
+    if (row.checkpoint_row === firstRow - 1) return 'go';
+    if (waitingFor) return 'not yet';
+    throw new ImportStopped('the checkpoint moved under this run');
   }
 }
 
@@ -269,6 +284,3 @@ function settled(p: Promise<void>): Outcome {
     (err: unknown) => err ?? new Error('batch failed'),
   );
 }
-
-/** The batch before this one had not committed when this one reached the import row. */
-class PreviousBatchPending extends Error {}

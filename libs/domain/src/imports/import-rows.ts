@@ -1,31 +1,18 @@
 // An import row made ready to write: values checked, blind indexes and ciphertexts computed.
 import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
 import type { ParsedPhone } from '../contacts/contact.rules';
+import type { NewContactRow, SealedPhoneNumber } from '../contacts/contacts-bulk.service';
 import { fieldCipher } from '../crypto/field-encryption';
 import type { ImportRowValues } from './import-fields';
-
-/** A phone number ready to store: encrypted value, blind index, country. */
-export interface StoredPhone {
-  enc: string;
-  hash: string;
-  countryCode: string;
-}
 
 /** A valid row with everything CPU-bound done (hashes, ciphertexts), before the batch's SQL. */
 export interface PreparedRow {
   rowNo: number;
-  values: ImportRowValues;
-  /** Blind index under the current key; lookups use `emailCandidates` (all keys). */
-  emailHash: string | null;
-  emailCandidates: string[];
-  emailEnc: string | null;
-  sms: StoredPhone | null;
-  whatsapp: StoredPhone | null;
-  /** Telegram: the handle (encrypted) stored with the row's phone number. */
-  telegram: (StoredPhone & { usernameEnc: string }) | null;
+  /** The row as the contacts service's bulk create takes it. */
+  contact: NewContactRow;
 }
 
-function storePhone(p: ParsedPhone): StoredPhone {
+function sealPhone(p: ParsedPhone): SealedPhoneNumber {
   const cipher = fieldCipher();
   return {
     enc: cipher.encrypt(p.e164),
@@ -37,27 +24,40 @@ function storePhone(p: ParsedPhone): StoredPhone {
 
 export function prepareRow(rowNo: number, values: ImportRowValues): PreparedRow {
   const cipher = fieldCipher();
-  let emailHash: string | null = null;
-  let emailCandidates: string[] = [];
-  if (values.email) {
-    emailCandidates = blindIndexCandidatesOf('email', values.email);
-    emailHash =
-      emailCandidates.length === 1 ? emailCandidates[0] : blindIndexOf('email', values.email);
-  }
-  const sms = values.phone ? storePhone(values.phone) : null;
-  const whatsapp = values.whatsapp ? storePhone(values.whatsapp) : null;
-  const telegramPhone = sms ?? whatsapp;
-  return {
-    rowNo,
-    values,
-    emailHash,
-    emailCandidates,
-    emailEnc: values.email ? cipher.encrypt(values.email) : null,
-    sms,
-    whatsapp,
-    telegram:
-      values.telegramUsername && telegramPhone
-        ? { ...telegramPhone, usernameEnc: cipher.encrypt(values.telegramUsername) }
-        : null,
+  const contact: NewContactRow = {
+    // Empty cells are no value: a new contact's status is then `active`, an update keeps it.
+    fields: {
+      firstName: values.firstName,
+      lastName: values.lastName,
+      timezone: values.timezone,
+      language: values.language,
+      status: values.status ?? undefined,
+      notes: values.notes,
+      customFields: values.customFields,
+    },
+    emailAddress: values.email,
+    email: null,
+    phones: {},
+    tags: values.tags,
   };
+  if (values.email) {
+    const candidates = blindIndexCandidatesOf('email', values.email);
+    contact.email = {
+      enc: cipher.encrypt(values.email),
+      hash: candidates.length === 1 ? candidates[0] : blindIndexOf('email', values.email),
+      candidates,
+    };
+  }
+  const sms = values.phone ? sealPhone(values.phone) : null;
+  const whatsapp = values.whatsapp ? sealPhone(values.whatsapp) : null;
+  if (sms) contact.phones.sms = sms;
+  if (whatsapp) contact.phones.whatsapp = whatsapp;
+  // Telegram: the handle (encrypted) stored with the row's phone number.
+  const telegramPhone = sms ?? whatsapp;
+  if (values.telegramUsername && telegramPhone)
+    contact.phones.telegram = {
+      ...telegramPhone,
+      usernameEnc: cipher.encrypt(values.telegramUsername),
+    };
+  return { rowNo, contact };
 }

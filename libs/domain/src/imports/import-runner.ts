@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { access, rm } from 'node:fs/promises';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { ContactListsRepository } from '../contacts/contact-lists.repository';
 import { ContactListsService } from '../contacts/contact-lists.service';
 import { ContactImport } from './contact-import.entity';
 import { importRecords, ImportBatches, RunControl } from './import-batches';
@@ -42,7 +41,6 @@ export class ImportRunner {
     private readonly batches: ImportBatches,
     private readonly storage: ImportStorage,
     private readonly lists: ContactListsService,
-    private readonly listsRepo: ContactListsRepository,
     private readonly files: ImportFiles,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -210,11 +208,11 @@ export class ImportRunner {
     const orgId = imp.organizationId;
     if (!imp.listName) return null;
     if (imp.listId) {
-      if (await this.listsRepo.exists(orgId, imp.listId)) return imp.listId;
+      if (await this.lists.exists(orgId, imp.listId)) return imp.listId;
       throw new ImportFailure(LIST_DELETED);
     }
     const listId =
-      (await this.listsRepo.idByName(orgId, imp.listName)) ??
+      (await this.lists.idByName(orgId, imp.listName)) ??
       (await this.lists.create(orgId, { name: imp.listName })).list.id;
     if (!(await this.imports.setList(orgId, imp.id, lease, listId)))
       throw new ImportStopped('lease lost or cancelled');

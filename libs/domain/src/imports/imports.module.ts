@@ -7,7 +7,6 @@ import { ImportFilesRepository } from './import-files.repository';
 import { ImportRunner } from './import-runner';
 import { ImportStorage } from './import-storage';
 import { ImportUploads } from './import-uploads';
-import { ImportWriter } from './import-writer';
 import { ImportsRepository } from './imports.repository';
 import { ImportsService } from './imports.service';
 
@@ -17,7 +16,6 @@ const SERVICES = [
   ImportsService,
   ImportRunner,
   ImportBatches,
-  ImportWriter,
   ImportStorage,
   ImportUploads,
   ImportFiles,

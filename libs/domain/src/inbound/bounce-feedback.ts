@@ -5,18 +5,16 @@
 // event in the same transaction.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { Events } from '../events/events.service';
-import { ContactEmailStatusRepository } from '../messaging/contact-email-status.repository';
 import { cleanSmtpMessage, replyCode } from '../messaging/delivery-policy';
 import { outcomeEvent } from '../messaging/email-events';
-import type { InboundOutcome } from './inbound-message.repository';
-import type { DsnRecipient } from './mail-report';
-import {
-  FeedbackAttempt,
+import type {
   FeedbackMessage,
   FeedbackRecipient,
-  MessageFeedbackRepository,
-} from './message-feedback.repository';
+  ReportedAttempt,
+} from '../messaging/message-attempts';
+import { MessageAttemptsService } from '../messaging/message-attempts.service';
+import type { InboundOutcome } from './inbound-message.repository';
+import type { DsnRecipient } from './mail-report';
 
 /** What one per-recipient report means: a bounce (hard or soft), a deferral, or nothing to record. */
 export function dsnOutcome(
@@ -34,11 +32,7 @@ export function dsnOutcome(
 
 @Injectable()
 export class BounceFeedback {
-  constructor(
-    private readonly messages: MessageFeedbackRepository,
-    private readonly contactEmails: ContactEmailStatusRepository,
-    private readonly events: Events,
-  ) {}
+  constructor(private readonly attempts: MessageAttemptsService) {}
 
   /** Records the report's attempt on `recipient` in `em`; `unrecorded` when it says nothing to record. */
   async apply(
@@ -51,24 +45,15 @@ export class BounceFeedback {
     const org = message.organizationId;
     const outcome = dsnOutcome(report);
     if (!outcome) return { outcome: 'unrecorded', organizationId: org };
-    const attempt: FeedbackAttempt = {
-      recipientIdx: recipient.idx,
+    const attempt = {
       status: outcome.status,
       smtpCode: replyCode(report.diagnostic),
       smtpMessage: cleanSmtpMessage(report.diagnostic ?? `Status ${report.status ?? 'unknown'}`),
       mxHost: report.remoteMta,
       retryCount: recipient.retryCount,
       attemptedAt: at,
-    };
-    await this.messages.recordAttempt(em, org, message, attempt);
-    if (attempt.status === 'bounced') {
-      await this.contactEmails.recordBounces(
-        em,
-        org,
-        [{ email: recipient.email, hard: outcome.hard }],
-        at,
-      );
-    }
+    } satisfies ReportedAttempt;
+    const bounced = attempt.status === 'bounced';
     const event = outcomeEvent(
       {
         jobId: message.jobId,
@@ -82,8 +67,17 @@ export class BounceFeedback {
     );
     const data = event.data as Record<string, unknown>;
     // The DSN's own status decides hard or soft (§14), not the SMTP reply rule of §8.
-    if (attempt.status === 'bounced') data.bounceType = outcome.hard ? 'hard' : 'soft';
-    await this.events.emit(em, org, [{ type: event.type, data, occurredAt: at }]);
+    if (bounced) data.bounceType = outcome.hard ? 'hard' : 'soft';
+    // A bounce also moves a `delivered` recipient to `bounced` (and the finished message with it).
+    await this.attempts.recordReport(em, org, {
+      messageId: message.id,
+      recipientIdx: recipient.idx,
+      attempt,
+      movesFrom: bounced ? ['delivered'] : [],
+      bounces: bounced ? [{ email: recipient.email, hard: outcome.hard }] : [],
+      recordEffect: null,
+      events: [{ type: event.type, data, occurredAt: at }],
+    });
     return { outcome: attempt.status, organizationId: org };
   }
 }

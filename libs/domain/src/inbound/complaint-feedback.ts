@@ -4,12 +4,13 @@
 // event follows the commit.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { asOrgId } from '../common/org-id';
 import { ContactEmailService } from '../contacts/contact-email.service';
 import { Events } from '../events/events.service';
+import type { FeedbackMessage, FeedbackRecipient } from '../messaging/message-attempts';
 import { UnsubscribeService } from '../unsubscribe/unsubscribe.service';
 import type { InboundOutcome } from './inbound-message.repository';
 import type { FeedbackFields } from './mail-report';
-import type { FeedbackMessage, FeedbackRecipient } from './message-feedback.repository';
 
 /** Feedback types that are a recipient's complaint; the others (`not-spam`, …) are dropped. */
 export const COMPLAINT_TYPES = ['abuse'];
@@ -43,7 +44,7 @@ export class ComplaintFeedback {
     const lists = contactId
       ? await this.unsubscribes.unsubscribeEverywhere(em, org, contactId, at)
       : [];
-    await this.events.emit(em, org, [
+    await this.events.emit(em, asOrgId(org), [
       {
         type: 'email.complained',
         data: {

@@ -10,7 +10,7 @@ import {
 } from './feedback-rules';
 import { combinedOutcome, inboundRetryDelayMs } from './inbound.service';
 import type { DsnRecipient, FeedbackFields, OriginalMessage } from './mail-report';
-import type { FeedbackMessage } from './message-feedback.repository';
+import type { FeedbackMessage } from '../messaging/message-attempts';
 
 const TOKEN = '01jdx3r2f8k7q0m9v4t6z5y8ab0123456789abcdef0123';
 

@@ -3,12 +3,12 @@
 // written by whoever sends it, so they never pick a message or a recipient; they only narrow a
 // DSN of several per-recipient groups to those about the signed recipient.
 import { normaliseEmail } from '../crypto/field-encryption';
+import type { FeedbackMessage, FeedbackRecipient } from '../messaging/message-attempts';
 import type { VerpTokens } from '../sending-domains/verp';
 import type { UnsubscribeTokens } from '../unsubscribe/unsubscribe-token';
 import { dsnOutcome } from './bounce-feedback';
 import { parseInboundAddress } from './inbound-address';
 import type { DsnRecipient, FeedbackFields, OriginalMessage } from './mail-report';
-import type { FeedbackMessage, FeedbackRecipient } from './message-feedback.repository';
 
 /**
  * A signed reference: a VERP token names the message row and the recipient; an unsubscribe token

@@ -11,14 +11,12 @@ import { ComplaintFeedback } from './complaint-feedback';
 import { InboundIntake } from './inbound-intake';
 import { InboundMessageRepository } from './inbound-message.repository';
 import { InboundService } from './inbound.service';
-import { MessageFeedbackRepository } from './message-feedback.repository';
 import { ReturnPath } from './return-path';
 
 @Module({
   imports: [UnsubscribeModule, MessagingModule, SendingDomainsModule, ContactsModule, EventsModule],
   providers: [
     InboundMessageRepository,
-    MessageFeedbackRepository,
     ReturnPath,
     InboundIntake,
     BounceFeedback,

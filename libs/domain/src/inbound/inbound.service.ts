@@ -9,12 +9,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import { ContactEmailService } from '../contacts/contact-email.service';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Events } from '../events/events.service';
+import type { FeedbackMessage, FeedbackRecipient } from '../messaging/message-attempts';
+import { MessageAttemptsService } from '../messaging/message-attempts.service';
 import { VerpTokens } from '../sending-domains/verp';
-import type { UnsubscribeTarget } from '../unsubscribe/unsubscribe.repository';
-import { UnsubscribeService } from '../unsubscribe/unsubscribe.service';
+import { UnsubscribeService, UnsubscribeTarget } from '../unsubscribe/unsubscribe.service';
 import { UnsubscribeTokens } from '../unsubscribe/unsubscribe-token';
 import { BounceFeedback } from './bounce-feedback';
 import { ComplaintFeedback } from './complaint-feedback';
@@ -32,11 +34,6 @@ import {
   LeasedInboundMessage,
 } from './inbound-message.repository';
 import { MailReport, readMailReport } from './mail-report';
-import {
-  FeedbackMessage,
-  FeedbackRecipient,
-  MessageFeedbackRepository,
-} from './message-feedback.repository';
 
 /** A worker holds a leased message this long before another may take it. */
 export const INBOUND_LEASE_MS = 2 * 60_000;
@@ -76,7 +73,8 @@ export class InboundService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly inbound: InboundMessageRepository,
-    private readonly messages: MessageFeedbackRepository,
+    private readonly messages: MessageAttemptsService,
+    private readonly contactEmails: ContactEmailService,
     private readonly verp: VerpTokens,
     private readonly tokens: UnsubscribeTokens,
     private readonly unsubscribes: UnsubscribeService,
@@ -228,13 +226,23 @@ export class InboundService {
   private async resolve(
     ref: FeedbackReference | null,
   ): Promise<{ message: FeedbackMessage; recipient: FeedbackRecipient } | null> {
-    const message = ref && (await this.messages.find(ref));
+    const message =
+      ref &&
+      (await this.messages.findReferenced(
+        ref.kind === 'verp' ? { messageId: ref.messageId } : { jobId: ref.jobId },
+      ));
     if (!message) return null;
     const recipient =
       ref.kind === 'verp'
         ? (message.recipients.find((r) => r.idx === ref.recipientIdx) ?? null)
-        : recipientOfJob(message, await this.messages.contactEmails(message));
+        : recipientOfJob(message, await this.addressesOfContact(message));
     return recipient && { message, recipient };
+  }
+
+  /** The addresses of the message's contact (none without one). */
+  private async addressesOfContact(message: FeedbackMessage): Promise<string[]> {
+    if (!message.contactId) return [];
+    return this.contactEmails.addressesOf(message.organizationId, message.contactId);
   }
 
   /** What `unsubscribe+<token>@` unsubscribes; null when the token names nothing. */

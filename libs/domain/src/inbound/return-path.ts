@@ -4,13 +4,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import { SendingDomainRepository } from '../sending-domains/sending-domain.repository';
+import { SendingDomainService } from '../sending-domains/sending-domain.service';
 
 @Injectable()
 export class ReturnPath {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly domains: SendingDomainRepository,
+    private readonly domains: SendingDomainService,
   ) {}
 
   /**

@@ -6,6 +6,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
 import { NotFoundError, RateLimitedError } from '../errors/domain-errors';
 import { REDIS } from '../redis/redis.module';
@@ -158,7 +159,7 @@ type LimiterRedis = Redis & {
 };
 
 /** The organization's one limit key; the hash tag keeps it Redis Cluster friendly. */
-function stateKey(organizationId: string): string {
+function stateKey(organizationId: OrgId): string {
   return `sl:{org:${organizationId}}`;
 }
 
@@ -182,7 +183,7 @@ export class SendingLimiter {
    * a refused request consumes nothing anywhere.
    */
   async consume(
-    organizationId: string,
+    organizationId: OrgId,
     usage: SendingUsage,
     opts: { limits?: SendingLimits } = {},
   ): Promise<void> {
@@ -208,7 +209,7 @@ export class SendingLimiter {
 
   /** The budget of every window right now, without consuming (tests, headers, dashboards). */
   async remaining(
-    organizationId: string,
+    organizationId: OrgId,
     opts: { limits?: SendingLimits } = {},
   ): Promise<SendingBudget> {
     const limits = opts.limits ?? (await this.limitsOf(organizationId));
@@ -231,7 +232,7 @@ export class SendingLimiter {
   }
 
   /** Plan defaults with the organization's overrides. */
-  async limitsOf(organizationId: string): Promise<SendingLimits> {
+  async limitsOf(organizationId: OrgId): Promise<SendingLimits> {
     const [r] = await query<{
       plan: Plan;
       limit_per_second: number | null;

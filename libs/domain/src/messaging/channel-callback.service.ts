@@ -20,11 +20,12 @@ import { telegramStartPayload } from '../channels/providers/telegram-bot.adapter
 import { TelegramLinkTokens } from '../channels/telegram-link-token';
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
+import { asOrgId, OrgId } from '../common/org-id';
+import { ChannelFeedbackService } from '../contacts/channel-feedback.service';
 import { normalisePhone } from '../contacts/phone-number';
 import { inTransaction } from '../database/transaction';
 import { ForbiddenError, NotFoundError } from '../errors/domain-errors';
 import { Events } from '../events/events.service';
-import { ChannelRecordsRepository } from './channel-records.repository';
 import { EngagementStore } from './engagement/engagement.store';
 import { MessageService } from './message.service';
 
@@ -54,7 +55,7 @@ export class ChannelCallbackService {
     private readonly accounts: ProviderAccounts,
     private readonly registry: ProviderRegistry,
     private readonly messages: MessageService,
-    private readonly records: ChannelRecordsRepository,
+    private readonly records: ChannelFeedbackService,
     private readonly engagement: EngagementStore,
     private readonly linkTokens: TelegramLinkTokens,
     private readonly events: Events,
@@ -114,12 +115,13 @@ export class ChannelCallbackService {
       sending.record.provider,
     );
     if (!adapter) throw new NotFoundError('Channel provider');
-    return { organizationId, account: sending.account, adapter };
+    // The organization of the account row the callback's URL names.
+    return { organizationId: asOrgId(organizationId), account: sending.account, adapter };
   }
 
   /** What a contact did towards our number or bot, by channel. */
   private async inbound(
-    organizationId: string,
+    organizationId: OrgId,
     providerId: string,
     channel: ProviderChannel,
     message: InboundProviderMessage,

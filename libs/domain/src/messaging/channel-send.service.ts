@@ -4,6 +4,7 @@
 // then its delivery queued. Consent is the worker's to check, at the moment of sending.
 import { Injectable } from '@nestjs/common';
 import type { ChannelContent } from '../channels/channel-message';
+import { asOrgId } from '../common/org-id';
 import type { PushPlatform } from '../contacts/contact-channels.entity';
 import { ProviderAccounts } from '../channels/provider-accounts';
 import type {
@@ -88,7 +89,7 @@ export class ChannelSendService {
       field: 'phoneNumber',
       value: input.to.phoneNumber,
     });
-    const account = await this.accounts.choose(organizationId, 'sms', input.providerId);
+    const account = await this.accounts.choose(asOrgId(organizationId), 'sms', input.providerId);
     const settings = account.settings as { from?: string; messagingServiceSid?: string };
     return this.commit(organizationId, source, {
       channel: 'sms',
@@ -118,7 +119,11 @@ export class ChannelSendService {
       field: 'phoneNumber',
       value: input.to.phoneNumber,
     });
-    const account = await this.accounts.choose(organizationId, 'whatsapp', input.providerId);
+    const account = await this.accounts.choose(
+      asOrgId(organizationId),
+      'whatsapp',
+      input.providerId,
+    );
     const settings = account.settings as { phoneNumberId?: string };
     return this.commit(organizationId, source, {
       channel: 'whatsapp',
@@ -142,7 +147,11 @@ export class ChannelSendService {
       field: 'chatId',
       value: input.to.chatId,
     });
-    const account = await this.accounts.choose(organizationId, 'telegram', input.providerId);
+    const account = await this.accounts.choose(
+      asOrgId(organizationId),
+      'telegram',
+      input.providerId,
+    );
     const settings = account.settings as { botUsername?: string };
     return this.commit(organizationId, source, {
       channel: 'telegram',
@@ -166,7 +175,11 @@ export class ChannelSendService {
       field: 'appleId',
       value: input.to.appleId,
     });
-    const account = await this.accounts.choose(organizationId, 'imessage', input.providerId);
+    const account = await this.accounts.choose(
+      asOrgId(organizationId),
+      'imessage',
+      input.providerId,
+    );
     return this.commit(organizationId, source, {
       channel: 'imessage',
       providerId: account.id,
@@ -207,7 +220,12 @@ export class ChannelSendService {
     }
     // A raw token's platform was given or known above; a contact's record always holds one.
     const platform: PushPlatform = input.to.platform ?? record.platform!;
-    const account = await this.accounts.choose(organizationId, 'push', input.providerId, platform);
+    const account = await this.accounts.choose(
+      asOrgId(organizationId),
+      'push',
+      input.providerId,
+      platform,
+    );
     return this.commit(organizationId, source, {
       channel: 'push',
       providerId: account.id,

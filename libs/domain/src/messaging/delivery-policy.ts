@@ -1,6 +1,6 @@
 // What an SMTP answer means for a recipient (§8), when a deferred recipient is tried again, and
 // what a message's status is from its recipients'. Pure functions: the delivery service and the
-// report writer apply them, unit specs pin them down.
+// rules of reports (message-attempts.ts) apply them, unit specs pin them down.
 import type { MessageStatus, RecipientState, RunOutcome } from './message.types';
 
 /** `sent`: a provider accepted a message beyond email and has not reported its delivery yet. */

@@ -5,13 +5,11 @@ import type { SendMailOptions } from 'nodemailer';
 import { Clock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { SUPPRESSED_EMAIL_STATUSES } from '../contacts/contact-channels.entity';
+import { ContactEmailService } from '../contacts/contact-email.service';
 import { normaliseEmail } from '../crypto/field-encryption';
 import { SendingIdentities } from '../sending-domains/sending-identity';
 import type { Mailbox } from './address';
-import {
-  ContactEmailStatusRepository,
-  SUPPRESSED_EMAIL_STATUSES,
-} from './contact-email-status.repository';
 import {
   AttemptStatus,
   classifyAttempt,
@@ -52,7 +50,7 @@ export class DeliveryService {
 
   constructor(
     private readonly messages: MessageService,
-    private readonly contactEmails: ContactEmailStatusRepository,
+    private readonly contactEmails: ContactEmailService,
     private readonly outbound: SmtpOutbound,
     private readonly dispatcher: EmailDispatcher,
     private readonly tracking: TrackingService,

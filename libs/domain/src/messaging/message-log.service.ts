@@ -2,6 +2,7 @@
 // store, engagement events from their own store. The two fail differently on purpose: without the
 // engagement store the message still answers (no events); without the log store it is a 503.
 import { Injectable, Logger } from '@nestjs/common';
+import { asOrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { DomainError, NotFoundError, ServiceUnavailableError } from '../errors/domain-errors';
 import { EngagementEventRow, EngagementStore } from './engagement/engagement.store';
@@ -36,7 +37,7 @@ export class MessageLogService {
 
   /** The organization's retention in days (retentionDays of every message). */
   private async retentionDays(organizationId: string): Promise<number> {
-    return (await this.organizations.get(organizationId)).messageRetentionDays;
+    return (await this.organizations.get(asOrgId(organizationId))).messageRetentionDays;
   }
 
   /** Runs log-store reads; anything but a domain error means the store is unavailable (§12.2). */

@@ -1,6 +1,6 @@
-// The message log's writes: new messages with their recipients, delivery leases, the record of a
-// delivery run (attempts, recipient states, status). The sweep and the retention purge are
-// message-sweep.repository.ts's.
+// The message log's writes: new messages with their recipients, delivery leases. The record of
+// attempts and status moves is message-attempts.repository.ts's; the sweep and the retention purge
+// are message-sweep.repository.ts's.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -13,16 +13,11 @@ import {
   UNSENDABLE_RECORD_STATUSES,
 } from '../channels/channel-message';
 import { PROVIDER_CHANNELS, ProviderChannel } from '../channels/provider-adapter';
+import { asOrgId } from '../common/org-id';
 import { blindIndexOf } from '../contacts/blind-index';
 import { FieldCipher, fieldCipher } from '../crypto/field-encryption';
 import { join, query, raw, sql } from '../database/sql';
-import type {
-  ClaimedMessage,
-  NewMessage,
-  RecipientState,
-  RecipientStatus,
-  RunRecord,
-} from './message.types';
+import type { ClaimedMessage, NewMessage, RecipientState, RecipientStatus } from './message.types';
 import type { MessageContent } from './outgoing-message';
 
 interface ClaimedRow {
@@ -258,7 +253,8 @@ export class MessageRepository {
     const date = (v: string | null) => (v === null ? null : new Date(v));
     const common = {
       id: row.id,
-      organizationId: row.organization_id,
+      // The claim's own organization: its statement matched no other.
+      organizationId: asOrgId(row.organization_id),
       jobId: row.job_id,
       messageId: row.message_id,
       senderAddress: row.sender_address,
@@ -294,74 +290,6 @@ export class MessageRepository {
       content: content as MessageContent,
       raw: row.raw ? cipher.decryptBytes(row.raw) : undefined,
     };
-  }
-
-  /**
-   * Records delivery runs of the organization's messages in one statement: the attempts, the
-   * recipients' new states, each message's status and next due time, and the lease given back.
-   * Answers per run the dispatch sequence of the message's follow-up job.
-   */
-  async recordRuns(
-    em: EntityManager,
-    organizationId: string,
-    runs: RunRecord[],
-  ): Promise<number[]> {
-    const attempts = runs.flatMap((r) => r.attempts.map((a) => ({ id: r.message.id, a })));
-    const recipients = runs.flatMap((r) => r.recipients.map((x) => ({ id: r.message.id, x })));
-    const rows = await query<{ id: string; dispatch_seq: number }>(
-      em,
-      sql`WITH attempts AS (
-            INSERT INTO message_attempts (message_id, organization_id, recipient_idx, status,
-              smtp_code, smtp_message, mx_host, outbound_ip, retry_count, attempted_at,
-              provider_code, segments)
-            SELECT t.message_id, ${organizationId}::uuid, t.idx, t.status, t.code, t.text, t.mx,
-                   t.ip, t.retry_count, t.at, t.provider_code, t.segments
-              FROM unnest(
-                ${attempts.map(({ id }) => id)}::uuid[],
-                ${attempts.map(({ a }) => a.recipientIdx)}::smallint[],
-                ${attempts.map(({ a }) => a.status)}::text[],
-                ${attempts.map(({ a }) => a.smtpCode)}::int[],
-                ${attempts.map(({ a }) => a.smtpMessage)}::text[],
-                ${attempts.map(({ a }) => a.mxHost)}::text[],
-                ${attempts.map(({ a }) => a.outboundIp)}::text[],
-                ${attempts.map(({ a }) => a.retryCount)}::int[],
-                ${attempts.map(({ a }) => a.attemptedAt)}::timestamptz[],
-                ${attempts.map(({ a }) => a.providerCode ?? null)}::text[],
-                ${attempts.map(({ a }) => a.segments ?? null)}::smallint[])
-                AS t(message_id, idx, status, code, text, mx, ip, retry_count, at, provider_code,
-                     segments)
-          ), recipients AS (
-            UPDATE message_recipients r
-               SET status = t.status, retry_count = t.retry_count, next_attempt_at = t.next_at,
-                   first_attempt_at = t.first_at,
-                   provider_message_id = coalesce(t.provider_message_id, r.provider_message_id)
-              FROM unnest(
-                ${recipients.map(({ id }) => id)}::uuid[],
-                ${recipients.map(({ x }) => x.idx)}::smallint[],
-                ${recipients.map(({ x }) => x.status)}::text[],
-                ${recipients.map(({ x }) => x.retryCount)}::int[],
-                ${recipients.map(({ x }) => x.nextAttemptAt)}::timestamptz[],
-                ${recipients.map(({ x }) => x.firstAttemptAt)}::timestamptz[],
-                ${recipients.map(({ x }) => x.providerMessageId ?? null)}::text[])
-                AS t(message_id, idx, status, retry_count, next_at, first_at, provider_message_id)
-             WHERE r.organization_id = ${organizationId}::uuid
-               AND r.message_id = t.message_id AND r.idx = t.idx
-          )
-          UPDATE messages m
-             SET status = t.status, next_attempt_at = t.next_at, completed_at = t.completed_at,
-                 lease_until = NULL, dispatch_seq = m.dispatch_seq + 1, updated_at = now()
-            FROM unnest(
-              ${runs.map((r) => r.message.id)}::uuid[],
-              ${runs.map((r) => r.outcome.status)}::text[],
-              ${runs.map((r) => r.outcome.nextAttemptAt)}::timestamptz[],
-              ${runs.map((r) => r.outcome.completedAt)}::timestamptz[])
-              AS t(id, status, next_at, completed_at)
-           WHERE m.organization_id = ${organizationId}::uuid AND m.id = t.id
-          RETURNING m.id, m.dispatch_seq`,
-      { prepare: 'messages_record' },
-    );
-    const seq = new Map(rows.map((r) => [r.id, r.dispatch_seq]));
-    return runs.map((r) => seq.get(r.message.id) ?? 0);
   }
 
   /** Gives the lease back without a result (the run failed before anything was recorded). */

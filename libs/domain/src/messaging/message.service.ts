@@ -5,11 +5,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
+import { asOrgId, type OrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import { Events, NewEvent } from '../events/events.service';
 import { channelOutcomeEvent, channelReadEvent } from './channel-events';
-import { ChannelRecordsRepository } from './channel-records.repository';
-import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import {
   EmailEngagement,
   EmailEventRef,
@@ -17,6 +16,8 @@ import {
   outcomeEvent,
   sentEvent,
 } from './email-events';
+import { AttemptsRecord, providerReport } from './message-attempts';
+import { MessageAttemptsService } from './message-attempts.service';
 import { MessageLogRepository } from './message-log.repository';
 import { ProviderStatusRepository } from './provider-status.repository';
 import type { StatusUpdate } from '../channels/provider-adapter';
@@ -43,8 +44,8 @@ function asError(err: unknown): Error {
 }
 
 /** Items grouped by organization, in their order. */
-function byOrganization<T>(items: T[], org: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
+function byOrganization<T, K extends string>(items: T[], org: (item: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
   for (const item of items) {
     const list = out.get(org(item));
     if (list) list.push(item);
@@ -104,6 +105,29 @@ function outcomeEvents(run: RunRecord): NewEvent[] {
   });
 }
 
+/** A delivery run as the log records it: its rows, bounces, channel record change and events. */
+function runRecord(run: RunRecord): AttemptsRecord {
+  const { message } = run;
+  return {
+    messageId: message.id,
+    attempts: run.attempts,
+    recipients: run.recipients,
+    message: { kind: 'run', outcome: run.outcome },
+    bounces: run.bounces,
+    recordEffect:
+      run.recordEffect && message.channel !== 'email'
+        ? {
+            channel: message.channel,
+            address: message.recipients[0].email,
+            effect: run.recordEffect,
+            at: run.at,
+          }
+        : null,
+    events: outcomeEvents(run),
+    at: run.at,
+  };
+}
+
 /**
  * Concurrent calls of each kind are group-committed (MicroBatcher): N messages accepted or
  * delivery runs recorded at once share one transaction and one WAL flush, and each caller still
@@ -115,8 +139,7 @@ export class MessageService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly messages: MessageRepository,
     private readonly log: MessageLogRepository,
-    private readonly contactEmails: ContactEmailStatusRepository,
-    private readonly channelRecords: ChannelRecordsRepository,
+    private readonly attempts: MessageAttemptsService,
     private readonly statuses: ProviderStatusRepository,
     private readonly events: Events,
   ) {}
@@ -159,7 +182,7 @@ export class MessageService {
    * message and recipient, for a read's engagement event.
    */
   async recordStatus(
-    organizationId: string,
+    organizationId: OrgId,
     providerId: string,
     update: StatusUpdate,
     at: Date,
@@ -174,31 +197,35 @@ export class MessageService {
       if (!found) return null;
       const read = update.status === 'read';
       const status = update.status === 'read' ? 'delivered' : update.status;
-      const done = await this.statuses.record(em, organizationId, found, { ...update, status }, at);
-      const events: NewEvent[] = [];
-      if (done) {
-        const effect = update.addressEffect ?? (done.status === 'bounced' ? 'invalid' : null);
-        if (effect) {
-          await this.channelRecords.apply(em, organizationId, {
-            channel: done.ref.channel,
-            address: done.ref.recipient,
-            effect,
-            at,
-          });
-        }
-        const event = channelOutcomeEvent(done.ref, {
-          status: done.status,
+      const report = providerReport(found, { ...update, status }, at);
+      const readEvent = read ? [channelReadEvent(found.ref, update.providerMessageId, at)] : [];
+      if (!report) {
+        if (!readEvent.length) return null;
+        await this.events.emit(em, organizationId, readEvent);
+      } else {
+        const outcome = channelOutcomeEvent(found.ref, {
+          status,
           providerMessageId: update.providerMessageId,
           code: update.code ?? null,
           description: update.description ?? null,
-          retryCount: done.retryCount,
+          retryCount: report.attempt.retryCount,
           at,
         });
-        if (event) events.push(event);
+        const events = [...(outcome ? [outcome] : []), ...readEvent];
+        const effect = update.addressEffect ?? (status === 'bounced' ? 'invalid' : null);
+        await this.attempts.recordReport(em, organizationId, {
+          ...report,
+          bounces: [],
+          recordEffect: effect && {
+            channel: found.ref.channel,
+            address: found.ref.recipient,
+            effect,
+            at,
+          },
+          events,
+        });
+        if (!events.length) return null;
       }
-      if (read) events.push(channelReadEvent(found.ref, update.providerMessageId, at));
-      if (!events.length) return null;
-      await this.events.emit(em, organizationId, events);
       return { messageId: found.messageId, recipientIdx: found.recipientIdx };
     });
   }
@@ -233,7 +260,7 @@ export class MessageService {
     for (const [organizationId, group] of byOrganization(items, (m) => m.organizationId)) {
       const rows = await this.messages.insert(em, organizationId, group);
       group.forEach((m, i) => ids.set(m, rows[i]));
-      await this.events.emit(em, organizationId, group.flatMap(sentEvents));
+      await this.events.emit(em, asOrgId(organizationId), group.flatMap(sentEvents));
     }
     return items.map((m) => ids.get(m)!);
   }
@@ -279,21 +306,8 @@ export class MessageService {
   private async recordMany(em: EntityManager, runs: RunRecord[]): Promise<number[]> {
     const seqs = new Map<RunRecord, number>();
     for (const [organizationId, group] of byOrganization(runs, (r) => r.message.organizationId)) {
-      const rows = await this.messages.recordRuns(em, organizationId, group);
+      const rows = await this.attempts.record(em, organizationId, group.map(runRecord));
       group.forEach((r, i) => seqs.set(r, rows[i]));
-      for (const r of group) {
-        if (r.bounces.length)
-          await this.contactEmails.recordBounces(em, organizationId, r.bounces, r.at);
-        if (r.recordEffect && r.message.channel !== 'email') {
-          await this.channelRecords.apply(em, organizationId, {
-            channel: r.message.channel,
-            address: r.message.recipients[0].email,
-            effect: r.recordEffect,
-            at: r.at,
-          });
-        }
-      }
-      await this.events.emit(em, organizationId, group.flatMap(outcomeEvents));
     }
     return runs.map((r) => seqs.get(r)!);
   }
@@ -307,7 +321,7 @@ export class MessageService {
     for (const [organizationId, group] of byOrganization(items, (e) => e.organizationId)) {
       await this.events.emit(
         em,
-        organizationId,
+        asOrgId(organizationId),
         group.map((e) => e.event),
       );
     }

@@ -1,6 +1,7 @@
 // The shapes of the message log (§8): a message, its recipients' delivery states, its attempts,
 // as written by the send path and the delivery worker and read by the log.
 import type { ChannelContent } from '../channels/channel-message';
+import type { OrgId } from '../common/org-id';
 import type { AddressEffect, ProviderChannel } from '../channels/provider-adapter';
 import type { AttemptStatus } from './delivery-policy';
 import type { MessageContent, OutgoingRecipient } from './outgoing-message';
@@ -86,7 +87,7 @@ export interface ClaimedRecipient extends RecipientState {
 
 interface ClaimedBase {
   id: string;
-  organizationId: string;
+  organizationId: OrgId;
   jobId: string;
   messageId: string;
   senderAddress: string;

@@ -6,6 +6,7 @@ import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ContactsModule } from '../contacts/contacts.module';
 import { DnsModule } from '../dns/dns.module';
 import { EventsModule } from '../events/events.module';
 import { SendingDomainsModule } from '../sending-domains/sending-domains.module';
@@ -14,18 +15,17 @@ import { UnsubscribeLinksModule } from '../unsubscribe/unsubscribe-links.module'
 import { ChannelAddresses } from './channel-addresses.repository';
 import { ChannelCallbackService } from './channel-callback.service';
 import { ChannelDeliveryService } from './channel-delivery.service';
-import { ChannelRecordsRepository } from './channel-records.repository';
 import { ChannelSendService } from './channel-send.service';
-import { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { ProviderStatusRepository } from './provider-status.repository';
 import { DeliveryService } from './delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
 import { EngagementStore } from './engagement/engagement.store';
+import { MessageAttemptsRepository } from './message-attempts.repository';
+import { MessageAttemptsService } from './message-attempts.service';
 import { MessageLogRepository } from './message-log.repository';
 import { MessageLogService } from './message-log.service';
 import { MessageMaintenanceService } from './message-maintenance.service';
 import { MessageRepository } from './message.repository';
-import { MessageReportsRepository } from './message-reports.repository';
 import { MessageService } from './message.service';
 import { MessageSweepRepository } from './message-sweep.repository';
 import { SendService } from './send.service';
@@ -42,21 +42,21 @@ import { TrackingService } from './tracking/tracking.service';
     SendingDomainsModule,
     UnsubscribeLinksModule,
     ChannelsModule,
+    ContactsModule,
   ],
   providers: [
     SendService,
     ChannelSendService,
     ChannelAddresses,
     ChannelDeliveryService,
-    ChannelRecordsRepository,
     ProviderStatusRepository,
-    MessageReportsRepository,
+    MessageAttemptsRepository,
+    MessageAttemptsService,
     ChannelCallbackService,
     MessageRepository,
     MessageSweepRepository,
     MessageLogRepository,
     MessageService,
-    ContactEmailStatusRepository,
     EmailDispatcher,
     DeliveryService,
     SmtpOutbound,
@@ -73,10 +73,9 @@ import { TrackingService } from './tracking/tracking.service';
   ],
   exports: [
     SendService,
-    MessageReportsRepository,
+    MessageAttemptsService,
     ChannelSendService,
     ChannelCallbackService,
-    ContactEmailStatusRepository,
     DeliveryService,
     MessageLogService,
     MessageMaintenanceService,

@@ -3,6 +3,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ulid } from 'ulid';
 import { Clock } from '../common/clock';
+import { asOrgId } from '../common/org-id';
 import { pooledRandomFraction } from '../crypto/random-pool';
 import {
   DomainError,
@@ -132,7 +133,7 @@ export class SendService {
     organizationId: string,
     usage: { requests: number; recipients: number },
   ): Promise<void> {
-    await this.admitOrganization(await this.organizations.get(organizationId), usage);
+    await this.admitOrganization(await this.organizations.get(asOrgId(organizationId)), usage);
   }
 
   private async admitOrganization(

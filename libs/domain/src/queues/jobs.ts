@@ -1,6 +1,7 @@
 // The one catalogue of Bull jobs: the queues, and per job its queue, name and payload (ids only,
 // never personal data or secrets) with the parser the worker applies when it takes one.
 import { isUuid } from '../common/ids';
+import { asOrgId, OrgId } from '../common/org-id';
 
 export const QUEUES = {
   imports: 'imports',
@@ -21,20 +22,24 @@ export interface JobKind<P> {
 /** The payload of a job of this kind. */
 export type JobPayload<J> = J extends JobKind<infer P> ? P : never;
 
+/** Parsed UUID fields: the organization's id is an OrgId (a job is enqueued by our own code). */
+type Uuids<K extends string> = { [P in K]: P extends 'organizationId' ? OrgId : string };
+
 /** A parser of payloads made of these UUID fields; anything else in the payload is dropped. */
-function uuids<K extends string>(...keys: K[]): (data: unknown) => Record<K, string> | null {
+function uuids<K extends string>(...keys: K[]): (data: unknown) => Uuids<K> | null {
   return (data) => {
     if (typeof data !== 'object' || data === null) return null;
     const out = {} as Record<K, string>;
     for (const key of keys) {
       const value = (data as Record<string, unknown>)[key];
       if (!isUuid(value)) return null;
-      out[key] = value;
+      out[key] = key === 'organizationId' ? asOrgId(value) : value;
     }
-    return out;
+    return out as Uuids<K>;
   };
 }
 
+/** What a producer enqueues; the parsers answer `organizationId` as an OrgId. */
 export interface DeliverEmailJob {
   organizationId: string;
   messageId: string;

@@ -2,10 +2,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { empty, join, query, raw, sql, Sql } from '../database/sql';
 
 export interface RevenueReportWindow {
-  organizationId: string;
+  organizationId: OrgId;
   /** Inclusive start of the window. */
   from: Date;
   /** Exclusive end of the window. */
@@ -180,7 +181,7 @@ export class RevenueReportRepository {
 
   /** The report document of the organization for the window. */
   async report<T>(
-    organizationId: string,
+    organizationId: OrgId,
     w: Omit<RevenueReportWindow, 'organizationId'>,
   ): Promise<T> {
     const [row] = await query<{ report: T }>(

@@ -1,6 +1,7 @@
 // The revenue attribution report (§11): resolves the window, returns the document.
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { ValidationFailedError } from '../errors/domain-errors';
 import { RevenueReportRepository, RevenueReportWindow } from './revenue-report.repository';
 
@@ -62,7 +63,7 @@ export class RevenueReportService {
    * The window: `from` inclusive, `to` exclusive. A date-only `to` covers that whole UTC day.
    * Without both, the last 30 UTC days including today; with one, 30 days from or to it.
    */
-  resolveWindow(organizationId: string, q: RevenueReportQuery): RevenueReportWindow {
+  resolveWindow(organizationId: OrgId, q: RevenueReportQuery): RevenueReportWindow {
     const parse = (field: 'from' | 'to', v: string): Date => {
       const d = new Date(DATE_ONLY.test(v) ? `${v}T00:00:00.000Z` : v);
       if (Number.isNaN(d.getTime())) {
@@ -100,7 +101,7 @@ export class RevenueReportService {
     };
   }
 
-  async report(organizationId: string, q: RevenueReportQuery): Promise<RevenueReport> {
+  async report(organizationId: OrgId, q: RevenueReportQuery): Promise<RevenueReport> {
     return this.reports.report<RevenueReport>(
       organizationId,
       this.resolveWindow(organizationId, q),

@@ -6,6 +6,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { asOrgId } from '../common/org-id';
 import { Page, PageRequest, pageOffset } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -74,7 +75,7 @@ export class SendingDomainService {
         'name must be a domain name such as example.com',
       );
     }
-    const limit = sendingDomainLimit(await this.organizations.get(organizationId));
+    const limit = sendingDomainLimit(await this.organizations.get(asOrgId(organizationId)));
     // Before the key is made: an organization at its limit costs no key generation.
     if ((await this.repository.count(organizationId)) >= limit) {
       throw new ConflictError(LIMIT_REACHED);
@@ -144,6 +145,14 @@ export class SendingDomainService {
       throw new NotFoundError('Sending domain');
     }
     this.logger.log({ msg: 'sending domain deleted', organizationId, domainId: id });
+  }
+
+  /**
+   * Whether some organization has verified this domain with its return-path record: mail to
+   * `bounces.<domain>` is then ours (§14).
+   */
+  isVerifiedReturnDomain(name: string): Promise<boolean> {
+    return this.repository.isVerifiedReturnDomain(name);
   }
 
   /** The worker's run: checks every domain due (in batches); answers how many were checked. */

@@ -6,11 +6,12 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 @Entity('api_keys')
 export class ApiKey {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') name: string;
   /** SHA-256 hex of the key value; the value itself is never stored. */
   @Column('text', { select: false }) keyHash: string;

@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import { generateApiKey } from '../crypto/tokens';
 import type { ApiKeyRepository, KeyRecord } from './api-key.repository';
 import { ApiKeyService } from './api-key.service';
+import { asOrgId } from '../common/org-id';
 
 type Row = KeyRecord;
 
@@ -42,7 +43,7 @@ function fakeRedis() {
 
 const live: Row = {
   id: '00000000-0000-4000-8000-000000000001',
-  organizationId: '00000000-0000-4000-8000-000000000002',
+  organizationId: asOrgId('00000000-0000-4000-8000-000000000002'),
   scopes: ['contacts:read'],
   rateLimitPerMinute: 300,
   rateLimitPerDay: null,

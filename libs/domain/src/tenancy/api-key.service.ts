@@ -1,6 +1,7 @@
 // API keys (§3): issued once, stored as SHA-256, resolved per request through a short cache.
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { generateApiKey, isWellFormedApiKey, sha256Hex } from '../crypto/tokens';
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
@@ -28,7 +29,7 @@ export type UpdateApiKeyInput = Partial<Omit<CreateApiKeyInput, 'scopes'>> & { s
 
 export interface ResolvedKey {
   id: string;
-  organizationId: string;
+  organizationId: OrgId;
   scopes: Scope[];
   rateLimitPerMinute: number;
   rateLimitPerDay: number | null;
@@ -110,7 +111,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
    * admin access tokens and the operator CLI.
    */
   async create(
-    organizationId: string,
+    organizationId: OrgId,
     input: CreateApiKeyInput,
     byKeyId?: string,
   ): Promise<{ key: ApiKey; value: string }> {
@@ -135,19 +136,19 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return { key, value };
   }
 
-  async list(organizationId: string, page: PageRequest): Promise<Page<ApiKey>> {
+  async list(organizationId: OrgId, page: PageRequest): Promise<Page<ApiKey>> {
     const [items, total] = await this.keys.list(organizationId, page);
     return new Page(items, total, page);
   }
 
-  async get(organizationId: string, id: string): Promise<ApiKey> {
+  async get(organizationId: OrgId, id: string): Promise<ApiKey> {
     const key = await this.keys.find(organizationId, id);
     if (!key) throw new NotFoundError('API key');
     return key;
   }
 
   async update(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     input: UpdateApiKeyInput,
     byKeyId?: string,
@@ -169,7 +170,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     return this.get(organizationId, id);
   }
 
-  async revoke(organizationId: string, id: string, byKeyId?: string): Promise<ApiKey> {
+  async revoke(organizationId: OrgId, id: string, byKeyId?: string): Promise<ApiKey> {
     const target = await this.get(organizationId, id);
     if (byKeyId !== undefined) {
       assertRevokeAllowed(await this.grantOf(organizationId, byKeyId), toGrant(target));
@@ -187,7 +188,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The calling key as stored now (not as cached): what it may grant. */
-  private async grantOf(organizationId: string, keyId: string): Promise<KeyGrant> {
+  private async grantOf(organizationId: OrgId, keyId: string): Promise<KeyGrant> {
     return toGrant(await this.get(organizationId, keyId));
   }
 

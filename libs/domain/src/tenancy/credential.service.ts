@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
+import { asOrgId } from '../common/org-id';
 import { ForbiddenError, UnauthorizedAccessError } from '../errors/domain-errors';
 import { ApiKeyService, ResolvedKey } from './api-key.service';
 import { AuthContext } from './auth-context';
@@ -151,7 +152,8 @@ export class CredentialService {
     if (!orgHeader) throw new ForbiddenError('X-Organization-Id is required with an access token');
     if (!isUuid(orgHeader))
       throw new ForbiddenError('X-Organization-Id must be an organization id');
-    const organizationId = orgHeader.toLowerCase();
+    // The header names the organization; the user's membership of it is what makes it trusted.
+    const organizationId = asOrgId(orgHeader.toLowerCase());
     const role = await this.users.roleIn(token.userId, organizationId);
     if (!role) throw new ForbiddenError('Not a member of this organization');
     return {

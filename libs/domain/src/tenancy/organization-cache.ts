@@ -2,6 +2,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { NotifiedCache } from '../database/notified-cache';
 import { Organization } from './organization.entity';
 import { OrganizationService } from './organization.service';
@@ -20,7 +21,7 @@ const MAX_AGE_MS = 10 * 60_000;
 
 @Injectable()
 export class OrganizationCache implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly cache: NotifiedCache<Organization>;
+  private readonly cache: NotifiedCache<Organization, OrgId>;
 
   constructor(@InjectDataSource() ds: DataSource, organizations: OrganizationService) {
     this.cache = new NotifiedCache({
@@ -42,7 +43,7 @@ export class OrganizationCache implements OnApplicationBootstrap, OnApplicationS
   }
 
   /** The organization (NotFoundError when there is none), as committed at most a notification ago. */
-  get(id: string): Promise<Organization> {
+  get(id: OrgId): Promise<Organization> {
     return this.cache.get(id);
   }
 }

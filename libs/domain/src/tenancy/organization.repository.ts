@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { ContactList } from '../contacts/contact-list.entity';
 import { generateCuid } from '../crypto/tokens';
 import { Organization } from './organization.entity';
@@ -15,7 +16,7 @@ export class OrganizationRepository {
   }
 
   /** The organization's default list ("Default list", email), which cannot be deleted. */
-  async insertDefaultList(organizationId: string, em: EntityManager): Promise<void> {
+  async insertDefaultList(organizationId: OrgId, em: EntityManager): Promise<void> {
     await em.insert(ContactList, {
       organizationId,
       cuid: generateCuid(),
@@ -28,11 +29,11 @@ export class OrganizationRepository {
     });
   }
 
-  find(organizationId: string): Promise<Organization | null> {
+  find(organizationId: OrgId): Promise<Organization | null> {
     return this.ds.manager.findOneBy(Organization, { id: organizationId });
   }
 
-  async update(organizationId: string, patch: Partial<Organization>): Promise<void> {
+  async update(organizationId: OrgId, patch: Partial<Organization>): Promise<void> {
     await this.ds.manager.update(Organization, { id: organizationId }, patch);
   }
 }

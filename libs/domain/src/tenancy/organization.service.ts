@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Organization, Plan, SubscriptionStatus } from './organization.entity';
@@ -42,14 +43,14 @@ export class OrganizationService {
     });
   }
 
-  async get(id: string): Promise<Organization> {
+  async get(id: OrgId): Promise<Organization> {
     const org = await this.organizations.find(id);
     if (!org) throw new NotFoundError('Organization');
     return org;
   }
 
   async update(
-    id: string,
+    id: OrgId,
     changes: {
       plan?: Plan;
       subscriptionStatus?: SubscriptionStatus;
@@ -62,7 +63,7 @@ export class OrganizationService {
     return this.get(id);
   }
 
-  async setLimits(id: string, limits: SendingLimitOverrides): Promise<Organization> {
+  async setLimits(id: OrgId, limits: SendingLimitOverrides): Promise<Organization> {
     await this.get(id);
     const patch: Partial<Organization> = {};
     if (limits.perSecond !== undefined) patch.limitPerSecond = limits.perSecond;

@@ -5,6 +5,7 @@ import { ApiKeyService } from './api-key.service';
 import { CredentialService } from './credential.service';
 import { LoginIpRepository } from './login-ip.repository';
 import { LoginService } from './login.service';
+import { MembershipRepository } from './membership.repository';
 import { OrganizationRepository } from './organization.repository';
 import { OrganizationService } from './organization.service';
 import { UserRepository } from './user.repository';
@@ -15,6 +16,7 @@ import { UserService } from './user.service';
     OrganizationRepository,
     ApiKeyRepository,
     UserRepository,
+    MembershipRepository,
     LoginIpRepository,
     OrganizationService,
     ApiKeyService,

@@ -1,9 +1,9 @@
-// All SQL of users, memberships and access tokens.
+// All SQL of users and access tokens, and the organizations a user belongs to.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { query, sql } from '../database/sql';
-import { AccessToken, Membership, Role, User } from './user.entity';
+import { AccessToken, Role, User } from './user.entity';
 
 /** A user as other code sees it: never its password hash. */
 export type UserRecord = Pick<User, 'id' | 'email'>;
@@ -18,7 +18,8 @@ export interface UserOrganization {
 
 /**
  * A user belongs to no single organization (a membership ties it to one), so the statements about
- * users and their tokens carry none; those about memberships take the organization id first.
+ * users, their tokens and the list of their organizations carry none; the statements about one
+ * organization's memberships are MembershipRepository's.
  */
 @Injectable()
 export class UserRepository {
@@ -28,21 +29,7 @@ export class UserRepository {
     return em ?? this.ds.manager;
   }
 
-  // ---- memberships (organization first) -------------------------------------------------------
-
-  async roleIn(organizationId: string, userId: string, em?: EntityManager): Promise<Role | null> {
-    const m = await this.em(em).findOneBy(Membership, { organizationId, userId });
-    return m?.role ?? null;
-  }
-
-  async addMember(
-    organizationId: string,
-    userId: string,
-    role: Role,
-    em: EntityManager,
-  ): Promise<void> {
-    await em.insert(Membership, { organizationId, userId, role });
-  }
+  // ---- the user's memberships ------------------------------------------------------------------
 
   /** The organizations of a user, by name, with the user's role in each. */
   organizationsOf(userId: string): Promise<UserOrganization[]> {

@@ -1,9 +1,10 @@
-// Users, memberships and access tokens with a fake repository and a stand-in for scrypt: the
+// Users, memberships and access tokens with one fake for both repositories and a stand-in for scrypt: the
 // membership rules of createUser, the token a login gets and how a presented token is resolved.
 import type { DataSource, EntityManager } from 'typeorm';
 import { asOrgId } from '../common/org-id';
 import { generateAccessToken, sha256Hex } from '../crypto/tokens';
 import { NotFoundError } from '../errors/domain-errors';
+import type { MembershipRepository } from './membership.repository';
 import type { OrganizationService } from './organization.service';
 import type { Role } from './user.entity';
 import type { UserRepository } from './user.repository';
@@ -55,6 +56,7 @@ function setup(opts: { existing?: boolean; role?: Role | null; org?: boolean } =
   const service = new UserService(
     ds,
     repo as unknown as UserRepository,
+    repo as unknown as MembershipRepository,
     organizations as unknown as OrganizationService,
   );
   return { service, repo, organizations, em };

@@ -2,11 +2,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { normaliseEmail } from '../crypto/field-encryption';
 import { assertAcceptablePassword, hashPassword } from '../crypto/passwords';
 import { generateAccessToken, isWellFormedAccessToken, sha256Hex } from '../crypto/tokens';
 import { inTransaction } from '../database/transaction';
 import { ConflictError } from '../errors/domain-errors';
+import { MembershipRepository } from './membership.repository';
 import { OrganizationService } from './organization.service';
 import type { Role } from './user.entity';
 import { UserOrganization, UserRecord, UserRepository } from './user.repository';
@@ -29,6 +31,7 @@ export class UserService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly users: UserRepository,
+    private readonly memberships: MembershipRepository,
     private readonly organizations: OrganizationService,
   ) {}
 
@@ -39,7 +42,7 @@ export class UserService {
   async createUser(input: {
     email: string;
     password: string;
-    organizationId: string;
+    organizationId: OrgId;
     role: Role;
   }): Promise<UserRecord> {
     assertAcceptablePassword(input.password);
@@ -51,10 +54,10 @@ export class UserService {
         const user =
           (await this.users.findByEmail(email, em)) ??
           (await this.users.insert(email, await hashPassword(input.password), em));
-        if (await this.users.roleIn(org.id, user.id, em)) {
+        if (await this.memberships.roleIn(org.id, user.id, em)) {
           throw new ConflictError('The user is already a member of this organization');
         }
-        await this.users.addMember(org.id, user.id, input.role, em);
+        await this.memberships.addMember(org.id, user.id, input.role, em);
         return user;
       },
       1,
@@ -103,8 +106,8 @@ export class UserService {
     return userId ? { userId } : null;
   }
 
-  roleIn(userId: string, organizationId: string): Promise<Role | null> {
-    return this.users.roleIn(organizationId, userId);
+  roleIn(userId: string, organizationId: OrgId): Promise<Role | null> {
+    return this.memberships.roleIn(organizationId, userId);
   }
 
   /**

@@ -7,6 +7,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
+import { asOrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Events, NewEvent } from '../events/events.service';
@@ -17,6 +18,8 @@ import {
   UnsubscribeTarget,
 } from './unsubscribe.repository';
 import { UnsubscribeTokens } from './unsubscribe-token';
+
+export type { UnsubscribeSource, UnsubscribeTarget } from './unsubscribe.repository';
 
 /** The membership reason of §14 for a link or address, and for a complaint. */
 export type UnsubscribeReason = 'one-click' | 'complaint';
@@ -115,7 +118,11 @@ export class UnsubscribeService {
     );
     // Unsubscribing from "every list" a contact is on no list of still tells the organization.
     const announced = listIds.length || !first || target.listId ? listIds : [null];
-    await this.events.emit(em, org, unsubscribedEvents(target.contactId, announced, 'one-click'));
+    await this.events.emit(
+      em,
+      asOrgId(org),
+      unsubscribedEvents(target.contactId, announced, 'one-click'),
+    );
     return { changed: first || listIds.length > 0, listIds, first };
   }
 
@@ -137,7 +144,11 @@ export class UnsubscribeService {
       'complaint',
       at,
     );
-    await this.events.emit(em, organizationId, unsubscribedEvents(contactId, listIds, 'complaint'));
+    await this.events.emit(
+      em,
+      asOrgId(organizationId),
+      unsubscribedEvents(contactId, listIds, 'complaint'),
+    );
     return listIds;
   }
 

@@ -1,10 +1,11 @@
 // One attempt of a webhook delivery: its HTTP status or error, response prefix and timing.
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 @Entity('webhook_attempts')
 export class WebhookAttempt {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('uuid') webhookDeliveryId: string;
   @Column('int') attemptNumber: number;
   @Column('int', { nullable: true }) httpStatusCode: number | null;

@@ -4,7 +4,7 @@ import { Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { MicroBatcher } from '../common/micro-batcher';
 import type { AppConfig } from '../config/app-config';
-import { WebhookQueueRepository } from './webhook-queue.repository';
+import { WebhookQueueSweeper } from './webhook-queue.sweeper';
 import type { ClaimedDelivery, FinishedAttempt } from './webhook-queue.types';
 import { WEBHOOK_MESSAGES } from './webhook-event-types';
 import { WebhookHttpClient } from './webhook-http.client';
@@ -37,7 +37,7 @@ export class WebhookAttempter {
 
   /** `more`: attempts claimed and not sent yet, whose outcomes will come soon. */
   constructor(
-    private readonly deliveries: WebhookQueueRepository,
+    private readonly deliveries: WebhookQueueSweeper,
     private readonly http: WebhookHttpClient,
     private readonly clock: Clock,
     private readonly config: AppConfig,

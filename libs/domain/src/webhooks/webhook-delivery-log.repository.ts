@@ -1,8 +1,10 @@
-// The log side of webhook deliveries: the API's list and detail with their attempts, the
-// endpoints' delivery counters, and the retention purge of finished deliveries.
+// The log side of webhook deliveries: the API's list and detail with their attempts and the
+// endpoints' delivery counters, for one organization (the retention purge is
+// WebhookRetentionSweeper's).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { empty, join, query, sql, Sql } from '../database/sql';
 import type { WebhookAttempt } from './webhook-attempt.entity';
@@ -65,7 +67,7 @@ export class WebhookDeliveryLogRepository {
 
   /** The organization's deliveries matching `filters`, newest first, after `cursor`. */
   async list(
-    organizationId: string,
+    organizationId: OrgId,
     filters: DeliveryFilters,
     cursor: DeliveryCursor | undefined,
     limit: number,
@@ -89,7 +91,7 @@ export class WebhookDeliveryLogRepository {
 
   /** One delivery of the organization (with `em`, as its transaction sees it). */
   async get(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     em: DataSource | EntityManager = this.ds,
   ): Promise<DeliveryRow | null> {
@@ -102,7 +104,7 @@ export class WebhookDeliveryLogRepository {
   }
 
   /** The attempts of these deliveries of the organization, by delivery, in attempt order. */
-  async attempts(organizationId: string, deliveryIds: string[]): Promise<WebhookAttempt[]> {
+  async attempts(organizationId: OrgId, deliveryIds: string[]): Promise<WebhookAttempt[]> {
     if (!deliveryIds.length) return [];
     return query<WebhookAttempt>(
       this.ds,
@@ -118,7 +120,7 @@ export class WebhookDeliveryLogRepository {
   }
 
   /** Counters of every endpoint of the organization (or of `endpointIds`), in one statement. */
-  async counters(organizationId: string, endpointIds?: string[]): Promise<EndpointCounters[]> {
+  async counters(organizationId: OrgId, endpointIds?: string[]): Promise<EndpointCounters[]> {
     const rows = await query<{
       id: string;
       is_active: boolean;
@@ -153,32 +155,5 @@ export class WebhookDeliveryLogRepository {
       successRate: Number(r.success_rate),
       lastTriggeredAt: r.last_triggered_at,
     }));
-  }
-
-  /**
-   * Across organizations (the retention timer serves them all): deletes up to `limit` finished
-   * deliveries past their organization's messageRetentionDays, with their attempts; returns how
-   * many. Rows another purge holds are skipped.
-   */
-  async purgeExpired(now: Date, limit: number): Promise<number> {
-    // Per organization along (organization_id, created_at): no scan of the whole history.
-    const [gone] = await query<{ n: number }>(
-      this.ds,
-      sql`WITH gone AS (
-        DELETE FROM webhook_deliveries WHERE id IN (
-          SELECT d.id FROM organizations o
-            JOIN webhook_deliveries d ON d.organization_id = o.id
-             AND d.created_at < ${now}::timestamptz - make_interval(days => o.message_retention_days)
-           WHERE d.status <> 'pending'
-           LIMIT ${limit}
-             FOR UPDATE OF d SKIP LOCKED)
-        RETURNING id, organization_id),
-      -- Attempts have no foreign key to their delivery (see the webhooks migration).
-      attempts AS (
-        DELETE FROM webhook_attempts a USING gone g
-        WHERE a.organization_id = g.organization_id AND a.webhook_delivery_id = g.id)
-      SELECT count(*)::int AS n FROM gone`,
-    );
-    return gone.n;
   }
 }

@@ -1,5 +1,6 @@
 // A webhook delivery (one event to one endpoint) and the request body it sends on every attempt.
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { encryptedColumn } from '../crypto/field-encryption';
 import type { WebhookDeliveryStatus } from './webhook-event-types';
 
@@ -26,7 +27,7 @@ export function envelopeJson(id: string, type: string, occurredAt: Date, dataJso
 @Entity('webhook_deliveries')
 export class WebhookDelivery {
   @PrimaryColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('uuid') webhookEndpointId: string;
   @Column('text') type: string;
   /** The event's data as JSON text, encrypted at rest. */

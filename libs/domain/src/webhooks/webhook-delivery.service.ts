@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
+import type { OrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import {
   ConflictError,
@@ -66,7 +67,7 @@ export class WebhookDeliveryService {
     private readonly clock: Clock,
   ) {}
 
-  async list(organizationId: string, q: DeliveryListQuery): Promise<DeliveryList> {
+  async list(organizationId: OrgId, q: DeliveryListQuery): Promise<DeliveryList> {
     const cursor = q.cursor ? decodeCursor(q.cursor) : undefined;
     const rows = await this.log.list(organizationId, q, cursor, q.limit + 1);
     const hasMore = rows.length > q.limit;
@@ -87,7 +88,7 @@ export class WebhookDeliveryService {
     };
   }
 
-  async get(organizationId: string, id: string): Promise<DeliveryView> {
+  async get(organizationId: OrgId, id: string): Promise<DeliveryView> {
     const delivery = await this.log.get(organizationId, id);
     if (!delivery) throw new NotFoundError('Webhook delivery');
     const attempts = await this.log.attempts(organizationId, [id]);
@@ -99,7 +100,7 @@ export class WebhookDeliveryService {
    * pending and queued at once, with the stored body (same delivery_id and timestamp) and the
    * attempt count kept.
    */
-  async retry(organizationId: string, id: string): Promise<DeliveryView> {
+  async retry(organizationId: OrgId, id: string): Promise<DeliveryView> {
     const send = await inTransaction(this.ds, async (em) => {
       const row = await this.queue.lockForResend(organizationId, id, em);
       if (!row) throw new NotFoundError('Webhook delivery');
@@ -130,7 +131,7 @@ export class WebhookDeliveryService {
   }
 
   /** Sends `test.event` to this endpoint only, whatever it subscribes to. */
-  async sendTest(organizationId: string, endpointId: string): Promise<DeliveryView> {
+  async sendTest(organizationId: OrgId, endpointId: string): Promise<DeliveryView> {
     const endpoint = await this.endpoints.find(organizationId, endpointId);
     if (!endpoint.isActive) throw new ConflictError(WEBHOOK_MESSAGES.endpointInactive);
     // 201 with the delivery as created: read in its own transaction, before any wake-up.
@@ -149,7 +150,7 @@ export class WebhookDeliveryService {
   }
 
   private async attemptsByDelivery(
-    organizationId: string,
+    organizationId: OrgId,
     rows: DeliveryRow[],
   ): Promise<Map<string, WebhookAttempt[]>> {
     const attempts = await this.log.attempts(

@@ -1,7 +1,8 @@
 // The dispatcher's pump: claim sizes, claims in flight, every woken id attempted once, shutdown.
 import { SystemClock } from '../common/clock';
 import type { AppConfig } from '../config/app-config';
-import type { WebhookQueueRepository } from './webhook-queue.repository';
+import { asOrgId } from '../common/org-id';
+import type { WebhookQueueSweeper } from './webhook-queue.sweeper';
 import type { ClaimedDelivery, FinishedAttempt } from './webhook-queue.types';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookHttpClient } from './webhook-http.client';
@@ -9,7 +10,7 @@ import type { WebhookHttpClient } from './webhook-http.client';
 function delivery(id: string): ClaimedDelivery {
   return {
     id,
-    organizationId: 'org',
+    organizationId: asOrgId('org'),
     type: 'contact.created',
     body: '{}',
     attemptCount: 0,
@@ -52,7 +53,7 @@ function harness() {
       for (const i of items) recorded.push(i.claimed.id);
       return new Set(items.map((i) => i.claimed.id));
     },
-  } as unknown as WebhookQueueRepository;
+  } as unknown as WebhookQueueSweeper;
   const http = {
     send: async () => ({ kind: 'response', status: 200, body: 'ok' }),
   } as unknown as WebhookHttpClient;

@@ -10,7 +10,7 @@ import { EndpointGate } from './endpoint-gate';
 import { MicroBatcher } from '../common/micro-batcher';
 import { once, Semaphore } from './flow-control';
 import { DispatchResult, WebhookAttempter } from './webhook-attempter';
-import { LEASE_MARGIN_SECONDS, WebhookQueueRepository } from './webhook-queue.repository';
+import { LEASE_MARGIN_SECONDS, WebhookQueueSweeper } from './webhook-queue.sweeper';
 import type { ClaimedDelivery } from './webhook-queue.types';
 import { WebhookHttpClient } from './webhook-http.client';
 
@@ -80,7 +80,7 @@ export class WebhookDispatcher implements OnApplicationShutdown {
   private drained?: () => void;
 
   constructor(
-    private readonly deliveries: WebhookQueueRepository,
+    private readonly deliveries: WebhookQueueSweeper,
     private readonly http: WebhookHttpClient,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

@@ -6,6 +6,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { encryptedColumn } from '../crypto/field-encryption';
 
 export interface WebhookCustomHeader {
@@ -24,7 +25,7 @@ export const customHeadersColumn = {
 @Entity('webhook_endpoints')
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') url: string;
   @Column('text', { nullable: true }) description: string | null;
   @Column('text', { array: true }) events: string[];

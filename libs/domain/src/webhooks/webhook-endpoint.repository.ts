@@ -3,6 +3,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { encryptedColumn } from '../crypto/field-encryption';
 import { join, query, sql, Sql } from '../database/sql';
@@ -12,7 +13,6 @@ import {
   WebhookCustomHeader,
   WebhookEndpoint,
 } from './webhook-endpoint.entity';
-import type { ClaimedEndpoint } from './webhook-queue.types';
 
 /** An endpoint as the API reads it: every column but the secret. */
 export type EndpointRecord = Omit<WebhookEndpoint, 'secret'>;
@@ -56,14 +56,14 @@ export class WebhookEndpointRepository {
    * Serialises the organization's creations until `em`'s transaction ends, so two concurrent
    * ones cannot both pass the plan's limit.
    */
-  async lockCreations(organizationId: string, em: EntityManager): Promise<void> {
+  async lockCreations(organizationId: OrgId, em: EntityManager): Promise<void> {
     await query(
       em,
       sql`SELECT pg_advisory_xact_lock(hashtextextended(${`webhook_endpoints:${organizationId}`}, 0))`,
     );
   }
 
-  async count(organizationId: string, em: DataSource | EntityManager = this.ds): Promise<number> {
+  async count(organizationId: OrgId, em: DataSource | EntityManager = this.ds): Promise<number> {
     const [row] = await query<{ n: number }>(
       em,
       sql`SELECT count(*)::int AS n FROM webhook_endpoints
@@ -74,7 +74,7 @@ export class WebhookEndpointRepository {
 
   /** Creates an endpoint with its secret (encrypted at rest, like its headers); its id. */
   async insert(
-    organizationId: string,
+    organizationId: OrgId,
     fields: EndpointFields,
     secret: string,
     em: EntityManager,
@@ -94,7 +94,7 @@ export class WebhookEndpointRepository {
   }
 
   /** One page of the organization's endpoints, newest first, and how many it has. */
-  async page(organizationId: string, req: PageRequest): Promise<[EndpointRecord[], number]> {
+  async page(organizationId: OrgId, req: PageRequest): Promise<[EndpointRecord[], number]> {
     const rows = await query<Omit<EndpointRecord, 'customHeaders'> & { customHeaders: string }>(
       this.ds,
       sql`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
@@ -105,7 +105,7 @@ export class WebhookEndpointRepository {
     return [rows.map(toRecord), await this.count(organizationId)];
   }
 
-  async find(organizationId: string, id: string): Promise<EndpointRecord | null> {
+  async find(organizationId: OrgId, id: string): Promise<EndpointRecord | null> {
     const rows = await query<Omit<EndpointRecord, 'customHeaders'> & { customHeaders: string }>(
       this.ds,
       sql`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints
@@ -115,11 +115,7 @@ export class WebhookEndpointRepository {
   }
 
   /** Changes the given fields (none: nothing happens). */
-  async update(
-    organizationId: string,
-    id: string,
-    changes: Partial<EndpointFields>,
-  ): Promise<void> {
+  async update(organizationId: OrgId, id: string, changes: Partial<EndpointFields>): Promise<void> {
     const set: Sql[] = [];
     for (const key of Object.keys(COLUMNS) as (keyof EndpointFields)[]) {
       const value = changes[key];
@@ -129,7 +125,7 @@ export class WebhookEndpointRepository {
     await this.updateColumns(organizationId, id, join(set, ', '));
   }
 
-  async setSecret(organizationId: string, id: string, secret: string): Promise<void> {
+  async setSecret(organizationId: OrgId, id: string, secret: string): Promise<void> {
     await this.updateColumns(organizationId, id, sql`secret = ${encryptedColumn.to(secret)}`);
   }
 
@@ -142,7 +138,7 @@ export class WebhookEndpointRepository {
    * dispatcher ends a delivery by deleting its queue row, then updating the delivery, and rows
    * locked in that order on both sides never wait on each other in a cycle.
    */
-  async remove(organizationId: string, id: string): Promise<boolean> {
+  async remove(organizationId: OrgId, id: string): Promise<boolean> {
     return inTransaction(this.ds, async (em) => {
       const found = await query(
         em,
@@ -180,41 +176,7 @@ export class WebhookEndpointRepository {
     });
   }
 
-  /**
-   * Across organizations (the dispatcher's claims serve them all): the endpoints of deliveries
-   * just claimed, by id, with their secrets decrypted and their row versions (`xmin`).
-   */
-  async forClaims(ids: string[]): Promise<{ version: string; endpoint: ClaimedEndpoint }[]> {
-    const rows = await query<{
-      id: string;
-      version: string;
-      url: string;
-      secret: string;
-      custom_headers: string;
-      timeout_seconds: number;
-      max_retries: number;
-      is_active: boolean;
-    }>(
-      this.ds,
-      sql`SELECT id, xmin::text AS version, url, secret, custom_headers, timeout_seconds,
-        max_retries, is_active
-      FROM webhook_endpoints WHERE id = ANY(${ids}::uuid[])`,
-    );
-    return rows.map((e) => ({
-      version: e.version,
-      endpoint: {
-        id: e.id,
-        url: e.url,
-        secret: encryptedColumn.from(e.secret) as string,
-        customHeaders: customHeadersColumn.from(e.custom_headers),
-        timeoutSeconds: e.timeout_seconds,
-        maxRetries: e.max_retries,
-        isActive: e.is_active,
-      },
-    }));
-  }
-
-  private async updateColumns(organizationId: string, id: string, set: Sql): Promise<void> {
+  private async updateColumns(organizationId: OrgId, id: string, set: Sql): Promise<void> {
     await query(
       this.ds,
       sql`UPDATE webhook_endpoints SET ${set}, updated_at = now()

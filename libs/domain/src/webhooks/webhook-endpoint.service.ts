@@ -3,6 +3,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -87,7 +88,7 @@ export class WebhookEndpointService {
   ) {}
 
   async create(
-    organizationId: string,
+    organizationId: OrgId,
     input: WebhookEndpointInput,
   ): Promise<{ view: WebhookEndpointView; secret: string }> {
     this.checkEvents(input.events);
@@ -117,7 +118,7 @@ export class WebhookEndpointService {
     return { view: await this.view(organizationId, id), secret };
   }
 
-  async list(organizationId: string, req: PageRequest): Promise<Page<WebhookEndpointView>> {
+  async list(organizationId: OrgId, req: PageRequest): Promise<Page<WebhookEndpointView>> {
     const [endpoints, total] = await this.endpoints.page(organizationId, req);
     const counters = await this.counters(
       organizationId,
@@ -130,14 +131,14 @@ export class WebhookEndpointService {
     );
   }
 
-  async view(organizationId: string, id: string): Promise<WebhookEndpointView> {
+  async view(organizationId: OrgId, id: string): Promise<WebhookEndpointView> {
     const endpoint = await this.find(organizationId, id);
     const counters = await this.counters(organizationId, [id]);
     return toView(endpoint, counters.get(id));
   }
 
   async update(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     changes: WebhookEndpointChanges,
   ): Promise<WebhookEndpointView> {
@@ -153,13 +154,13 @@ export class WebhookEndpointService {
   }
 
   /** Removes the endpoint, its secret and its delivery history. */
-  async remove(organizationId: string, id: string): Promise<void> {
+  async remove(organizationId: OrgId, id: string): Promise<void> {
     if (!(await this.endpoints.remove(organizationId, id)))
       throw new NotFoundError('Webhook endpoint');
   }
 
   async regenerateSecret(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
   ): Promise<{ view: WebhookEndpointView; secret: string }> {
     await this.find(organizationId, id);
@@ -169,7 +170,7 @@ export class WebhookEndpointService {
   }
 
   /** The endpoint itself, for callers that need its state (never its secret). */
-  async find(organizationId: string, id: string): Promise<EndpointRecord> {
+  async find(organizationId: OrgId, id: string): Promise<EndpointRecord> {
     const endpoint = await this.endpoints.find(organizationId, id);
     if (!endpoint) throw new NotFoundError('Webhook endpoint');
     return endpoint;
@@ -179,7 +180,7 @@ export class WebhookEndpointService {
    * Statistics of §10 and the spec: failing = active, with at least one finished delivery and a
    * success rate below 95; the overall rate is rebuilt from each endpoint's rounded rate.
    */
-  async statistics(organizationId: string): Promise<WebhookStatistics> {
+  async statistics(organizationId: OrgId): Promise<WebhookStatistics> {
     const rows = await this.log.counters(organizationId);
     let totalDeliveries = 0;
     let weighted = 0; // Σ (rate × 10) × total, an integer
@@ -206,7 +207,7 @@ export class WebhookEndpointService {
   }
 
   private async counters(
-    organizationId: string,
+    organizationId: OrgId,
     ids: string[],
   ): Promise<Map<string, EndpointCounters>> {
     if (!ids.length) return new Map();

@@ -1,4 +1,5 @@
 // The shapes of the webhook queue: a claimed delivery, an attempt's outcome to record, a resend.
+import type { OrgId } from '../common/org-id';
 import type { WebhookCustomHeader } from './webhook-endpoint.entity';
 import type { WebhookDeliveryStatus } from './webhook-event-types';
 import type { AttemptOutcome } from './webhook-retry-policy';
@@ -6,7 +7,7 @@ import type { AttemptOutcome } from './webhook-retry-policy';
 /** A delivery a worker holds the lease of, with what it needs to attempt it. */
 export interface ClaimedDelivery {
   id: string;
-  organizationId: string;
+  organizationId: OrgId;
   type: string;
   /** The exact request body. */
   body: string;

@@ -2,13 +2,14 @@
 import type { ClaimedDelivery } from './webhook-queue.types';
 import { envelopeJson } from './webhook-delivery.entity';
 import { requestHeaders } from './webhook-request';
+import { asOrgId } from '../common/org-id';
 
 const ID = '3f0c1a52-8d7e-4a8e-9a0b-6f5f7b1c2d3e';
 
 function claimed(customHeaders: { key: string; value: string }[]): ClaimedDelivery {
   return {
     id: ID,
-    organizationId: 'org',
+    organizationId: asOrgId('org'),
     type: 'contact.created',
     body: envelopeJson(
       ID,

@@ -11,20 +11,27 @@ import { WebhookEndpointRepository } from './webhook-endpoint.repository';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 import { WebhookHttpClient } from './webhook-http.client';
 import { WebhookQueueRepository } from './webhook-queue.repository';
-import { WebhookRetention } from './webhook-retention';
+import { WebhookQueueSweeper } from './webhook-queue.sweeper';
+import { WebhookRetentionSweeper } from './webhook-retention.sweeper';
 
 @Module({
   imports: [DnsModule, EventsModule, TenancyModule],
   providers: [
     WebhookQueueRepository,
+    WebhookQueueSweeper,
     WebhookDeliveryLogRepository,
     WebhookEndpointRepository,
     WebhookEndpointService,
     WebhookDeliveryService,
-    WebhookRetention,
+    WebhookRetentionSweeper,
     WebhookHttpClient,
     WebhookDispatcher,
   ],
-  exports: [WebhookEndpointService, WebhookDeliveryService, WebhookRetention, WebhookDispatcher],
+  exports: [
+    WebhookEndpointService,
+    WebhookDeliveryService,
+    WebhookRetentionSweeper,
+    WebhookDispatcher,
+  ],
 })
 export class WebhooksModule {}

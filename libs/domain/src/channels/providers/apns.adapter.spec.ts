@@ -12,6 +12,7 @@ import {
   ApnsAdapter,
   baseUrl,
 } from './apns.adapter';
+import { asOrgId } from '../../common/org-id';
 
 const START = new Date('2025-03-01T12:00:00Z');
 const MINUTE = 60_000;
@@ -32,7 +33,7 @@ describe(ApnsAdapter.name, () => {
     );
   const account = (over: Partial<ProviderAccount> = {}): ProviderAccount => ({
     id: 'acct-1',
-    organizationId: 'org-1',
+    organizationId: asOrgId('org-1'),
     channel: 'push',
     provider: 'apns',
     settings: { bundleId: fake.bundleId, environment: 'sandbox', apiBaseUrl: fake.url },

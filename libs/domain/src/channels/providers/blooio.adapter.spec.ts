@@ -12,6 +12,7 @@ import { DnsResolver } from '../../dns/resolver';
 import type { ProviderAccount, ProviderCallback, ProviderMessage } from '../provider-adapter';
 import { ProviderHttp } from '../provider-http';
 import { BlooioAdapter } from './blooio.adapter';
+import { asOrgId } from '../../common/org-id';
 
 describe(BlooioAdapter.name, () => {
   let fake: BlooioFake;
@@ -52,7 +53,7 @@ describe(BlooioAdapter.name, () => {
 
   const account = (over: Partial<ProviderAccount> = {}): ProviderAccount => ({
     id: 'prov-1',
-    organizationId: 'org-1',
+    organizationId: asOrgId('org-1'),
     channel: 'imessage',
     provider: 'blooio',
     settings: { apiBaseUrl: fake.baseUrl },

@@ -7,6 +7,7 @@ import { DnsResolver } from '../../dns/resolver';
 import type { ProviderAccount, ProviderMessage, PushContent } from '../provider-adapter';
 import { ProviderHttp } from '../provider-http';
 import { FcmAdapter } from './fcm.adapter';
+import { asOrgId } from '../../common/org-id';
 
 describe(FcmAdapter.name, () => {
   const clock = new ManualClock(new Date('2026-12-05T12:00:00Z'));
@@ -47,7 +48,7 @@ describe(FcmAdapter.name, () => {
 
   const account = (over: Partial<ProviderAccount> = {}, f: FcmFake = fake): ProviderAccount => ({
     id: `acct-${++counter}`,
-    organizationId: 'org-1',
+    organizationId: asOrgId('org-1'),
     channel: 'push',
     provider: 'fcm',
     settings: { apiBaseUrl: f.url },

@@ -15,6 +15,7 @@ import { ProviderHttp } from '../provider-http';
 import { ProviderRegistry } from '../provider-registry';
 import { HTTP_PROVIDER_ADAPTERS, HttpProviderAdapter } from './http.adapter';
 import { standardWebhookHeaders } from './standard-webhooks';
+import { asOrgId } from '../../common/org-id';
 
 describe(HttpProviderAdapter.name, () => {
   let receiver: HttpReceiver;
@@ -54,7 +55,7 @@ describe(HttpProviderAdapter.name, () => {
 
   const account = (over: Partial<ProviderAccount> = {}): ProviderAccount => ({
     id: 'prov-1',
-    organizationId: 'org-1',
+    organizationId: asOrgId('org-1'),
     channel: 'sms',
     provider: 'http',
     settings: { url: receiver.url },

@@ -13,6 +13,7 @@ import {
   telegramStartPayload,
   telegramWebhookSecret,
 } from './telegram-bot.adapter';
+import { asOrgId } from '../../common/org-id';
 
 describe(TelegramBotAdapter.name, () => {
   let fake: TelegramFake;
@@ -57,7 +58,7 @@ describe(TelegramBotAdapter.name, () => {
 
   const account = (over: Partial<ProviderAccount> = {}): ProviderAccount => ({
     id: 'prov-1',
-    organizationId: 'org-1',
+    organizationId: asOrgId('org-1'),
     channel: 'telegram',
     provider: 'telegram-bot',
     settings: { botUsername: fake.botUsername, apiBaseUrl: fake.baseUrl },

@@ -8,6 +8,7 @@ import { DnsResolver } from '../../dns/resolver';
 import type { ProviderAccount, ProviderCallback, ProviderMessage } from '../provider-adapter';
 import { ProviderHttp } from '../provider-http';
 import { TwilioAdapter } from './twilio.adapter';
+import { asOrgId } from '../../common/org-id';
 
 describe(TwilioAdapter.name, () => {
   let fake: TwilioFake;
@@ -47,7 +48,7 @@ describe(TwilioAdapter.name, () => {
 
   const account = (over: Partial<ProviderAccount> = {}): ProviderAccount => ({
     id: 'prov-1',
-    organizationId: 'org-1',
+    organizationId: asOrgId('org-1'),
     channel: 'sms',
     provider: 'twilio',
     settings: { from: TWILIO_MAGIC.validFrom, apiBaseUrl: fake.baseUrl },

@@ -14,6 +14,7 @@ import {
   WHATSAPP_GRAPH_VERSION,
   WhatsappCloudAdapter,
 } from './whatsapp-cloud.adapter';
+import { asOrgId } from '../../common/org-id';
 
 describe(WhatsappCloudAdapter.name, () => {
   let fake: WhatsappFake;
@@ -26,7 +27,7 @@ describe(WhatsappCloudAdapter.name, () => {
 
   const account = (over: Partial<ProviderAccount> = {}): ProviderAccount => ({
     id: 'prov-1',
-    organizationId: 'org-1',
+    organizationId: asOrgId('org-1'),
     channel: 'whatsapp',
     provider: 'whatsapp-cloud',
     settings: {

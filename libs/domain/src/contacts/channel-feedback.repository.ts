@@ -1,17 +1,19 @@
-// What sending beyond email changes on a contact's channel records (§17), written in the
-// transaction that records the attempt or the inbound message it follows from: a push token the
-// provider no longer knows becomes `expired` (push.token_invalidated, reason `provider`), an
+// The SQL of what sending beyond email changes on a contact's channel records (§17), written in
+// the transaction that records the attempt or the inbound message it follows from: a push token
+// the provider has dropped becomes `expired` (push.token_invalidated, reason `provider`), an
 // address the provider refuses for good becomes `invalid` or `blocked`, an accepted send is the
 // record's last use, the STOP and START keywords move an SMS number's consent (contact.unsubscribed
 // on the way out), and a Telegram record gets its chat when the contact opens the bot's link.
+// Other areas reach it through ChannelFeedbackService.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AddressEffect, ProviderChannel } from '../channels/provider-adapter';
 import { CHANNEL_RECORDS } from '../channels/channel-message';
-import { blindIndexCandidatesOf, blindIndexOf } from '../contacts/blind-index';
+import type { OrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, raw, sql } from '../database/sql';
 import { Events, NewEvent } from '../events/events.service';
+import { blindIndexCandidatesOf, blindIndexOf } from './blind-index';
 
 /**
  * What a provider's answer about an address does to the records holding it (push tokens are
@@ -41,17 +43,17 @@ export interface RecordEffect {
 }
 
 @Injectable()
-export class ChannelRecordsRepository {
+export class ChannelFeedbackRepository {
   constructor(private readonly events: Events) {}
 
-  async apply(em: EntityManager, organizationId: string, change: RecordEffect): Promise<void> {
+  async apply(em: EntityManager, orgId: OrgId, change: RecordEffect): Promise<void> {
     if (change.channel === 'push') {
       const hashes = blindIndexCandidatesOf('token', change.address);
       if (change.effect === 'used') {
         await query(
           em,
           sql`UPDATE contact_push SET last_used_at = ${change.at}::timestamptz
-               WHERE organization_id = ${organizationId}::uuid
+               WHERE organization_id = ${orgId}::uuid
                  AND device_token_hash = ANY(${hashes}::text[])`,
         );
         return;
@@ -59,13 +61,13 @@ export class ChannelRecordsRepository {
       const expired = await query<{ id: string; contact_id: string; platform: string }>(
         em,
         sql`UPDATE contact_push SET status = 'expired', updated_at = ${change.at}::timestamptz
-             WHERE organization_id = ${organizationId}::uuid
+             WHERE organization_id = ${orgId}::uuid
                AND device_token_hash = ANY(${hashes}::text[]) AND status <> 'expired'
             RETURNING id, contact_id, platform`,
       );
       await this.events.emit(
         em,
-        organizationId,
+        orgId,
         expired.map((p): NewEvent => ({
           type: 'push.token_invalidated',
           data: {
@@ -87,7 +89,7 @@ export class ChannelRecordsRepository {
     await query(
       em,
       sql`UPDATE ${raw(r.table)} SET status = ${mark.status}, updated_at = ${change.at}::timestamptz
-           WHERE organization_id = ${organizationId}::uuid
+           WHERE organization_id = ${orgId}::uuid
              AND ${raw(r.hash)} = ANY(${blindIndexCandidatesOf(r.kind, change.address)}::text[])
              AND status <> ALL(${[mark.status, ...(mark.unless ?? [])]}::text[])`,
     );
@@ -99,7 +101,7 @@ export class ChannelRecordsRepository {
    */
   async linkTelegramChat(
     em: EntityManager,
-    organizationId: string,
+    orgId: OrgId,
     recordId: string,
     chatId: string,
     at: Date,
@@ -111,7 +113,7 @@ export class ChannelRecordsRepository {
              SET chat_id = ${cipher.encrypt(chatId)}, chat_id_hash = ${blindIndexOf('token', chatId)},
                  status = 'active', last_active_at = ${at}::timestamptz,
                  updated_at = ${at}::timestamptz
-           WHERE organization_id = ${organizationId}::uuid AND id = ${recordId}::uuid
+           WHERE organization_id = ${orgId}::uuid AND id = ${recordId}::uuid
           RETURNING id`,
     );
     return rows.length > 0;
@@ -124,7 +126,7 @@ export class ChannelRecordsRepository {
    */
   async seen(
     em: EntityManager,
-    organizationId: string,
+    orgId: OrgId,
     channel: 'whatsapp' | 'telegram',
     address: string,
     at: Date,
@@ -136,7 +138,7 @@ export class ChannelRecordsRepository {
       em,
       channel === 'whatsapp'
         ? sql`UPDATE contact_whatsapp SET last_seen_at = ${at}::timestamptz
-               WHERE organization_id = ${organizationId}::uuid
+               WHERE organization_id = ${orgId}::uuid
                  AND phone_hash = ANY(${hashes}::text[])
               RETURNING id`
         : sql`UPDATE contact_telegram
@@ -144,7 +146,7 @@ export class ChannelRecordsRepository {
                      status = CASE WHEN ${unblocked} AND status = 'blocked' THEN 'active'
                                    ELSE status END,
                      updated_at = ${at}::timestamptz
-               WHERE organization_id = ${organizationId}::uuid
+               WHERE organization_id = ${orgId}::uuid
                  AND chat_id_hash = ANY(${hashes}::text[])
               RETURNING id`,
     );
@@ -155,18 +157,13 @@ export class ChannelRecordsRepository {
    * A STOP from this number: every SMS record of the organization with it is `opted_out`, keeping
    * the status it had for a later START; one contact.unsubscribed per contact that was not yet.
    */
-  async optOut(
-    em: EntityManager,
-    organizationId: string,
-    phone: string,
-    at: Date,
-  ): Promise<number> {
+  async optOut(em: EntityManager, orgId: OrgId, phone: string, at: Date): Promise<number> {
     const rows = await query<{ contact_id: string }>(
       em,
       sql`UPDATE contact_sms
              SET status_before_opt_out = status, status = 'opted_out',
                  opted_out_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-           WHERE organization_id = ${organizationId}::uuid
+           WHERE organization_id = ${orgId}::uuid
              AND phone_hash = ANY(${blindIndexCandidatesOf('phone', phone)}::text[])
              AND status <> 'opted_out'
           RETURNING contact_id`,
@@ -174,7 +171,7 @@ export class ChannelRecordsRepository {
     const contacts = [...new Set(rows.map((r) => r.contact_id))];
     await this.events.emit(
       em,
-      organizationId,
+      orgId,
       contacts.map((contactId) => ({
         type: 'contact.unsubscribed',
         data: { contactId, contactListId: null, channel: 'sms', reason: 'stop_keyword' },
@@ -185,14 +182,14 @@ export class ChannelRecordsRepository {
   }
 
   /** A START or UNSTOP: the number's opted-out records get back the status they had. */
-  async optIn(em: EntityManager, organizationId: string, phone: string, at: Date): Promise<number> {
+  async optIn(em: EntityManager, orgId: OrgId, phone: string, at: Date): Promise<number> {
     const rows = await query<{ id: string }>(
       em,
       sql`UPDATE contact_sms
              SET status = coalesce(status_before_opt_out, 'unverified'),
                  status_before_opt_out = NULL, opted_out_at = NULL,
                  updated_at = ${at}::timestamptz
-           WHERE organization_id = ${organizationId}::uuid
+           WHERE organization_id = ${orgId}::uuid
              AND phone_hash = ANY(${blindIndexCandidatesOf('phone', phone)}::text[])
              AND status = 'opted_out'
           RETURNING id`,
