@@ -3,8 +3,8 @@
 // so it is answered with a warning).
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { ValidationFailedError } from '@app/domain';
-import { Flags } from './admin-command';
+import { ValidationFailedError } from '@app/domain/errors/domain-errors';
+import type { Flags } from './admin-command';
 
 export interface PasswordIo {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };

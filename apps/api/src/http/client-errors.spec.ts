@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '@app/domain';
+import { ERROR_CODES } from '@app/domain/errors/domain-errors';
 import { clientErrorAnswer } from './client-errors';
 
 function parse(answer: Buffer) {

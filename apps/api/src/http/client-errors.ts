@@ -1,6 +1,6 @@
 // The error envelope for requests Node's HTTP server refuses before any route runs.
-import type { ErrorCode, FieldError } from '@app/domain';
-import { ValidationFailedError } from '@app/domain';
+import type { ErrorCode, FieldError } from '@app/domain/errors/domain-errors';
+import { ValidationFailedError } from '@app/domain/errors/domain-errors';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';

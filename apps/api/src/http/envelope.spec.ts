@@ -1,7 +1,7 @@
 // The envelope put on in the HTTP adapter: routed results wrapped, other replies untouched.
 import type { ExecutionContext, INestApplication } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Page } from '@app/domain';
+import { Page } from '@app/domain/common/pagination';
 import { RESPONSE_MESSAGE } from './decorators';
 import { installEnvelope, RawResponse, ResponseMessageGuard } from './envelope';
 

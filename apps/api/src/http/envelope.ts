@@ -1,7 +1,7 @@
 // The success envelope of §4, put on in the HTTP adapter (kept for speed: docs/performance.md).
 import { CanActivate, ExecutionContext, INestApplication, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { buildPageMeta, Page } from '@app/domain';
+import { buildPageMeta, Page } from '@app/domain/common/pagination';
 import type { Request, Response } from 'express';
 import { RESPONSE_MESSAGE } from './decorators';
 

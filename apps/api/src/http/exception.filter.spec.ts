@@ -8,7 +8,11 @@ import {
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import { ERROR_CODES, InvalidStateError, PayloadTooLargeError } from '@app/domain';
+import {
+  ERROR_CODES,
+  InvalidStateError,
+  PayloadTooLargeError,
+} from '@app/domain/errors/domain-errors';
 import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { GlobalExceptionFilter } from './exception.filter';
 

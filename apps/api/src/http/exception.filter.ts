@@ -17,7 +17,7 @@ import {
   SubscriptionRequiredError,
   UnauthorizedAccessError,
   ValidationFailedError,
-} from '@app/domain';
+} from '@app/domain/errors/domain-errors';
 import type { Response } from 'express';
 
 /** First match wins: a subclass comes before its base. */

@@ -1,6 +1,6 @@
 // Gives each request an id (kept from X-Request-Id when sane), echoes it, and logs one line per request.
 import { Logger } from '@nestjs/common';
-import { requestContext } from '@app/domain';
+import { requestContext } from '@app/domain/logging/request-context';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 
