@@ -149,7 +149,10 @@ describe('tracking HTML rewrite', () => {
       const write = Tokenizer.prototype.write;
       const counter = turnCounter();
       const pieces: { chars: number; turn: number }[] = [];
-      jest.spyOn(Tokenizer.prototype, 'write').mockImplementation(function (this, chunk) {
+      jest.spyOn(Tokenizer.prototype, 'write').mockImplementation(function (
+        this: Tokenizer,
+        chunk: string,
+      ) {
         pieces.push({ chars: chunk.length, turn: counter.turns() });
         return write.call(this, chunk);
       });
