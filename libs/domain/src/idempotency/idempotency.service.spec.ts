@@ -2,6 +2,7 @@
 // form, a claim, a replay, another body under the key, and a repeat while the first still runs.
 import { Logger } from '@nestjs/common';
 import type { Clock } from '../common/clock';
+import { ManualClock } from '../../../../test/support/clock';
 import { asOrgId } from '../common/org-id';
 import type { IdempotencyRepository, StoredKey } from './idempotency.repository';
 import { IDEMPOTENCY_TTL_MS, IdempotencyService, requestFingerprint } from './idempotency.service';
@@ -45,14 +46,17 @@ const NOW = new Date('2030-06-01T12:00:00Z');
 const BODY = { to: ['b@example.com'], subject: 'Hi' };
 
 /** A repository answering the test's scripted claims and reads. */
-function setup(claims: boolean[] = [true], stored: (StoredKey | null)[] = []) {
+function setup(
+  claims: boolean[] = [true],
+  stored: (StoredKey | null)[] = [],
+  clock: Clock = { now: () => NOW },
+) {
   const repository = {
     claim: jest.fn(async (..._args: unknown[]) => claims.shift() ?? false),
     find: jest.fn(async (..._args: unknown[]) => (stored.length > 1 ? stored.shift()! : stored[0])),
     complete: jest.fn(async (..._args: unknown[]) => undefined),
     release: jest.fn(async (..._args: unknown[]) => undefined),
   };
-  const clock: Clock = { now: () => NOW };
   const service = new IdempotencyService(repository as unknown as IdempotencyRepository, clock);
   return { service, repository };
 }
@@ -172,6 +176,7 @@ describe('IdempotencyService.run', () => {
 });
 
 describe('IdempotencyService.start with the first request still running', () => {
+  // Fake timers run the 25 ms polls at once; the wait's 5 seconds are read from the clock.
   beforeEach(() => jest.useFakeTimers({ now: NOW }));
   afterEach(() => jest.useRealTimers());
 
@@ -179,25 +184,34 @@ describe('IdempotencyService.start with the first request still running', () => 
     const { service } = setup(
       [false, false, false],
       [inFlight(BODY), inFlight(BODY), completed(BODY, { id: 'm1' })],
+      new ManualClock(NOW),
     );
     const started = service.start(ORG, 'k', BODY);
     await jest.advanceTimersByTimeAsync(100);
     await expect(started).resolves.toEqual({ kind: 'replay', response: { id: 'm1' } });
   });
 
-  it('refuses with 409 once it has waited 5 seconds', async () => {
-    const { service, repository } = setup([], [inFlight(BODY)]);
-    const started = service.start(ORG, 'k', BODY);
+  it('refuses with 409 once its clock says it has waited 5 seconds', async () => {
+    const clock = new ManualClock(NOW);
+    const { service, repository } = setup([], [inFlight(BODY)], clock);
     let settled = false;
-    const outcome = started.catch((e: unknown) => e).finally(() => (settled = true));
-    await jest.advanceTimersByTimeAsync(4_900);
+    const outcome = service
+      .start(ORG, 'k', BODY)
+      .catch((e: unknown) => e)
+      .finally(() => (settled = true));
+    await jest.advanceTimersByTimeAsync(100);
+    clock.advance(4_999);
+    await jest.advanceTimersByTimeAsync(100);
     // Still waiting, polling the first request's row.
     expect(settled).toBe(false);
-    expect(repository.find.mock.calls.length).toBeGreaterThan(1);
-    await jest.advanceTimersByTimeAsync(200);
+    const polls = repository.find.mock.calls.length;
+    expect(polls).toBeGreaterThan(4);
+    clock.advance(1);
+    await jest.advanceTimersByTimeAsync(100);
     await expect(outcome).resolves.toMatchObject({
       code: 'E_BUSINESS_RULE_VIOLATION',
       message: 'A request with this Idempotency-Key is still in progress',
     });
+    expect(repository.find.mock.calls.length).toBe(polls + 1);
   });
 });

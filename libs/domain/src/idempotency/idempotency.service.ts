@@ -65,7 +65,7 @@ export class IdempotencyService {
    */
   async start(organizationId: OrgId, key: string, body: unknown): Promise<IdempotencyStart> {
     const requestHash = requestFingerprint(body);
-    const until = Date.now() + WAIT_MS;
+    const until = this.clock.now().getTime() + WAIT_MS;
     for (;;) {
       const now = this.clock.now();
       const expiredBefore = new Date(now.getTime() - IDEMPOTENCY_TTL_MS);
@@ -85,7 +85,7 @@ export class IdempotencyService {
         throw new ConflictError('Idempotency-Key was already used with a different request body');
       }
       if (stored.responseBody !== null) return { kind: 'replay', response: stored.responseBody };
-      if (Date.now() >= until) {
+      if (this.clock.now().getTime() >= until) {
         throw new ConflictError('A request with this Idempotency-Key is still in progress');
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
