@@ -8,8 +8,12 @@ import { INestApplication } from '@nestjs/common';
 import nodeCrypto from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import Redis from 'ioredis';
 import {
+  loginAccountId,
+  loginPairKey,
   PASSWORD_PARAMS,
+  REDIS,
   setPasswordParamsForTests,
   UserService,
   ValidationFailedError,
@@ -163,16 +167,30 @@ describe('Login limits and password storage (§16)', () => {
   it('delays a pair after its third failure, and its wait once over admits the next check', async () => {
     const email = await newUser('typos');
     const ip = freshIp();
+    const redis = app.get<Redis>(REDIS);
+    const pair = loginPairKey(loginAccountId(email), ip);
+    /** Redis's clock in ms, the one the pair's wait is kept in. */
+    const redisNow = async () => {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    };
     for (let i = 1; i <= 3; i++) expect401(await login(ip, email, `wrong password ${i}`));
     const scrypt = jest.spyOn(nodeCrypto, 'scrypt');
+    const before = await redisNow();
     try {
       expectTooMany(await login(ip, email, PASSWORD), 2);
       expect(scrypt).not.toHaveBeenCalled();
     } finally {
       scrypt.mockRestore();
     }
-    // The refused attempt doubled the wait to 2 s; after it the password is checked again.
-    await new Promise((r) => setTimeout(r, 2100));
+    const after = await redisNow();
+    // The refused attempt counted, and doubled the wait to 2 s from the moment it was judged.
+    expect(await redis.hget(pair, 'n')).toBe('4');
+    const until = Number(await redis.hget(pair, 'u'));
+    expect(until).toBeGreaterThanOrEqual(before + 2000);
+    expect(until).toBeLessThanOrEqual(after + 2000);
+    // The wait ends (its end moved to now, as if the 2 s had passed): the password is checked.
+    await redis.hset(pair, 'u', await redisNow());
     await login(ip, email, PASSWORD).expect(200);
     // A success starts the pair over: three more free failures.
     for (let i = 1; i <= 3; i++) expect401(await login(ip, email, `wrong again ${i}`));

@@ -91,7 +91,7 @@ export class AccountFailureLimiter {
    */
   async begin(account: string, ip: string, knownIp: boolean): Promise<LoginAttempt> {
     const [verdict, ms, previous] = await this.redis.loginBegin(
-      pairKey(account, ip),
+      loginPairKey(account, ip),
       accountKey(account),
       knownIp ? '1' : '0',
       LOGIN_FREE_FAILURES,
@@ -111,12 +111,17 @@ export class AccountFailureLimiter {
 
   /** The password was right: the pair starts over and the attempt is no failure. */
   async succeeded(account: string, ip: string): Promise<void> {
-    await this.redis.loginEnd(pairKey(account, ip), accountKey(account), 'success', 0);
+    await this.redis.loginEnd(loginPairKey(account, ip), accountKey(account), 'success', 0);
   }
 
   /** The attempt could not be judged (database down): it is no failure. */
   async undo(account: string, ip: string, attempt: { previous: number }): Promise<void> {
-    await this.redis.loginEnd(pairKey(account, ip), accountKey(account), 'undo', attempt.previous);
+    await this.redis.loginEnd(
+      loginPairKey(account, ip),
+      accountKey(account),
+      'undo',
+      attempt.previous,
+    );
   }
 
   /** Ends the account's ceiling window and every delay of its pairs (`unlock-login --email`). */
@@ -139,7 +144,8 @@ export class AccountFailureLimiter {
 }
 
 // One hash tag per account: the pair and the account count sit in one slot, for one script.
-function pairKey(account: string, ip: string): string {
+/** The Redis hash of an (account, IP) pair: `n` failures, delayed until `u` (Redis time, ms). */
+export function loginPairKey(account: string, ip: string): string {
   return `lf:{acct:${account}}:ip:${ipLimitKey(ip)}`;
 }
 
