@@ -1,7 +1,7 @@
 // Helpers of the webhook e2e tests: a real node:http receiver on loopback and in-process workers.
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { APP_CONFIG, AppConfig, Events, EventType, loadConfig, OrgId } from '@app/domain';
+import { APP_CONFIG, AppConfig, Clock, Events, EventType, loadConfig, OrgId } from '@app/domain';
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { DataSource } from 'typeorm';
@@ -98,12 +98,16 @@ export function createApiApp(config: AppConfig): Promise<INestApplication> {
   return createTestApp({ override: (b) => b.overrideProvider(APP_CONFIG).useValue(config) });
 }
 
-/** The worker's root module in-process, as main.ts builds it (without the health listener). */
-export async function createWorker(config: AppConfig): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule({ imports: [WorkerModule] })
+/**
+ * The worker's root module in-process, as main.ts builds it (without the health listener);
+ * `clock`, when given, is the worker's Clock.
+ */
+export async function createWorker(config: AppConfig, clock?: Clock): Promise<INestApplication> {
+  let builder = Test.createTestingModule({ imports: [WorkerModule] })
     .overrideProvider(APP_CONFIG)
-    .useValue(config)
-    .compile();
+    .useValue(config);
+  if (clock) builder = builder.overrideProvider(Clock).useValue(clock);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ logger: testLogger('worker-test') });
   await app.init();
   return app;
