@@ -1,7 +1,5 @@
 // A real worker PROCESS started from its TypeScript sources (no build step), listening for
-// /health on a port of its own, and a poller PROCESS timing that endpoint: for tests that must
-// see the worker's own event loop (timed from the test's process, every pause of that process
-// would count too).
+// /health on a port of its own: for tests that need the worker apart from the test's process.
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -69,51 +67,4 @@ export async function spawnWorker(env: Record<string, string> = {}): Promise<Wor
     throw new Error(`${(err as Error).message}\n${stderr}`);
   }
   return worker;
-}
-
-/** Polls `url` one request at a time, 10 ms apart, and prints each answer's time in ms. */
-const POLLER = `
-const http = require('node:http');
-let stopped = false;
-process.stdin.on('end', () => (stopped = true)).resume();
-(async () => {
-  while (!stopped) {
-    const t0 = process.hrtime.bigint();
-    await new Promise((done) => {
-      const req = http.get(process.argv[1], { agent: false, timeout: 5000 }, (res) =>
-        res.resume().on('end', done).on('error', done));
-      req.on('timeout', () => req.destroy()).on('error', done);
-    });
-    process.stdout.write(Number((process.hrtime.bigint() - t0) / 1000000n) + '\\n');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-})();`;
-
-export interface HealthPoller {
-  /** Answer times so far, in ms (a request abandoned after 5 s counts as its 5 s). */
-  latencies: number[];
-  /** Ends the polling (after the request in flight) and returns every answer time. */
-  stop(): Promise<number[]>;
-}
-
-export function pollHealth(healthUrl: string): HealthPoller {
-  const child = spawn(process.execPath, ['-e', POLLER, `${healthUrl}/health`], {
-    stdio: ['pipe', 'pipe', 'ignore'],
-  });
-  const latencies: number[] = [];
-  let rest = '';
-  child.stdout!.on('data', (c: Buffer) => {
-    const lines = (rest + c.toString('utf8')).split('\n');
-    rest = lines.pop()!;
-    for (const l of lines) latencies.push(Number(l));
-  });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  return {
-    latencies,
-    stop: async () => {
-      child.stdin!.end();
-      await exited;
-      return latencies;
-    },
-  };
 }
