@@ -1,16 +1,14 @@
 // Header floods and oversize DATA for the SMTP fuzzing (§16): header blocks over the 1,000-line or
 // the 64 KB cap, folded and unfolded, must get `552 5.3.4`, DATA streamed past the 25 MB limit
-// must get 552, and while each is sent and processed another client's greeting must not wait on
-// it. Large DATA is written from one reused 64 KB buffer as the socket takes it, so no case holds
-// its message in this process.
-import { performance } from 'node:perf_hooks';
+// must get 552, and while each is sent and processed other clients must still be greeted. How long
+// a greeting waits during a flood is a bench's figure (`npm run bench -- smtp-header-flood`). Large
+// DATA is written from one reused 64 KB buffer as the socket takes it, so no case holds its
+// message in this process.
 import { Reply, SmtpSession } from './support/smtp-session';
 
 /** Put in every flood's Subject: none of these messages may reach the sink. */
 export const FLOOD_MARK = 'smtp-fuzz flood';
 
-/** A greeting slower than this while a flood is processed means the flood stalled the relay. */
-const GREETING_BOUND_MS = 500;
 const MB = 1024 * 1024;
 
 export interface FloodHelpers {
@@ -26,18 +24,15 @@ export interface FloodHelpers {
 
 type Case = [string, () => Promise<void>];
 
-export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; slowest(): number } {
-  let slowest = 0;
+export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; greeted(): number } {
+  let greeted = 0;
 
-  /** Milliseconds from connect to the 220 (smtp-server holds every greeting back 100 ms). */
-  const greetingMs = async (): Promise<number> => {
-    const t0 = performance.now();
+  /** Connects from another address and waits for the 220 (a deadline, not a measure). */
+  const greeting = async (): Promise<void> => {
     const s = await SmtpSession.open(h.host, h.port, h.next());
-    const greeting = await s.reply(30_000);
-    const ms = performance.now() - t0;
+    const reply = await s.reply(30_000);
     s.destroy();
-    if (greeting?.code !== 220) throw new Error(`greeting ${greeting?.lines[0] ?? 'none'}`);
-    return ms;
+    if (reply?.code !== 220) throw new Error(`greeting ${reply?.lines[0] ?? 'none'}`);
   };
 
   /** A session at the 354 of DATA, or null after a fail (a 451 rate limit is waited out). */
@@ -66,7 +61,7 @@ export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; sl
 
   /**
    * Sends `header`, then `bodyBytes` of body lines, then the final dot, while greetings are probed
-   * back to back from other addresses; judges the reply to the dot and the slowest greeting.
+   * back to back from other addresses; judges the reply to the dot, and each greeting must come.
    */
   const flood = async (
     what: string,
@@ -77,9 +72,11 @@ export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; sl
     const s = await atData(what);
     if (!s) return;
     let done = false;
-    const greetings: number[] = [];
     const probes = (async () => {
-      while (!done) greetings.push(await greetingMs());
+      while (!done) {
+        await greeting();
+        greeted++;
+      }
     })();
     try {
       const piece = Buffer.from(`${'b'.repeat(1022)}\r\n`.repeat(64));
@@ -95,10 +92,6 @@ export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; sl
       await probes.catch((err: Error) => h.fail(`${what}: a concurrent greeting`, err.message));
       s.destroy();
     }
-    const worst = Math.max(...greetings);
-    slowest = Math.max(slowest, worst);
-    if (worst > GREETING_BOUND_MS)
-      h.fail(what, `a concurrent greeting took ${Math.round(worst)} ms`);
   };
 
   const headerTooLarge = (r: Reply | null) =>
@@ -178,5 +171,5 @@ export function floodBattery(h: FloodHelpers, mark: string): { cases: Case[]; sl
     ],
     ['oversize DATA: 30 MB streamed', () => flood('30 MB', subject, 30 * MB, tooBig)],
   ];
-  return { cases, slowest: () => slowest };
+  return { cases, greeted: () => greeted };
 }

@@ -612,7 +612,7 @@ export async function runSmtpFuzz(ctx: ResilienceContext, reporter: Reporter): P
     errors,
     lost: 0,
     passed: errors === 0,
-    notes: `${battery.length + floods.cases.length} battery cases (slowest greeting during a flood ${Math.round(floods.slowest())} ms), ${generated} generated sequences (seed ${seed}), ${out.commands} commands, replies ${codes}, survivor ${delivered ? 'delivered' : 'NOT delivered'}, ${((Date.now() - started) / 1000).toFixed(1)} s${errors ? `; first: ${out.violations[0].slice(0, 200)}` : ''}`,
+    notes: `${battery.length + floods.cases.length} battery cases (${floods.greeted()} greetings of other clients during floods), ${generated} generated sequences (seed ${seed}), ${out.commands} commands, replies ${codes}, survivor ${delivered ? 'delivered' : 'NOT delivered'}, ${((Date.now() - started) / 1000).toFixed(1)} s${errors ? `; first: ${out.violations[0].slice(0, 200)}` : ''}`,
   });
   if (errors)
     throw new Error(
