@@ -4,6 +4,7 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../../../../../test/support/clock';
+import { asOrgId } from '../../common/org-id';
 import type { AppConfig } from '../../config/app-config';
 import { NotFoundError } from '../../errors/domain-errors';
 import type { EmailEngagement } from '../email-events';
@@ -14,7 +15,7 @@ import type { ShortLinks, ShortLinkTarget } from './short-links';
 import { TrackingClaims, TrackingTokens } from './tracking-token';
 import { TrackingService } from './tracking.service';
 
-const ORG = '0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01';
+const ORG = asOrgId('0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01');
 const MSG = 'f2a1d0c4-5b6e-4f7a-8b9c-0d1e2f3a4b5c';
 const NOW = new Date('2026-03-02T09:30:00.000Z');
 const SHORT_ID = 'Ab3dEf6hIj9k';
