@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { UnsubscribeTokens, loadConfig } from '@app/domain';
 import { startWorker, waitForMessage } from '../sending/support/sending';
-import { waitFor } from '../support/wait-for';
+import { holdsFor, waitFor } from '../support/wait-for';
 import { spawnWorker } from '../sending/support/worker-process';
 import { createSession, Session } from '../support/session';
 import { fixture } from './support/fixtures';
@@ -505,9 +505,11 @@ describe('Inbound bounces and complaints', () => {
       expect(await attempts(m.jobId)).toEqual(['delivered', 'bounced']);
       expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({ bounce_count: 1 });
       await waitForEvent(stack, 'email.bounced', (d) => d.jobId === m.jobId);
-      // Deliveries of a transaction's events go out together; give stragglers a moment anyway.
-      await new Promise((r) => setTimeout(r, 1000));
-      expect(received(stack, 'email.bounced', (d) => d.jobId === m.jobId)).toHaveLength(1);
+      // Deliveries of a transaction's events go out together: no straggler follows.
+      await holdsFor(
+        () => expect(received(stack, 'email.bounced', (d) => d.jobId === m.jobId)).toHaveLength(1),
+        { forMs: 1000 },
+      );
     });
 
     it('a replayed report (identical bytes) changes nothing the second time', async () => {
@@ -521,12 +523,18 @@ describe('Inbound bounces and complaints', () => {
       await processedRaw(raw);
       await waitForEvent(stack, 'email.bounced', (d) => d.jobId === m.jobId);
       expect(await sendInboundTo(stack, [m.verp, fbl], raw)).toMatch(/^250 /);
-      // Several worker polls later, still the one row and the one bounce.
-      await new Promise((r) => setTimeout(r, 1500));
-      expect(await inboundRows(stack, m.verp)).toHaveLength(1);
-      expect(await attempts(m.jobId)).toEqual(['delivered', 'bounced']);
-      expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({ bounce_count: 1 });
-      expect(received(stack, 'email.bounced', (d) => d.jobId === m.jobId)).toHaveLength(1);
+      // Through several worker polls, still the one row and the one bounce.
+      await holdsFor(
+        async () => {
+          expect(await inboundRows(stack, m.verp)).toHaveLength(1);
+          expect(await attempts(m.jobId)).toEqual(['delivered', 'bounced']);
+          expect(await emailState(stack, stack.s.org.id, m.address)).toMatchObject({
+            bounce_count: 1,
+          });
+          expect(received(stack, 'email.bounced', (d) => d.jobId === m.jobId)).toHaveLength(1);
+        },
+        { forMs: 1500, everyMs: 250 },
+      );
     });
   });
 });
