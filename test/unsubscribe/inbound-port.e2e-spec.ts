@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { InboundMessageRepository, loadConfig, UnsubscribeTokens, VerpTokens } from '@app/domain';
 import { Reply, SmtpSession } from '../resilience/support/smtp-session';
 import { RelayProcess, spawnRelay } from './support/relay-process';
+import { waitFor } from '../support/wait-for';
 
 const DOMAIN = 'bounces.test';
 const MiB = 1024 * 1024;
@@ -197,8 +198,17 @@ describe('Inbound port bounds', () => {
       // Another address is not affected.
       (await session(a, '127.0.0.4')).destroy();
       open[0].destroy();
-      await new Promise((r) => setTimeout(r, 300));
-      const again = await session(b, '127.0.0.3');
+      // Freed once the replica has seen the close: the address is greeted again, on either one.
+      const again = await waitFor(
+        async () => {
+          const s = await SmtpSession.open('127.0.0.1', b, '127.0.0.3');
+          if ((await s.reply())?.code === 220) return s;
+          s.destroy();
+          return undefined;
+        },
+        { what: 'the connection slot freed by the close' },
+      );
+      expect((await again.command('EHLO remote.example'))?.code).toBe(250);
       again.destroy();
       open[1].destroy();
     });
