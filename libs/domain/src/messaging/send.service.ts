@@ -3,7 +3,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ulid } from 'ulid';
 import { Clock } from '../common/clock';
-import { asOrgId } from '../common/org-id';
+import { asOrgId, OrgId } from '../common/org-id';
 import { pooledRandomFraction } from '../crypto/random-pool';
 import {
   DomainError,
@@ -55,7 +55,7 @@ export class SendService {
   ) {}
 
   async send(
-    organizationId: string,
+    organizationId: OrgId,
     input: SendEmailInput,
     source: MessageSource = 'api',
   ): Promise<SendResult> {
@@ -87,7 +87,7 @@ export class SendService {
    * RFC 5322 bytes, encrypted with the rest of the content) for the envelope recipients, then queued.
    */
   async submitRaw(
-    organizationId: string,
+    organizationId: OrgId,
     input: {
       raw: Buffer;
       envelopeFrom: string;
