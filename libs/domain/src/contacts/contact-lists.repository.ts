@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { toEntities } from '../database/entity-rows';
 import { empty, join, query, sql, Sql } from '../database/sql';
@@ -289,5 +290,72 @@ export class ContactListsRepository {
           )
           SELECT count(*) AS removed FROM gone`,
     );
+  }
+
+  /** Inserts the organization's default list ("Default list", email), which cannot be deleted. */
+  async insertDefault(orgId: OrgId, cuid: string, em: EntityManager): Promise<void> {
+    await query(
+      em,
+      sql`INSERT INTO contact_lists (organization_id, cuid, name, description, status,
+                                     preferred_channels, is_default, subscriber_count)
+          VALUES (${orgId}::uuid, ${cuid}, 'Default list', NULL, 'active', ARRAY['email']::text[],
+                  true, 0)`,
+    );
+  }
+
+  /**
+   * Locks, in id order, the lists the contact is subscribed to: `listId` alone, or every one when
+   * null. Answers their ids.
+   */
+  async lockSubscribedLists(
+    orgId: OrgId,
+    contactId: string,
+    listId: string | null,
+    em: EntityManager,
+  ): Promise<string[]> {
+    const rows = await query<{ id: string }>(
+      em,
+      sql`SELECT l.id FROM contact_lists l
+           WHERE l.organization_id = ${orgId}::uuid
+             AND l.id IN (SELECT m.contact_list_id FROM contact_list_memberships m
+                           WHERE m.organization_id = ${orgId}::uuid
+                             AND m.contact_id = ${contactId}::uuid AND m.status = 'subscribed'
+                             AND (${listId}::uuid IS NULL OR m.contact_list_id = ${listId}::uuid))
+           ORDER BY l.id
+           FOR UPDATE`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Unsubscribes the contact from those of `listIds` it is subscribed to, moving each list's
+   * subscriber_count; answers the ids of the lists whose membership changed, in id order.
+   */
+  async unsubscribeFromLists(
+    orgId: OrgId,
+    contactId: string,
+    listIds: string[],
+    at: Date,
+    reason: string,
+    em: EntityManager,
+  ): Promise<string[]> {
+    const changed = await query<{ contact_list_id: string }>(
+      em,
+      sql`WITH changed AS (
+            UPDATE contact_list_memberships
+               SET status = 'unsubscribed', unsubscribed_at = ${at}::timestamptz,
+                   unsubscribe_reason = ${reason}, updated_at = now()
+             WHERE organization_id = ${orgId}::uuid AND contact_id = ${contactId}::uuid
+               AND contact_list_id = ANY(${listIds}::uuid[])
+               AND status = 'subscribed'
+            RETURNING contact_list_id
+          ), counted AS (
+            UPDATE contact_lists l SET subscriber_count = l.subscriber_count - d.n
+              FROM (SELECT contact_list_id, count(*)::int AS n FROM changed GROUP BY 1) d
+             WHERE l.id = d.contact_list_id AND l.organization_id = ${orgId}::uuid
+          )
+          SELECT contact_list_id FROM changed ORDER BY contact_list_id`,
+    );
+    return changed.map((r) => r.contact_list_id);
   }
 }

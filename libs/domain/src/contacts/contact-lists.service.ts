@@ -219,4 +219,32 @@ export class ContactListsService {
     if (rows.length !== unique.length) throw new NotFoundError('Contact list');
     return rows;
   }
+
+  /**
+   * Creates the organization's default list inside the caller's transaction (the one creating
+   * the organization).
+   */
+  async createDefaultIn(em: EntityManager, orgId: OrgId): Promise<void> {
+    await this.repo.insertDefault(orgId, generateCuid(), em);
+  }
+
+  /**
+   * Unsubscribes a contact from `listId`, or from every list when null, inside the caller's
+   * transaction: each subscribed membership becomes `unsubscribed` with `reason` and its list's
+   * subscriberCount drops with it. Locks the lists in id order first, as every membership change
+   * does. Answers the ids of the lists whose membership changed; raises no event (the caller
+   * announces the unsubscribe with its own reason).
+   */
+  async unsubscribeIn(
+    em: EntityManager,
+    orgId: OrgId,
+    contactId: string,
+    listId: string | null,
+    reason: string,
+    at: Date,
+  ): Promise<string[]> {
+    const locked = await this.repo.lockSubscribedLists(orgId, contactId, listId, em);
+    if (!locked.length) return [];
+    return this.repo.unsubscribeFromLists(orgId, contactId, locked, at, reason, em);
+  }
 }
