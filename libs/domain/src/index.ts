@@ -28,7 +28,7 @@ export * from './contacts/contact-views.repository';
 export * from './contacts/contacts.repository';
 export * from './contacts/contacts-bulk.service';
 export * from './contacts/contacts.service';
-export * from './contacts/key-rotation';
+export * from './contacts/key-rotation.sweeper';
 export * from './contacts/phone-number';
 export * from './crypto/field-encryption';
 export * from './crypto/tls-certificate';
