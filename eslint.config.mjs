@@ -26,6 +26,8 @@ const ORG_ID_EXEMPT_METHODS = {
   'ChannelProviderRepository.organizationOf':
     "a provider callback's URL carries only the account id; the account's credentials verify it",
   'EventRepository.notify': 'a NOTIFY of committed delivery ids: it reads and writes no row',
+  'ImportsRepository.beginBatch':
+    "the settings of an import batch's transaction (SET LOCAL): it reads and writes no row",
 };
 
 /**
@@ -33,9 +35,6 @@ const ORG_ID_EXEMPT_METHODS = {
  * converts them and empties this list.
  */
 const ORG_ID_PENDING_AREAS = [
-  'libs/domain/src/contacts/**',
-  'libs/domain/src/imports/**',
-  'libs/domain/src/segments/**',
   'libs/domain/src/campaigns/**',
   'libs/domain/src/messaging/**',
   'libs/domain/src/inbound/**',
