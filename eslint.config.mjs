@@ -30,6 +30,8 @@ const ORG_ID_EXEMPT_METHODS = {
     "a verified unsubscribe token names a job id; the job's row names the organization",
   'SendingDomainRepository.isVerifiedReturnDomain':
     'inbound mail names a host: whether any organization verified it decides before one is known',
+  'ImportsRepository.beginBatch':
+    "the settings of an import batch's transaction (SET LOCAL): it reads and writes no row",
 };
 
 /**
@@ -37,9 +39,6 @@ const ORG_ID_EXEMPT_METHODS = {
  * converts them and empties this list.
  */
 const ORG_ID_PENDING_AREAS = [
-  'libs/domain/src/contacts/**',
-  'libs/domain/src/imports/**',
-  'libs/domain/src/segments/**',
   'libs/domain/src/messaging/**',
   'libs/domain/src/inbound/**',
 ];
