@@ -17,7 +17,7 @@ import { IconAlertTriangle, IconPlus } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, pageOf, unwrap } from '../../api/client';
-import type { ApiKey } from '../../api/models';
+import type { ApiKey } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -71,7 +71,7 @@ export function ApiKeysPage() {
   const [value, setValue] = useState<string | null>(null);
   const { page, setPage } = useQueryState([]);
   const keys = useOrgQuery(['api-keys', page], () =>
-    pageOf<ApiKey>(api.GET('/api/v1/user/api-keys', { params: { query: { page, limit: 20 } } })),
+    pageOf(api.GET('/api/v1/user/api-keys', { params: { query: { page, limit: 20 } } })),
   );
   const rows = keys.data?.data ?? [];
   const revoke = (k: ApiKey) =>

@@ -14,7 +14,6 @@ import { useForm } from '@mantine/form';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { ApiKey } from '../../api/models';
 import type { components } from '../../api/schema';
 import { applyApiErrors } from '../../lib/form-errors';
 
@@ -65,7 +64,7 @@ export function NewKeyModal(props: {
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      const created = await dataOf<ApiKey & { key: string }>(
+      const created = await dataOf(
         api.POST('/api/v1/user/api-keys', {
           body: {
             name: v.name,

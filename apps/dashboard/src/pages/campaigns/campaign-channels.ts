@@ -1,7 +1,7 @@
 // The channels of a campaign (§17) as the composer and the detail page use them, typed from the
 // OpenAPI document.
 import type { components } from '../../api/schema';
-import type { ContactList } from '../../api/models';
+import type { ContactList } from '../../api/types';
 
 type Schemas = components['schemas'];
 export type CreateCampaignBody = Schemas['CreateCampaignDto'];

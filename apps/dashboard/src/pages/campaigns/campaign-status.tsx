@@ -1,5 +1,5 @@
 import { Badge, Progress } from '@mantine/core';
-import type { Campaign } from '../../api/models';
+import type { Campaign } from '../../api/types';
 
 const COLOR: Record<string, string> = {
   draft: 'gray',

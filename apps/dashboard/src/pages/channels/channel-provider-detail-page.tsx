@@ -7,7 +7,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
-import type { ChannelProvider } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -54,19 +53,14 @@ export function ChannelProviderDetailPage() {
   const navigate = useNavigate();
   const queries = useQueryClient();
   const account = useOrgQuery(['channel-provider', id], () =>
-    dataOf<ChannelProvider>(
-      api.GET('/api/v1/user/channel-providers/{id}', { params: { path: { id } } }),
-    ),
+    dataOf(api.GET('/api/v1/user/channel-providers/{id}', { params: { path: { id } } })),
   );
   const a = account.data;
   const path = { params: { path: { id } } };
   const patch = (body: { isDefault?: true; status?: 'active' | 'disabled' }, done: string) =>
     void runChange(
       queries,
-      () =>
-        dataOf<ChannelProvider>(
-          api.PATCH('/api/v1/user/channel-providers/{id}', { ...path, body }),
-        ),
+      () => dataOf(api.PATCH('/api/v1/user/channel-providers/{id}', { ...path, body })),
       done,
     );
   const connectable =

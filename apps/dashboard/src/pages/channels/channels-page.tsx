@@ -8,7 +8,7 @@ import { IconPlugConnected } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { ChannelProvider, ProviderChannel } from '../../api/models';
+import type { ProviderChannel } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -30,7 +30,7 @@ export function ChannelsPage() {
   const { values, page, setFilters, setPage } = useQueryState(KEYS);
   const channel = (values.channel || undefined) as ProviderChannel | undefined;
   const providers = useOrgQuery(['channel-providers', channel, page], () =>
-    pageOf<ChannelProvider>(
+    pageOf(
       api.GET('/api/v1/user/channel-providers', {
         params: { query: { page, limit: 20, ...(channel ? { channel } : {}) } },
       }),

@@ -21,7 +21,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
 import { ApiError } from '../../api/errors';
-import type { ProviderChannel } from '../../api/models';
+import type { ProviderChannel } from '../../api/types';
 import type { components } from '../../api/schema';
 import { applyApiErrors } from '../../lib/form-errors';
 import { ProviderFields } from './provider-fields';
@@ -87,7 +87,7 @@ export function ConnectProviderModal(props: {
       return;
     }
     try {
-      const created = await dataOf<CreatedProvider>(
+      const created = await dataOf(
         api.POST('/api/v1/user/channel-providers', {
           body: {
             channel: PROVIDER_SPECS[v.provider].channel ?? v.channel,

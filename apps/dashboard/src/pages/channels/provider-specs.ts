@@ -1,7 +1,7 @@
 // The providers the dashboard connects, their fields and where each value is found in the
 // provider's console (wording from docs/channels/*.md), and the turning of the form's strings into
 // the `credentials` and `settings` objects the API takes.
-import type { ChannelProvider, ProviderChannel } from '../../api/models';
+import type { ChannelProvider, ProviderChannel } from '../../api/types';
 import { CHAT_PROVIDER_SPECS } from './chat-provider-specs';
 
 /** Every provider the API serves (the OpenAPI document's enum). */

@@ -17,8 +17,11 @@ import { useForm } from '@mantine/form';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { ChannelProvider, TestSendResult } from '../../api/models';
+import type { components } from '../../api/schema';
+import type { ChannelProvider } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
+
+type TestSendResult = components['schemas']['ChannelProviderTestResponse'];
 
 const OUTCOME: Record<TestSendResult['outcome'], { color: string; words: string }> = {
   accepted: { color: 'green', words: 'The provider accepted the message for delivery.' },
@@ -94,7 +97,7 @@ export function TestSend({ account }: { account: ChannelProvider }) {
         }
       : { text: v.text };
     try {
-      const r = await dataOf<TestSendResult>(
+      const r = await dataOf(
         api.POST('/api/v1/user/channel-providers/{id}/test', {
           params: { path: { id: account.id } },
           body: { to: v.to.trim(), ...content },

@@ -1,8 +1,19 @@
 // A contact's channel records as the rows of its Channels table: what each status means for
 // sending (an opted-out number, an expired push token get nothing) and when the record was last
 // used, where the API records it (push: last sent; WhatsApp: last seen; Telegram: last active).
-import type { ChannelRecord, Contact, ContactEmail } from '../../api/models';
+import type { components } from '../../api/schema';
+import type { Contact } from '../../api/types';
 import { formatDateTime } from '../../lib/format';
+
+type Schemas = components['schemas'];
+type ContactEmail = Schemas['ContactEmailResponse'];
+/** A channel record other than email. */
+type ChannelRecord =
+  | Schemas['ContactSmsResponse']
+  | Schemas['ContactWhatsappResponse']
+  | Schemas['ContactTelegramResponse']
+  | Schemas['ContactImessageResponse']
+  | Schemas['ContactPushResponse'];
 
 export interface ChannelRow {
   channel: string;
@@ -65,7 +76,7 @@ function recordNote(r: ChannelRecord, what: string): string | null {
     case 'inactive':
       return what === 'push' ? 'Inactive: no push is sent' : null;
     case 'active':
-      return r.expiresAt ? `Token expires${when(r.expiresAt)}` : null;
+      return 'expiresAt' in r && r.expiresAt ? `Token expires${when(r.expiresAt)}` : null;
     default:
       return null;
   }

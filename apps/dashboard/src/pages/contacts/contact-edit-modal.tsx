@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { Contact } from '../../api/models';
+import type { Contact } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
 import { CONTACT_STATUSES, type ContactStatus } from './contact-filters';
 
@@ -32,7 +32,7 @@ export function ContactEditModal(props: {
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      await dataOf<Contact>(
+      await dataOf(
         api.PATCH('/api/v1/user/contacts/{id}', {
           params: { path: { id: contact.id } },
           body: {

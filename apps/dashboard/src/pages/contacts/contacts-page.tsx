@@ -5,7 +5,6 @@ import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { Contact } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -33,7 +32,7 @@ export function ContactsPage() {
   const applySearch = useDebouncedCallback((v: string) => setFilters({ search: v.trim() }), 300);
 
   const contacts = useOrgQuery(['contacts', values, page], () =>
-    pageOf<Contact>(
+    pageOf(
       api.GET('/api/v1/user/contacts', {
         params: {
           query: compact({

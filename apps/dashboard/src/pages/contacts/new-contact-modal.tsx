@@ -4,7 +4,6 @@ import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { Contact } from '../../api/models';
 import { applyApiErrors } from '../../lib/form-errors';
 import { contactName } from '../../lib/format';
 import { CONTACT_STATUSES, type ContactStatus } from './contact-filters';
@@ -33,7 +32,7 @@ export function NewContactModal({ opened, onClose }: { opened: boolean; onClose:
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      const contact = await dataOf<Contact>(
+      const contact = await dataOf(
         api.POST('/api/v1/user/contacts', {
           body: {
             firstName: v.firstName || null,

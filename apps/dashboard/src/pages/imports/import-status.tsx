@@ -1,6 +1,6 @@
 // How an import's status and counters read (§7): one badge, one bar, the counters.
 import { Badge, Group, Progress, SimpleGrid, Text } from '@mantine/core';
-import type { ContactImport } from '../../api/models';
+import type { ContactImport } from '../../api/types';
 import { StatCard } from '../../components/stat-card';
 import { formatCount } from '../../lib/format';
 

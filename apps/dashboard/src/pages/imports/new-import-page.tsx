@@ -20,9 +20,12 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, dataOf } from '../../api/client';
 import { ApiError, errorMessage } from '../../api/errors';
-import type { ContactImport, FieldMapping, ImportUpload } from '../../api/models';
+import type { components } from '../../api/schema';
+import type { FieldMapping } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { ColumnMapping } from './column-mapping';
+
+type ImportUpload = components['schemas']['ContactImportUploadResponse'];
 
 export function NewImportPage() {
   const navigate = useNavigate();
@@ -46,7 +49,7 @@ export function NewImportPage() {
     try {
       const form = new FormData();
       form.append('file', file);
-      const data = await dataOf<ImportUpload>(
+      const data = await dataOf(
         api.POST('/api/v1/user/contact-imports', {
           body: form as never,
           bodySerializer: (b) => b as FormData,
@@ -76,7 +79,7 @@ export function NewImportPage() {
     setBusy(true);
     setError(null);
     try {
-      const started = await dataOf<{ import: ContactImport }>(
+      const started = await dataOf(
         api.POST('/api/v1/user/contact-imports/{id}/start', {
           params: { path: { id: uploaded.import.id } },
           body: {

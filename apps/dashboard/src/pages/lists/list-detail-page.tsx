@@ -3,7 +3,6 @@ import { Anchor, Badge, Button, Group, Paper, SegmentedControl, Table, Text } fr
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, dataOf, pageOf, unwrap } from '../../api/client';
-import type { ContactList, ListMembership } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -20,10 +19,10 @@ export function ListDetailPage() {
   const { values, page, setPage, setFilters } = useQueryState(['status'] as const);
   const status = (values.status || 'subscribed') as 'subscribed' | 'unsubscribed';
   const list = useOrgQuery(['list', id], () =>
-    dataOf<ContactList>(api.GET('/api/v1/user/contact-lists/{id}', { params: { path: { id } } })),
+    dataOf(api.GET('/api/v1/user/contact-lists/{id}', { params: { path: { id } } })),
   );
   const members = useOrgQuery(['list-members', id, status, page], () =>
-    pageOf<ListMembership>(
+    pageOf(
       api.GET('/api/v1/user/contact-lists/{id}/members', {
         params: { path: { id }, query: { page, limit: 20, status } },
       }),

@@ -6,7 +6,6 @@ import { IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { MessageSummary } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -49,7 +48,7 @@ export function MessagesPage() {
     }
   }, 400);
   const messages = useOrgQuery(['messages', values, page], () =>
-    pageOf<MessageSummary>(
+    pageOf(
       api.GET('/api/v1/user/messages', {
         params: {
           query: compact({

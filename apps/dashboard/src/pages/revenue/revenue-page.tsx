@@ -4,7 +4,7 @@ import { BarChart, LineChart } from '@mantine/charts';
 import { Group, Paper, SegmentedControl, Select, SimpleGrid, Text, Title } from '@mantine/core';
 import { IconArrowDownRight, IconArrowRight, IconArrowUpRight } from '@tabler/icons-react';
 import { api, dataOf } from '../../api/client';
-import type { RevenueReport, Trend } from '../../api/models';
+import type { components } from '../../api/schema';
 import { PageHeader } from '../../components/page-header';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { StatCard } from '../../components/stat-card';
@@ -13,6 +13,8 @@ import { formatCount, formatMoney, formatNumber, formatUtcDay } from '../../lib/
 import { compact, useQueryState } from '../../lib/use-page';
 import { CHANNELS, type Channel } from '../contacts/contact-filters';
 import { ChartDataTable } from '../../components/chart-data-table';
+
+type Trend = components['schemas']['RevenueTrendResponse'];
 
 const WINDOWS = ['7', '30', '90'];
 
@@ -56,7 +58,7 @@ export function RevenuePage() {
   const { values, setFilters } = useQueryState(['days', 'channel'] as const);
   const days = Number(values.days || '30');
   const report = useOrgQuery(['revenue', days, values.channel], () =>
-    dataOf<RevenueReport>(
+    dataOf(
       api.GET('/api/v1/user/reports/revenue-attribution', {
         params: { query: compact({ ...windowOf(days), channel: values.channel as Channel }) },
       }),
