@@ -17,6 +17,7 @@ import { IconAlertTriangle, IconPlus } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, pageOf, unwrap } from '../../api/client';
+import { scopeValues } from '../../api/schema-values';
 import type { ApiKey } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
@@ -26,7 +27,7 @@ import { confirmDestructive } from '../../lib/confirm';
 import { formatCount, formatDate, formatDateTime } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
 import { useQueryState } from '../../lib/use-page';
-import { NewKeyModal, SCOPES } from './new-key-modal';
+import { NewKeyModal } from './new-key-modal';
 
 function KeyValueModal({ value, onClose }: { value: string | null; onClose: () => void }) {
   return (
@@ -122,7 +123,7 @@ export function ApiKeysPage() {
             <Table.Tbody>
               {rows.map((k) => {
                 const state = keyState(k);
-                const all = SCOPES.every((s) => k.scopes.includes(s));
+                const all = scopeValues.every((s) => k.scopes.includes(s));
                 return (
                   <Table.Tr key={k.id}>
                     <Table.Td fw={500}>{k.name}</Table.Td>

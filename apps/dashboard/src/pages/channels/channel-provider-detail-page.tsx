@@ -7,6 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -48,6 +49,8 @@ function settingLabel(provider: ConnectableProvider | null, name: string): strin
 /** Alert titles take their colour's shade, under 4.5:1 on the tint: keep them in text colour. */
 const ALERT_STYLES = { title: { color: 'var(--mantine-color-text)' } };
 
+type UpdateBody = components['schemas']['UpdateChannelProviderDto'];
+
 export function ChannelProviderDetailPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
@@ -57,7 +60,7 @@ export function ChannelProviderDetailPage() {
   );
   const a = account.data;
   const path = { params: { path: { id } } };
-  const patch = (body: { isDefault?: true; status?: 'active' | 'disabled' }, done: string) =>
+  const patch = (body: Pick<UpdateBody, 'isDefault' | 'status'>, done: string) =>
     void runChange(
       queries,
       () => dataOf(api.PATCH('/api/v1/user/channel-providers/{id}', { ...path, body })),

@@ -145,7 +145,7 @@ export function apiBaseHelp(defaultApiBase: string | null): string {
 
 export const CONNECTABLE = Object.keys(PROVIDER_SPECS) as ConnectableProvider[];
 
-export const PROVIDER_LABEL: Record<string, string> = {
+export const PROVIDER_LABEL: Record<ConnectableProvider, string> = {
   twilio: 'Twilio',
   fcm: 'Firebase Cloud Messaging',
   apns: 'APNs',
@@ -155,7 +155,8 @@ export const PROVIDER_LABEL: Record<string, string> = {
   http: 'HTTP endpoint',
 };
 
-export const CHANNEL_LABEL: Record<string, string> = {
+/** Each channel a provider carries, in the order the channel selects offer them. */
+export const CHANNEL_LABEL: Record<ProviderChannel, string> = {
   sms: 'SMS',
   push: 'Push',
   whatsapp: 'WhatsApp',

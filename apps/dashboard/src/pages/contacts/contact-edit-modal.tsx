@@ -6,7 +6,8 @@ import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
 import type { Contact } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
-import { CONTACT_STATUSES, type ContactStatus } from './contact-filters';
+import { contactStatusValues } from '../../api/schema-values';
+import type { ContactStatus } from '../../api/types';
 
 const FIELDS = ['firstName', 'lastName', 'status', 'language', 'timezone', 'notes'] as const;
 
@@ -68,7 +69,7 @@ export function ContactEditModal(props: {
           </Group>
           <Select
             label="Status"
-            data={[...CONTACT_STATUSES]}
+            data={[...contactStatusValues]}
             allowDeselect={false}
             {...form.getInputProps('status')}
           />

@@ -6,7 +6,8 @@ import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
 import { applyApiErrors } from '../../lib/form-errors';
 import { contactName } from '../../lib/format';
-import { CONTACT_STATUSES, type ContactStatus } from './contact-filters';
+import { contactStatusValues } from '../../api/schema-values';
+import type { ContactStatus } from '../../api/types';
 
 const FIELDS = ['firstName', 'lastName', 'email', 'status', 'tags'] as const;
 
@@ -69,7 +70,7 @@ export function NewContactModal({ opened, onClose }: { opened: boolean; onClose:
           <TextInput label="Email" type="email" {...form.getInputProps('email')} />
           <Select
             label="Status"
-            data={[...CONTACT_STATUSES]}
+            data={[...contactStatusValues]}
             allowDeselect={false}
             {...form.getInputProps('status')}
           />

@@ -24,8 +24,16 @@ import type { components } from '../../api/schema';
 import type { FieldMapping } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { ColumnMapping } from './column-mapping';
+import { optionsOf } from '../../lib/options';
 
 type ImportUpload = components['schemas']['ContactImportUploadResponse'];
+type DuplicateHandling = components['schemas']['StartImportDto']['duplicateHandling'];
+
+/** What happens to a contact whose email exists, in the order the options show. */
+const DUPLICATE_LABELS: Record<NonNullable<DuplicateHandling>, string> = {
+  skip: 'Keep as it is',
+  update: 'Update its fields',
+};
 
 export function NewImportPage() {
   const navigate = useNavigate();
@@ -33,7 +41,7 @@ export function NewImportPage() {
   const [file, setFile] = useState<File | null>(null);
   const [uploaded, setUploaded] = useState<ImportUpload | null>(null);
   const [mappings, setMappings] = useState<FieldMapping[]>([]);
-  const [duplicates, setDuplicates] = useState<'skip' | 'update'>('skip');
+  const [duplicates, setDuplicates] = useState<NonNullable<DuplicateHandling>>('skip');
   const [partial, setPartial] = useState(true);
   const [listName, setListName] = useState('');
   const [tags, setTags] = useState<string[]>([]);
@@ -166,11 +174,8 @@ export function NewImportPage() {
                   <SegmentedControl
                     aria-labelledby="duplicates-label"
                     value={duplicates}
-                    onChange={(v) => setDuplicates(v as 'skip' | 'update')}
-                    data={[
-                      { value: 'skip', label: 'Keep as it is' },
-                      { value: 'update', label: 'Update its fields' },
-                    ]}
+                    onChange={(v) => setDuplicates(v as NonNullable<DuplicateHandling>)}
+                    data={optionsOf(DUPLICATE_LABELS)}
                   />
                 </div>
                 <Switch

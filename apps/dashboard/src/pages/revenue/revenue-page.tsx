@@ -5,13 +5,14 @@ import { Group, Paper, SegmentedControl, Select, SimpleGrid, Text, Title } from 
 import { IconArrowDownRight, IconArrowRight, IconArrowUpRight } from '@tabler/icons-react';
 import { api, dataOf } from '../../api/client';
 import type { components } from '../../api/schema';
+import { channelValues } from '../../api/schema-values';
+import type { Channel } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { StatCard } from '../../components/stat-card';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatCount, formatMoney, formatNumber, formatUtcDay } from '../../lib/format';
 import { compact, useQueryState } from '../../lib/use-page';
-import { CHANNELS, type Channel } from '../contacts/contact-filters';
 import { ChartDataTable } from '../../components/chart-data-table';
 
 type Trend = components['schemas']['RevenueTrendResponse'];
@@ -77,7 +78,7 @@ export function RevenuePage() {
             <Select
               aria-label="Channel"
               placeholder="All channels"
-              data={[...CHANNELS]}
+              data={[...channelValues]}
               value={values.channel || null}
               onChange={(v) => setFilters({ channel: v ?? '' })}
               clearable

@@ -16,6 +16,7 @@ import {
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { channelValues, contactStatusValues, emailStatusValues } from '../../api/schema-values';
 import type { SegmentGroup } from '../../api/types';
+import { optionsOf } from '../../lib/options';
 import {
   conditionOf,
   FIELDS,
@@ -240,7 +241,7 @@ function GroupEditor(props: BuilderProps & { path: string; depth: number; onRemo
             aria-label={`Match mode of ${label}`}
             value={group.operator}
             onChange={(v) => onChange({ ...group, operator: v as SegmentGroup['operator'] })}
-            data={Object.entries(MATCH_MODE_LABELS).map(([value, label]) => ({ value, label }))}
+            data={optionsOf(MATCH_MODE_LABELS)}
           />
           <Text size="sm">of these conditions</Text>
           {props.onRemove && (

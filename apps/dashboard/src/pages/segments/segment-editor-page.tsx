@@ -25,6 +25,7 @@ import { useOrgQuery } from '../../hooks/use-org-query';
 import { confirmDestructive } from '../../lib/confirm';
 import { applyApiErrors } from '../../lib/form-errors';
 import { runChange } from '../../lib/mutate';
+import { optionsOf } from '../../lib/options';
 import { newCondition } from './rule-fields';
 import { RuleBuilder } from './rule-builder';
 import { SegmentMembers } from './segment-members';
@@ -154,10 +155,7 @@ function SegmentForm({ id, loaded }: { id?: string; loaded?: Segment }) {
                       </Text>
                       <SegmentedControl
                         aria-labelledby="segment-type-label"
-                        data={Object.entries(TYPE_LABELS).map(([value, label]) => ({
-                          value,
-                          label,
-                        }))}
+                        data={optionsOf(TYPE_LABELS)}
                         {...form.getInputProps('type')}
                       />
                     </div>

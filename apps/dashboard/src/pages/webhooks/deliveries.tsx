@@ -97,7 +97,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
               >
                 <Group justify="space-between" wrap="nowrap">
                   <Group gap="sm">
-                    <Badge variant="light" color={STATUS[d.status].color}>
+                    <Badge variant="light" color={STATUS[d.status]?.color ?? 'gray'}>
                       {d.status}
                     </Badge>
                     <Text size="sm" fw={500}>

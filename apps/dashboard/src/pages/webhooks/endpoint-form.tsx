@@ -58,7 +58,7 @@ export function EndpointFormModal({ endpoint, opened, onClose, onSaved }: Props)
     initialValues: {
       url: endpoint?.url ?? '',
       description: endpoint?.description ?? '',
-      events: endpoint?.events ?? ([] as string[]),
+      events: endpoint?.events ?? ([] as EventType[]),
       retries: currentRetries,
       timeoutSeconds: endpoint?.timeoutSeconds ?? 30,
       isActive: endpoint?.isActive ?? true,
@@ -81,7 +81,7 @@ export function EndpointFormModal({ endpoint, opened, onClose, onSaved }: Props)
     const body = {
       url: v.url.trim(),
       description: v.description || null,
-      events: v.events as EventType[],
+      events: v.events,
       isActive: v.isActive,
       maxRetries: maxRetriesOf(v.retries),
       timeoutSeconds: v.timeoutSeconds,
