@@ -1,7 +1,8 @@
 // The one HTTP client of the dashboard: openapi-fetch typed by the paths of the api's OpenAPI
 // document (schema.d.ts), with the dashboard's header and the chosen organization on every call and
-// the error envelope turned into an ApiError. The credential is the session cookie, which the
-// browser sends by itself and no script here can read.
+// the error envelope turned into an ApiError; what a call answers is typed by the route's
+// documented success body. The credential is the session cookie, which the browser sends by
+// itself and no script here can read.
 import createClient, { type Middleware } from 'openapi-fetch';
 import { ApiError, toErrorBody } from './errors';
 import type { components, paths } from './schema';
