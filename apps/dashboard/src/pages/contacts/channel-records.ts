@@ -27,8 +27,10 @@ export interface ChannelRow {
   createdAt: string;
 }
 
+type RecordStatus = (ChannelRecord | ContactEmail)['status'];
+
 /** Statuses with which nothing is sent on the channel (an inactive push token too: see its note). */
-const BLOCKING = new Set([
+const BLOCKING = new Set<RecordStatus>([
   'bounced',
   'complained',
   'suppressed',
@@ -39,7 +41,7 @@ const BLOCKING = new Set([
 ]);
 
 export function statusColor(status: string): string {
-  if (BLOCKING.has(status)) return 'red';
+  if (BLOCKING.has(status as RecordStatus)) return 'red';
   return status === 'verified' || status === 'active' ? 'green' : 'gray';
 }
 
