@@ -65,6 +65,7 @@ export * from './messaging/delivery-policy';
 export * from './messaging/delivery.service';
 export * from './messaging/email-dispatcher';
 export * from './messaging/email-events';
+export * from './messaging/engagement/engagement.service';
 export * from './messaging/engagement/engagement.store';
 export * from './messaging/message-attempts';
 export * from './messaging/message-attempts.repository';

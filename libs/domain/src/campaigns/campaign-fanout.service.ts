@@ -219,7 +219,7 @@ export class CampaignFanoutService {
 
   /** The message of one recipient through the send path of its channel. */
   private sendOn(c: SendingCampaign, row: ClaimedRecipient): Promise<{ jobId: string }> {
-    const org = c.organizationId;
+    const org = asOrgId(c.organizationId);
     const common = { to: { contactId: row.contactId }, campaignId: c.id };
     switch (row.channel) {
       case 'email':

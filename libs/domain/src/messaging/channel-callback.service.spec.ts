@@ -93,8 +93,8 @@ function setup(
     linkTelegramChat: jest.fn(count('linkTelegramChat')),
   };
   const engagement = {
-    record: jest.fn(async (e: unknown) => {
-      calls.push(['engagement', e]);
+    record: jest.fn(async (org: string, e: unknown) => {
+      calls.push(['engagement', org, e]);
     }),
   };
   const linkTokens = {
@@ -199,7 +199,8 @@ describe('ChannelCallbackService.receive: statuses', () => {
     });
     expect(calls).toContainEqual([
       'engagement',
-      { organizationId: ORG, messageId: 'm1', recipientIndex: 2, type: 'opened', occurredAt: NOW },
+      ORG,
+      { messageId: 'm1', recipientIndex: 2, type: 'opened', occurredAt: NOW },
     ]);
   });
 

@@ -11,7 +11,7 @@ import { asOrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Events, NewEvent } from '../events/events.service';
-import { EngagementStore } from '../messaging/engagement/engagement.store';
+import { EngagementService } from '../messaging/engagement/engagement.service';
 import {
   UnsubscribeRepository,
   UnsubscribeSource,
@@ -59,7 +59,7 @@ export class UnsubscribeService {
     private readonly tokens: UnsubscribeTokens,
     private readonly repository: UnsubscribeRepository,
     private readonly events: Events,
-    private readonly engagement: EngagementStore,
+    private readonly engagement: EngagementService,
     private readonly clock: Clock,
   ) {}
 
@@ -165,8 +165,7 @@ export class UnsubscribeService {
     recipientIndex = 0,
   ): Promise<void> {
     try {
-      await this.engagement.record({
-        organizationId,
+      await this.engagement.record(asOrgId(organizationId), {
         messageId,
         recipientIndex,
         type,
