@@ -26,6 +26,12 @@ const ORG_ID_EXEMPT_METHODS = {
   'ChannelProviderRepository.organizationOf':
     "a provider callback's URL carries only the account id; the account's credentials verify it",
   'EventRepository.notify': 'a NOTIFY of committed delivery ids: it reads and writes no row',
+  'MessageAttemptsRepository.findReferenced':
+    'a report mailed back names its message by a signed token, before any organization is known',
+  'InboundMessageRepository.store':
+    'the inbound port commits received mail before processing matches it to any organization',
+  'InboundMessageRepository.operatorMail':
+    "mail to postmaster@ and abuse@ is the operator's, of no organization",
 };
 
 /**
@@ -37,8 +43,6 @@ const ORG_ID_PENDING_AREAS = [
   'libs/domain/src/imports/**',
   'libs/domain/src/segments/**',
   'libs/domain/src/campaigns/**',
-  'libs/domain/src/messaging/**',
-  'libs/domain/src/inbound/**',
   'libs/domain/src/unsubscribe/**',
   'libs/domain/src/sending-domains/**',
 ];

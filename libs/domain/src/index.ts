@@ -175,6 +175,7 @@ export * from './inbound/complaint-feedback';
 export * from './inbound/inbound-address';
 export * from './inbound/inbound-intake';
 export * from './inbound/inbound-message.repository';
+export * from './inbound/inbound-message.sweeper';
 export * from './inbound/inbound.module';
 export * from './inbound/inbound.service';
 export * from './inbound/mail-report';
