@@ -7,7 +7,7 @@ import type { Clock } from '../common/clock';
 import { asOrgId } from '../common/org-id';
 import type { ContactListsService } from '../contacts/contact-lists.service';
 import type { Events, NewEvent } from '../events/events.service';
-import type { EngagementStore } from '../messaging/engagement/engagement.store';
+import type { EngagementService } from '../messaging/engagement/engagement.service';
 import type { UnsubscribeRepository, UnsubscribeTarget } from './unsubscribe.repository';
 import { UnsubscribeService, unsubscribedEvents } from './unsubscribe.service';
 import { UnsubscribeTokens } from './unsubscribe-token';
@@ -56,7 +56,7 @@ function setup(opts: { target?: UnsubscribeTarget | null; first?: boolean; left?
     emit: jest.fn(async (_em: EntityManager, _org: string, _events: NewEvent[]) => undefined),
     wake: jest.fn(() => order.push('wake')),
   };
-  const engagement = { record: jest.fn(async (_e: unknown) => undefined) };
+  const engagement = { record: jest.fn(async (_org: string, _e: unknown) => undefined) };
   const clock: Clock = { now: () => NOW };
   const service = new UnsubscribeService(
     ds,
@@ -64,7 +64,7 @@ function setup(opts: { target?: UnsubscribeTarget | null; first?: boolean; left?
     repository as unknown as UnsubscribeRepository,
     lists as unknown as ContactListsService,
     events as unknown as Events,
-    engagement as unknown as EngagementStore,
+    engagement as unknown as EngagementService,
     clock,
   );
   return { service, repository, lists, events, engagement, em, order };
@@ -122,8 +122,7 @@ describe('UnsubscribeService.unsubscribe', () => {
       },
     ]);
     expect(order).toEqual(['commit', 'wake']);
-    expect(engagement.record).toHaveBeenCalledWith({
-      organizationId: ORG,
+    expect(engagement.record).toHaveBeenCalledWith(ORG, {
       messageId: MESSAGE,
       recipientIndex: 0,
       type: 'unsubscribed',

@@ -12,7 +12,7 @@ import { ContactListsService } from '../contacts/contact-lists.service';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Events, NewEvent } from '../events/events.service';
-import { EngagementStore } from '../messaging/engagement/engagement.store';
+import { EngagementService } from '../messaging/engagement/engagement.service';
 import {
   UnsubscribeRepository,
   UnsubscribeSource,
@@ -61,7 +61,7 @@ export class UnsubscribeService {
     private readonly repository: UnsubscribeRepository,
     private readonly lists: ContactListsService,
     private readonly events: Events,
-    private readonly engagement: EngagementStore,
+    private readonly engagement: EngagementService,
     private readonly clock: Clock,
   ) {}
 
@@ -159,8 +159,7 @@ export class UnsubscribeService {
     recipientIndex = 0,
   ): Promise<void> {
     try {
-      await this.engagement.record({
-        organizationId,
+      await this.engagement.record(organizationId, {
         messageId,
         recipientIndex,
         type,

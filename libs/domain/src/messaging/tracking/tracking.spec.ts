@@ -2,12 +2,13 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { SystemClock } from '../../common/clock';
+import { asOrgId } from '../../common/org-id';
 import type { AppConfig } from '../../config/app-config';
 import { MAX_TRACKED_LINKS } from './html-rewriter';
 import { TrackingTokens } from './tracking-token';
 import { TrackingService } from './tracking.service';
 
-const ORG = '0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01';
+const ORG = asOrgId('0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01');
 const MSG = 'f2a1d0c4-5b6e-4f7a-8b9c-0d1e2f3a4b5c';
 
 describe(TrackingTokens.name, () => {
