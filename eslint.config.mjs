@@ -3,6 +3,52 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 import orgIdFirst from './eslint-rules/org-id-first.js';
+import { readdirSync } from 'node:fs';
+
+// --- One owner per table -------------------------------------------------------------------------
+// Each folder of libs/domain/src owns its tables: another folder may call its services, never its
+// repositories or stores (one writer per table, no SQL text between areas).
+const DOMAIN = 'libs/domain/src';
+const domainFolders = readdirSync(DOMAIN, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+const ownTablesOnly = domainFolders.map((folder) => ({
+  files: [`${DOMAIN}/${folder}/**/*.ts`],
+  ignores: ['**/*.spec.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: domainFolders
+              .filter((other) => other !== folder)
+              .flatMap((other) => [`**/${other}/**/*.repository`, `**/${other}/**/*.store`]),
+            message: 'another area owns these tables: call its service instead',
+          },
+        ],
+      },
+    ],
+  },
+}));
+/** The apps are edges: they call the domain's services, never its repositories. */
+const appsCallServices = {
+  files: ['apps/**/*.ts'],
+  ignores: ['**/*.spec.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            group: ['**/*.repository', '**/*.store'],
+            message: 'the apps call the domain through its services',
+          },
+        ],
+      },
+    ],
+  },
+};
 
 // --- Tenancy in the types (eslint-rules/org-id-first.js) ----------------------------------------
 // Every method of a repository (or store) class takes `orgId: OrgId` first; sweeps across
@@ -93,4 +139,6 @@ export default tseslint.config(
     rules: { ...reactHooks.configs.recommended.rules },
   },
   { ignores: GENERATED_DASHBOARD_FILES },
+  ...ownTablesOnly,
+  appsCallServices,
 );
