@@ -342,7 +342,7 @@ async function direct(
   meter: Meter,
 ): Promise<Figures> {
   const q = normaliseContactListQuery(input);
-  const { count, page } = repo.listQueries(orgId, q);
+  const { count, page } = repo.listQueries(asOrgId(orgId), q);
   const once = async () => {
     const rows = await pool.query(page.text, page.values);
     if (!rows.rows.length && q.page > 1) await pool.query(count.text, count.values);

@@ -4,7 +4,14 @@
 //   npm run bench -- segments [contacts=1000000] [days=30] [runs=30]
 // BENCH_REUSE=1 keeps the seeded database of a previous run (seeding takes minutes).
 import { Client, Pool } from 'pg';
-import { compileRules, FieldCipher, configureFieldEncryption, parseRules, sql } from '@app/domain';
+import {
+  asOrgId,
+  compileRules,
+  FieldCipher,
+  configureFieldEncryption,
+  parseRules,
+  sql,
+} from '@app/domain';
 import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
 
 const CONTACTS = Number(process.argv[2] || 1_000_000);
@@ -123,10 +130,11 @@ async function main(): Promise<void> {
           AND (SELECT count(*) FROM contacts c WHERE c.organization_id = o.id) = $2`,
       [ORG_NAME, CONTACTS],
     );
-    const orgId =
+    const orgId = asOrgId(
       seeded.rows[0]?.id ??
-      (admin(env, ['create-org', '--name', ORG_NAME]) as { organization: { id: string } })
-        .organization.id;
+        (admin(env, ['create-org', '--name', ORG_NAME]) as { organization: { id: string } })
+          .organization.id,
+    );
     const key = admin(env, [
       'create-key',
       ...['--org', orgId, '--name', 'bench', '--scopes', 'all'],

@@ -26,7 +26,8 @@ const TARGETS = {
   'smtp-relay': nestTarget('smtp-relay'),
   dashboard: {
     entry: 'dist/dashboard/index.html',
-    inputs: ['apps/dashboard', ...CONFIG],
+    // The dashboard's API types and enum values are generated from the OpenAPI document.
+    inputs: ['apps/dashboard', 'docs/openapi.json', ...CONFIG],
     command: ['npm', 'run', '--silent', 'build:dashboard'],
   },
   // The tests' provider fakes, which `npm start` runs in development (scripts/channel-fakes.js):

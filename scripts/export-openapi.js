@@ -30,7 +30,7 @@ async function main() {
   if (!check) {
     writeFileSync(DOC_FILE, json);
     await writeDashboardTypes(JSON.parse(json));
-    console.log('wrote docs/openapi.json and apps/dashboard/src/api/schema.d.ts');
+    console.log('wrote docs/openapi.json and apps/dashboard/src/api/schema.d.ts, schema-values.ts');
     return;
   }
   if (!existsSync(DOC_FILE) || readFileSync(DOC_FILE, 'utf8') !== json) {

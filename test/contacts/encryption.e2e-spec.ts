@@ -8,8 +8,8 @@ import {
   configureFieldEncryption,
   FieldCipher,
   fieldCipher,
+  KeyRotationSweeper,
   loadConfig,
-  rotateEncryption,
 } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { client, createKey, createSession, Session } from '../support/session';
@@ -162,7 +162,9 @@ describe('Contacts encryption at rest', () => {
 
     // rotate-keys: re-encrypt and re-index everything still under the old key.
     // Scoped to this file's organization: the run's database is shared with other test files.
-    const result = await rotateEncryption(ds, { batchSize: 2, organizationId: s.org.id });
+    const result = await app
+      .get(KeyRotationSweeper)
+      .rotate({ batchSize: 2, organizationId: s.org.id });
     const rotated = Object.fromEntries(result.tables.map((t) => [t.table, t.rotated]));
     expect(rotated.contact_emails).toBeGreaterThanOrEqual(2);
     expect(rotated.contacts).toBeGreaterThanOrEqual(1);
@@ -182,7 +184,7 @@ describe('Contacts encryption at rest', () => {
     expect(stale[0].n).toBe(0);
     await expectNoPlaintext(ds);
     // Running it again finds nothing to do.
-    const again = await rotateEncryption(ds, { organizationId: s.org.id });
+    const again = await app.get(KeyRotationSweeper).rotate({ organizationId: s.org.id });
     expect(again.tables.every((t) => t.rotated === 0)).toBe(true);
 
     // The old key is no longer needed: everything reads and searches with the new key alone.

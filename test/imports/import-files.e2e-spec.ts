@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, ImportFiles, ImportUploads, loadConfig } from '@app/domain';
+import { APP_CONFIG, ImportFilesSweeper, ImportUploads, loadConfig } from '@app/domain';
 import { ImportsHousekeeping } from '../../apps/worker/src/imports/imports-housekeeping';
 import { createTestApp } from '../support/app';
 import { holdsFor, waitFor } from '../support/wait-for';
@@ -141,7 +141,7 @@ describe('Import files on disk', () => {
         [old.import.id, s.org.id],
       );
       // The worker's task, and beside it a second worker's pass: rows claimed once, neither fails.
-      await Promise.all([housekeeping(), worker.get(ImportFiles).housekeeping()]);
+      await Promise.all([housekeeping(), worker.get(ImportFilesSweeper).housekeeping()]);
       expect((await s.http.get(`${IMPORTS}/${old.import.id}`)).status).toBe(404);
       expect(existsSync(join(orgDir(s), old.import.id))).toBe(false);
       expect((await getImport(s, young.import.id)).status).toBe('uploaded');

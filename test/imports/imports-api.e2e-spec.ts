@@ -6,7 +6,7 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { existsSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { ImportsService, QUEUES } from '@app/domain';
+import { ImportsSweeper, QUEUES } from '@app/domain';
 import { join } from 'node:path';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
@@ -357,16 +357,16 @@ describe('Contact imports API', () => {
       // Old enough to be looked at, but its job still waits: nothing is added.
       const age = `UPDATE contact_imports SET enqueued_at = now() - interval '1 hour' WHERE id = $1`;
       await ds.query(age, [up.import.id]);
-      expect(await app.get(ImportsService).sweep()).not.toContain(up.import.id);
+      expect(await app.get(ImportsSweeper).sweep()).not.toContain(up.import.id);
       expect(await jobOf()).toBe(first);
       // Redis lost the job: the next sweep enqueues a new one.
       await (await queue.getJob(first))!.remove();
       await ds.query(age, [up.import.id]);
-      expect(await app.get(ImportsService).sweep()).toContain(up.import.id);
+      expect(await app.get(ImportsSweeper).sweep()).toContain(up.import.id);
       const second = await jobOf();
       expect(second).not.toBe(first);
       const job = await queue.getJob(second);
-      expect(job?.data).toEqual({ importId: up.import.id });
+      expect(job?.data).toEqual({ importId: up.import.id, organizationId: s.org.id });
       await s.http.post(`${IMPORTS}/${up.import.id}/cancel`);
     });
   });

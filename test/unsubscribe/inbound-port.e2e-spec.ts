@@ -4,7 +4,7 @@
 // message and accepts it; per-address connection and message limits hold across two replicas.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { InboundMessageRepository, loadConfig, UnsubscribeTokens, VerpTokens } from '@app/domain';
+import { InboundMessageSweeper, loadConfig, UnsubscribeTokens, VerpTokens } from '@app/domain';
 import { Reply, SmtpSession } from '../resilience/support/smtp-session';
 import { RelayProcess, spawnRelay } from './support/relay-process';
 import { waitFor } from '../support/wait-for';
@@ -158,7 +158,7 @@ describe('Inbound port bounds', () => {
     expect(relay.memory().peak - idle).toBeLessThan(GROWTH_LIMIT);
   });
 
-  it('purges a processed row after 7 days, as before', async () => {
+  it('purges a processed row after 7 days', async () => {
     const address = bounceAddress();
     expect((await deliver([address], message(400))).data).toMatch(/^250/);
     const [row] = await rowsFor(address);
@@ -167,8 +167,8 @@ describe('Inbound port bounds', () => {
         WHERE id = $1`,
       [row.id],
     );
-    const repository = new InboundMessageRepository(ds);
-    expect(await repository.purgeFinished(new Date(Date.now() - 7 * 86_400_000), 1000)).toBe(1);
+    const sweeper = new InboundMessageSweeper(ds);
+    expect(await sweeper.purgeFinished(new Date(Date.now() - 7 * 86_400_000), 1000)).toBe(1);
     expect(await rowsFor(address)).toEqual([]);
   });
 

@@ -16,7 +16,7 @@ import { WebhooksWorkerModule } from './webhooks/webhooks-worker.module';
 import { WorkerMessagingModule } from './messaging/worker-messaging.module';
 import { ImportsHousekeeping } from './imports/imports-housekeeping';
 import { ImportsProcessor } from './imports/imports.processor';
-import { ImportsSweeper } from './imports/imports.sweeper';
+import { ImportsSweepScheduler } from './imports/imports-sweep.scheduler';
 import { SendingDomainsWorkerModule } from './sending-domains/sending-domains-worker.module';
 
 @Module({
@@ -35,6 +35,6 @@ import { SendingDomainsWorkerModule } from './sending-domains/sending-domains-wo
     SendingDomainsWorkerModule,
   ],
   controllers: [WorkerHealthController],
-  providers: [ImportsProcessor, ImportsSweeper, ImportsHousekeeping],
+  providers: [ImportsProcessor, ImportsSweepScheduler, ImportsHousekeeping],
 })
 export class WorkerModule {}

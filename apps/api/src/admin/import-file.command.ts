@@ -30,7 +30,7 @@ export const importFileAdminCommand: AdminCommand = {
     'mp-admin import-file --org $ORG --file people.csv --map "Email=email,First=firstName" --list Newsletter --partial',
   ],
   async run({ app }, flags) {
-    await organizationId(app, flags);
-    return importFileCommand(app, flags, (name) => need(flags, name));
+    const orgId = await organizationId(app, flags);
+    return importFileCommand(app, orgId, flags, (name) => need(flags, name));
   },
 };

@@ -1,6 +1,5 @@
 // `mp-admin rotate-keys`: re-encrypts every value at rest written under a key of ENCRYPTION_KEYS_OLD.
-import { DataSource } from 'typeorm';
-import { rotateEncryption } from '@app/domain';
+import { KeyRotationSweeper } from '@app/domain';
 import { AdminCommand, optInt, organizationId } from './admin-command';
 
 export const rotateKeysCommand: AdminCommand = {
@@ -19,7 +18,7 @@ export const rotateKeysCommand: AdminCommand = {
   },
   examples: ['ENCRYPTION_KEY=$NEW ENCRYPTION_KEYS_OLD=$OLD mp-admin rotate-keys --json'],
   async run({ app }, flags) {
-    const result = await rotateEncryption(app.get(DataSource), {
+    const result = await app.get(KeyRotationSweeper).rotate({
       batchSize: optInt(flags, 'batch-size') ?? 1000,
       organizationId: flags.org === undefined ? undefined : await organizationId(app, flags),
     });

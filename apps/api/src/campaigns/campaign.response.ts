@@ -1,8 +1,9 @@
 // Response shapes of the campaign routes (§11, §17): a campaign, its detail by channel, its reach.
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES, clockOf } from '@app/domain';
+import { CAMPAIGN_STATUSES, clockOf } from '@app/domain';
 import type { Campaign, CampaignReach, ChannelSummary } from '@app/domain';
 import { CampaignContentDto, QuietHoursDto } from './campaigns.dto';
+import { CHANNEL } from '../http/openapi-enums';
 
 const COUNTS = { type: 'object', additionalProperties: { type: 'integer' } } as const;
 
@@ -17,11 +18,11 @@ export class CampaignResponse {
   name: string;
 
   /** The first of `channels`. */
-  @ApiProperty({ enum: CAMPAIGN_CHANNELS })
+  @ApiProperty(CHANNEL)
   channel: string;
 
   /** The order each contact is tried on: it gets one message, on the first it can be reached on. */
-  @ApiProperty({ enum: CAMPAIGN_CHANNELS, isArray: true })
+  @ApiProperty({ ...CHANNEL, isArray: true })
   channels: string[];
 
   /** What the campaign sends on each channel beyond email. */

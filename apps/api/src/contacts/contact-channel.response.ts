@@ -7,7 +7,6 @@ import {
   contactSmsPayload,
   contactTelegramPayload,
   contactWhatsappPayload,
-  EMAIL_STATUSES,
   IMESSAGE_STATUSES,
   PUSH_PLATFORMS,
   PUSH_STATUSES,
@@ -43,6 +42,7 @@ import {
   STRING_OR_NULL,
   UUID,
 } from '../http/openapi-properties';
+import { EMAIL_STATUS } from '../http/openapi-enums';
 
 /** An email address of a contact. */
 export class ContactEmailResponse implements ContactEmailPayload {
@@ -58,7 +58,7 @@ export class ContactEmailResponse implements ContactEmailPayload {
   @ApiProperty({ format: 'email' })
   email: string;
 
-  @ApiProperty({ enum: EMAIL_STATUSES })
+  @ApiProperty(EMAIL_STATUS)
   status: EmailStatus;
 
   isPrimary: boolean;

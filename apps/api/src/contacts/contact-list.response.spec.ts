@@ -1,12 +1,14 @@
+import { asOrgId } from '@app/domain';
 import type { Contact, ContactEmail, ContactListMembership, ContactTag } from '@app/domain';
 import { toContactListMembershipResponse } from './contact-list.response';
 import { toContactTagNameResponse, toContactTagResponse } from './contact-tag.response';
 
+const ORG = asOrgId('o1');
 const CREATED = new Date('2024-01-02T03:04:05.678Z');
 
 const membership: ContactListMembership = {
   id: 'm1',
-  organizationId: 'o1',
+  organizationId: ORG,
   contactId: 'c1',
   contactListId: 'l1',
   status: 'unsubscribed',
@@ -19,7 +21,7 @@ const membership: ContactListMembership = {
 
 const contact: Contact = {
   id: 'c1',
-  organizationId: 'o1',
+  organizationId: ORG,
   firstName: 'Ada',
   lastName: 'Lovelace',
   displayName: 'Ada Lovelace',
@@ -36,7 +38,7 @@ const contact: Contact = {
 
 const email = {
   id: 'e1',
-  organizationId: 'o1',
+  organizationId: ORG,
   contactId: 'c1',
   isPrimary: true,
   email: 'ada@example.com',
@@ -72,7 +74,7 @@ describe('toContactListMembershipResponse', () => {
     });
     expect(out.contact).toEqual({
       id: 'c1',
-      organizationId: 'o1',
+      organizationId: ORG,
       firstName: 'Ada',
       lastName: 'Lovelace',
       displayName: 'Ada Lovelace',
@@ -89,7 +91,7 @@ describe('toContactListMembershipResponse', () => {
 describe('tag responses', () => {
   const tag: ContactTag = {
     id: 't1',
-    organizationId: 'o1',
+    organizationId: ORG,
     name: 'vip',
     contactCount: 4,
     createdAt: CREATED,
@@ -99,7 +101,7 @@ describe('tag responses', () => {
   it('a tag of the tag routes carries its count', () => {
     expect(toContactTagResponse(tag)).toEqual({
       id: 't1',
-      organizationId: 'o1',
+      organizationId: ORG,
       name: 'vip',
       contactCount: 4,
       createdAt: '2024-01-02T03:04:05.678Z',

@@ -2,7 +2,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import {
   CHANNELS,
-  CONTACT_STATUSES,
   contactListMembershipPayload,
   contactListPayload,
   LIST_STATUSES,
@@ -21,6 +20,7 @@ import type {
 } from '@app/domain';
 import { INSTANT, INSTANT_OR_NULL, STRING_OR_NULL, UUID } from '../http/openapi-properties';
 import { ContactEmailResponse, toContactEmailResponse } from './contact-channel.response';
+import { CONTACT_STATUS } from '../http/openapi-enums';
 
 /** A contact list. */
 export class ContactListResponse implements ContactListPayload {
@@ -74,7 +74,7 @@ export class ContactSummaryResponse {
   @ApiProperty(STRING_OR_NULL)
   displayName: string | null;
 
-  @ApiProperty({ enum: CONTACT_STATUSES, nullable: true })
+  @ApiProperty({ ...CONTACT_STATUS, nullable: true })
   status: ContactStatus | null;
 
   /** Tag names. */

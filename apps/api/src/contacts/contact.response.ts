@@ -1,13 +1,7 @@
 // Response shapes of contacts (§5): a contact with its channel records, tags and memberships, and
 // the meta of GET /contacts.
 import { ApiProperty } from '@nestjs/swagger';
-import {
-  CONTACT_CHANNELS,
-  CONTACT_SORT_FIELDS,
-  CONTACT_STATUSES,
-  contactPayload,
-  SORT_ORDERS,
-} from '@app/domain';
+import { CONTACT_SORT_FIELDS, contactPayload, SORT_ORDERS } from '@app/domain';
 import type {
   ContactChannel,
   ContactListQuery,
@@ -36,6 +30,7 @@ import {
 } from './contact-channel.response';
 import { ContactListMembershipResponse } from './contact-list.response';
 import { ContactTagResponse } from './contact-tag.response';
+import { CHANNEL, CONTACT_STATUS } from '../http/openapi-enums';
 
 /**
  * A contact. GET /contacts/{id} and the writes carry every array; a GET /contacts page carries the
@@ -63,7 +58,7 @@ export class ContactResponse implements ContactPayload {
   @ApiProperty(STRING_OR_NULL)
   language: string | null;
 
-  @ApiProperty({ enum: CONTACT_STATUSES, nullable: true })
+  @ApiProperty({ ...CONTACT_STATUS, nullable: true })
   status: ContactStatus | null;
 
   @ApiProperty(FREE_OBJECT_OR_NULL)
@@ -110,10 +105,10 @@ export class ContactAppliedFiltersResponse implements ContactListQuery {
   @ApiProperty(STRING_OR_NULL)
   search: string | null;
 
-  @ApiProperty({ enum: CONTACT_STATUSES, nullable: true })
+  @ApiProperty({ ...CONTACT_STATUS, nullable: true })
   status: ContactStatus | null;
 
-  @ApiProperty({ enum: CONTACT_CHANNELS, nullable: true })
+  @ApiProperty({ ...CHANNEL, nullable: true })
   channel: ContactChannel | null;
 
   @ApiProperty({ enum: CONTACT_SORT_FIELDS })

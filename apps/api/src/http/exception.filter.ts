@@ -19,6 +19,7 @@ import {
   ValidationFailedError,
 } from '@app/domain/errors/domain-errors';
 import type { Response } from 'express';
+import type { ErrorResponse } from './error.response';
 
 /** First match wins: a subclass comes before its base. */
 const STATUS: [abstract new (...args: never[]) => DomainError, number][] = [
@@ -111,7 +112,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const error = exception instanceof HttpException ? fromHttpException(exception) : exception;
     if (error instanceof DomainError) {
       const status = STATUS.find(([cls]) => error instanceof cls)?.[1] ?? 500;
-      const body: Record<string, unknown> = {
+      const body: ErrorResponse = {
         success: false,
         message: error.message,
         code: error.code,

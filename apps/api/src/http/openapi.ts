@@ -1,6 +1,7 @@
 // The OpenAPI document of the api, served at /docs.
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { documentErrors, ErrorResponse, FieldErrorResponse } from './error.response';
 
 /** The OpenAPI document of the app's routes (also written to docs/openapi.json by the build). */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -17,7 +18,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'bearer',
     )
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return documentErrors(
+    SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponse, FieldErrorResponse] }),
+  );
 }
 
 export function installOpenApi(app: INestApplication): void {

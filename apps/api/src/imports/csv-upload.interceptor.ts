@@ -5,6 +5,7 @@ import {
   fileTooLarge,
   IMPORT_MAX_BYTES,
   ImportUploads,
+  OrgId,
   ValidationFailedError,
 } from '@app/domain';
 import type { Request, Response } from 'express';
@@ -52,7 +53,7 @@ function uploadError(err: unknown): Error {
 class QuotaDiskStorage implements multer.StorageEngine {
   constructor(
     private readonly uploads: ImportUploads,
-    private readonly orgId: string,
+    private readonly orgId: OrgId,
   ) {}
 
   _handleFile(

@@ -7,6 +7,7 @@ import {
   FieldMapping,
   ImportRunner,
   ImportsService,
+  OrgId,
   ValidationFailedError,
 } from '@app/domain';
 import { toContactImportResponse } from './contact-import.response';
@@ -61,10 +62,10 @@ function bar(imp: ContactImport, startedAt: number): string {
  */
 export async function importFileCommand(
   app: INestApplicationContext,
+  orgId: OrgId,
   flags: Flags,
   need: (name: string) => string,
 ): Promise<Record<string, unknown>> {
-  const orgId = need('org');
   const file = need('file');
   const mappings = parseMapFlag(need('map'));
   const duplicates = (flags.duplicates as string | undefined) ?? 'skip';
@@ -92,7 +93,7 @@ export async function importFileCommand(
   const run =
     flags['via-worker'] === true
       ? Promise.resolve()
-      : runner.run(id).then(
+      : runner.run(orgId, id).then(
           () => undefined,
           (err: unknown) => {
             runError = err;

@@ -1,12 +1,7 @@
 // Response shapes of the message log (§8, §12.2): a message of GET /messages, and the Message of
 // GET /messages/{jobId} with its delivery attempts and engagement events.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ATTEMPT_STATUSES,
-  ENGAGEMENT_EVENT_TYPES,
-  MESSAGE_CHANNELS,
-  MESSAGE_STATUSES,
-} from '@app/domain';
+import { ATTEMPT_STATUSES, ENGAGEMENT_EVENT_TYPES, MESSAGE_CHANNELS } from '@app/domain';
 import type {
   AttemptRecord,
   EngagementEventRow,
@@ -14,6 +9,7 @@ import type {
   MessageListEntry,
   MessageLogEntry,
 } from '@app/domain';
+import { MESSAGE_STATUS } from '../http/openapi-enums';
 
 /** One message of GET /messages (the Message of the spec without attempts and events). */
 export class MessageSummaryResponse {
@@ -37,7 +33,7 @@ export class MessageSummaryResponse {
 
   recipients: string[];
 
-  @ApiProperty({ enum: MESSAGE_STATUSES })
+  @ApiProperty(MESSAGE_STATUS)
   status: string;
 
   tags: string[];

@@ -1,42 +1,10 @@
 // Response shapes of segments (§6): a segment with its rules, and a rules preview.
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { SEGMENT_TYPES } from '@app/domain';
-import type { ContactSegment, RuleGroupJson, SegmentPreview, SegmentType } from '@app/domain';
+import type { ContactSegment, SegmentPreview, SegmentType } from '@app/domain';
 import { ContactResponse, toContactResponse } from '../contacts/contact.response';
 import { INSTANT, STRING_OR_NULL, UUID } from '../http/openapi-properties';
-
-/** One condition of a rule group. */
-export class SegmentRuleConditionResponse {
-  /** A field of §6 (`firstName`, `tags`, `customFields.<key>`, ...). */
-  field: string;
-
-  operator: string;
-
-  /** Omitted for isEmpty / isNotEmpty. */
-  @ApiProperty({
-    required: false,
-    oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'array', items: { type: 'string' } }],
-  })
-  value?: string | number | string[];
-}
-
-/** A group of rules: every condition (`and`) or any (`or`); groups nest. */
-@ApiExtraModels(SegmentRuleConditionResponse)
-export class SegmentRuleGroupResponse implements RuleGroupJson {
-  @ApiProperty({ enum: ['and', 'or'] })
-  operator: 'and' | 'or';
-
-  @ApiProperty({
-    type: 'array',
-    items: {
-      oneOf: [
-        { $ref: getSchemaPath('SegmentRuleGroupResponse') },
-        { $ref: getSchemaPath(SegmentRuleConditionResponse) },
-      ],
-    },
-  })
-  conditions: (SegmentRuleGroupResponse | SegmentRuleConditionResponse)[];
-}
+import { SegmentRuleGroupResponse } from './segment-rule.response';
 
 /** A segment. */
 export class SegmentResponse {

@@ -1,7 +1,7 @@
 // Response shapes of the API key routes (never the key's hash; its value only once, at creation).
 import { ApiProperty } from '@nestjs/swagger';
-import { SCOPES } from '@app/domain';
 import type { ApiKey } from '@app/domain';
+import { SCOPE } from '../http/openapi-enums';
 
 /** An API key of the organization. */
 export class ApiKeyResponse {
@@ -16,7 +16,7 @@ export class ApiKeyResponse {
   /** The key's first characters, to tell keys apart (`bk_…`). */
   prefix: string;
 
-  @ApiProperty({ enum: SCOPES, isArray: true })
+  @ApiProperty({ ...SCOPE, isArray: true })
   scopes: string[];
 
   /** Requests per minute. */

@@ -1,7 +1,7 @@
 // Response shape of GET /user/me: the credential of the request.
 import { ApiProperty } from '@nestjs/swagger';
-import { SCOPES } from '@app/domain';
 import type { AuthContext, Scope } from '@app/domain';
+import { SCOPE } from '../http/openapi-enums';
 
 export const CREDENTIAL_TYPES = ['api_key', 'user'] as const;
 
@@ -22,7 +22,7 @@ export class CredentialResponse {
   @ApiProperty({ type: String, format: 'uuid', nullable: true })
   userId: string | null;
 
-  @ApiProperty({ enum: SCOPES, isArray: true })
+  @ApiProperty({ ...SCOPE, isArray: true })
   scopes: Scope[];
 }
 

@@ -1,15 +1,16 @@
 // Response shape of GET /user/organization: the caller's organization and credential.
 import { ApiProperty } from '@nestjs/swagger';
-import { PLANS, SCOPES, SUBSCRIPTION_STATUSES } from '@app/domain';
+import { PLANS, SUBSCRIPTION_STATUSES } from '@app/domain';
 import type { AuthContext, Organization, Scope } from '@app/domain';
 import { CREDENTIAL_TYPES } from './credential.response';
+import { SCOPE } from '../http/openapi-enums';
 
 /** The type and scopes of the credential used. */
 export class OrganizationCredentialResponse {
   @ApiProperty({ enum: CREDENTIAL_TYPES })
   type: AuthContext['principal']['type'];
 
-  @ApiProperty({ enum: SCOPES, isArray: true })
+  @ApiProperty({ ...SCOPE, isArray: true })
   scopes: Scope[];
 }
 

@@ -1,7 +1,8 @@
 // Response shapes of the webhook delivery routes (§10): a delivery, its attempts, the cursor page.
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_TYPES, WEBHOOK_DELIVERY_STATUSES } from '@app/domain';
+import { WEBHOOK_DELIVERY_STATUSES } from '@app/domain';
 import type { DeliveryList, DeliveryView, WebhookAttempt } from '@app/domain';
+import { WEBHOOK_EVENT_TYPE } from '../http/openapi-enums';
 
 /** One attempt: its HTTP status or error, the start of the answer, its timing. */
 export class WebhookAttemptResponse {
@@ -34,7 +35,7 @@ export class WebhookPayloadResponse {
   @ApiProperty({ format: 'uuid' })
   delivery_id: string;
 
-  @ApiProperty({ enum: EVENT_TYPES })
+  @ApiProperty(WEBHOOK_EVENT_TYPE)
   type: string;
 
   @ApiProperty({ format: 'date-time' })
@@ -55,7 +56,7 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ format: 'uuid' })
   webhookEndpointId: string;
 
-  @ApiProperty({ enum: EVENT_TYPES })
+  @ApiProperty(WEBHOOK_EVENT_TYPE)
   type: string;
 
   payload: WebhookPayloadResponse;

@@ -1,8 +1,8 @@
 // Response shapes of the webhook endpoint routes (§10): the endpoint with its delivery counters,
 // never its secret but once, at creation and on regeneration.
 import { ApiProperty } from '@nestjs/swagger';
-import { EVENT_TYPES } from '@app/domain';
 import type { WebhookEndpointView } from '@app/domain';
+import { WEBHOOK_EVENT_TYPE } from '../http/openapi-enums';
 
 /** A header added to every request to the endpoint. */
 export class WebhookCustomHeaderResponse {
@@ -23,7 +23,7 @@ export class WebhookEndpointResponse {
   @ApiProperty({ type: String, nullable: true })
   description: string | null;
 
-  @ApiProperty({ enum: EVENT_TYPES, isArray: true })
+  @ApiProperty({ ...WEBHOOK_EVENT_TYPE, isArray: true })
   events: string[];
 
   isActive: boolean;

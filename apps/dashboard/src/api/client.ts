@@ -1,10 +1,11 @@
 // The one HTTP client of the dashboard: openapi-fetch typed by the paths of the api's OpenAPI
 // document (schema.d.ts), with the dashboard's header and the chosen organization on every call and
-// the error envelope turned into an ApiError. The credential is the session cookie, which the
-// browser sends by itself and no script here can read.
+// the error envelope turned into an ApiError; what a call answers is typed by the route's
+// documented success body. The credential is the session cookie, which the browser sends by
+// itself and no script here can read.
 import createClient, { type Middleware } from 'openapi-fetch';
 import { ApiError, toErrorBody } from './errors';
-import type { paths } from './schema';
+import type { components, paths } from './schema';
 
 export interface Credentials {
   signedIn: boolean;
@@ -42,53 +43,48 @@ const credentials: Middleware = {
 export const api = createClient<paths>({ baseUrl: window.location.origin });
 api.use(credentials);
 
-export interface Envelope<T> {
-  success: true;
-  message: string;
-  data: T;
-}
-
-export interface PageMeta {
-  total: number;
-  perPage: number;
-  currentPage: number;
-  lastPage: number;
-  firstPage: number;
-  nextPageUrl: string | null;
-  previousPageUrl: string | null;
-}
-
-export interface Paged<T> {
-  data: T[];
-  meta: PageMeta;
-}
-
+/** What an openapi-fetch call resolves to: `data` is the typed success body, `error` the other. */
 interface FetchResult {
   data?: unknown;
   error?: unknown;
   response: Response;
 }
 
+/** The success body of a call's result type (the branch whose `data` is not optional). */
+type SuccessBody<R> = R extends { data: infer B } ? B : never;
+
+/** `data` of a success body: the envelope's model. */
+type DataOf<B> = B extends { data: infer T } ? T : never;
+
+/** A paginated list's success body: its models and `meta`. */
+type PageOf<B> = B extends { data: infer T; meta: infer M } ? { data: T; meta: M } : never;
+
+/** The page meta of GET list routes, as the paginator reads it. */
+export type PageMeta = components['schemas']['PageMetaResponse'];
+
 /**
- * The envelope of a successful call, typed as T; an ApiError otherwise. The API's OpenAPI
- * document describes requests (paths, query, bodies) but not yet most response bodies, so the
- * caller names the model of `data` (models.ts, written from the contract).
+ * The success body of a call (the envelope of the route's 2xx answer, typed from the OpenAPI
+ * document); an ApiError otherwise.
  */
-export async function unwrap<T>(call: Promise<FetchResult>): Promise<Envelope<T>> {
+export async function unwrap<R extends FetchResult>(call: Promise<R>): Promise<SuccessBody<R>> {
   const { data, error, response } = await call;
   if (error !== undefined || !response.ok) {
     throw new ApiError(response.status, toErrorBody(response.status, error ?? data));
   }
-  return data as Envelope<T>;
+  return data as SuccessBody<R>;
 }
 
 /** `data` of a successful call. */
-export async function dataOf<T>(call: Promise<FetchResult>): Promise<T> {
-  return (await unwrap<T>(call)).data;
+export async function dataOf<R extends FetchResult>(
+  call: Promise<R>,
+): Promise<DataOf<SuccessBody<R>>> {
+  return ((await unwrap(call)) as { data: DataOf<SuccessBody<R>> }).data;
 }
 
 /** `data` and `meta` of a paginated list. */
-export async function pageOf<T>(call: Promise<FetchResult>): Promise<Paged<T>> {
-  const body = (await unwrap<T[]>(call)) as Envelope<T[]> & { meta: PageMeta };
-  return { data: body.data, meta: body.meta };
+export async function pageOf<R extends FetchResult>(
+  call: Promise<R>,
+): Promise<PageOf<SuccessBody<R>>> {
+  const body = (await unwrap(call)) as PageOf<SuccessBody<R>>;
+  return { data: body.data, meta: body.meta } as PageOf<SuccessBody<R>>;
 }

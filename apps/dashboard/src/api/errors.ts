@@ -1,19 +1,13 @@
 // The API's error envelope (§4) as an exception the pages show: its message, and for a 422 the
 // message of each field, placed beside the form input of the same name.
+import type { components } from './schema';
 
-export interface FieldError {
-  field: string;
-  rule: string;
-  message: string;
-}
+type ErrorResponse = components['schemas']['ErrorResponse'];
 
-export interface ErrorBody {
-  success: false;
-  message: string;
-  code: string;
-  errors?: FieldError[];
-  retryAfter?: number;
-}
+/** The envelope, or a non-envelope answer (a proxy's page) named by its status. */
+export type ErrorBody = Omit<ErrorResponse, 'code'> & {
+  code: ErrorResponse['code'] | `HTTP_${number}`;
+};
 
 export class ApiError extends Error {
   constructor(

@@ -7,8 +7,10 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState } 
 import type { ReactNode } from 'react';
 import { api, dataOf, setCredentials, setUnauthorizedHandler } from '../api/client';
 import { ApiError, errorMessage } from '../api/errors';
-import type { UserOrganization } from '../api/models';
+import type { components } from '../api/schema';
 import { Loading } from '../components/query-state';
+
+type UserOrganization = components['schemas']['UserOrganizationResponse'];
 
 const ORGANIZATION_KEY = 'dashboard.organizationId';
 
@@ -51,7 +53,7 @@ function storeOrganizationId(id: string): void {
 }
 
 function fetchOrganizations(): Promise<UserOrganization[]> {
-  return dataOf<UserOrganization[]>(api.GET('/api/v1/auth/organizations'));
+  return dataOf(api.GET('/api/v1/auth/organizations'));
 }
 
 /** The user's session from their organizations: the stored choice, else the only one. */

@@ -1,12 +1,12 @@
 // Every 10 minutes: the import files housekeeping (§16), safe on N replicas.
 import { Injectable } from '@nestjs/common';
-import { ImportFiles, PeriodicTask } from '@app/domain';
+import { ImportFilesSweeper, PeriodicTask } from '@app/domain';
 
 const INTERVAL_MS = 10 * 60 * 1000;
 
 @Injectable()
 export class ImportsHousekeeping extends PeriodicTask {
-  constructor(private readonly files: ImportFiles) {
+  constructor(private readonly files: ImportFilesSweeper) {
     super();
   }
 

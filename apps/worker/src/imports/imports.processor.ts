@@ -1,4 +1,5 @@
-// Bull processor of the import jobs: the job carries the import id only; the runner does the rest.
+// Bull processor of the import jobs: the job carries the import's id and its organization's; the
+// runner does the rest.
 import { Process, Processor } from '@nestjs/bull';
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import { ImportRunner, JOBS, QUEUES } from '@app/domain';
@@ -20,9 +21,9 @@ export class ImportsProcessor implements OnModuleDestroy {
   async handle(job: Job): Promise<void> {
     const payload = JOBS.runImport.parse(job.data);
     if (!payload) {
-      this.logger.warn({ msg: 'import job without a valid import id discarded', jobId: job.id });
+      this.logger.warn({ msg: 'import job without valid ids discarded', jobId: job.id });
       return;
     }
-    await this.runner.run(payload.importId);
+    await this.runner.run(payload.organizationId, payload.importId);
   }
 }

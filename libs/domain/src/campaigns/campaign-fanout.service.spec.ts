@@ -22,6 +22,7 @@ import type {
   RecipientOutcome,
   SendingCampaign,
 } from './campaign.repository';
+import type { CampaignSweeper, DueCampaign } from './campaign.sweeper';
 
 const ORG = asOrgId('00000000-0000-4000-8000-000000000001');
 const ORG_B = asOrgId('00000000-0000-4000-8000-000000000002');
@@ -67,7 +68,7 @@ function setup(
     already?: Map<string, string>;
     send?: (contactId: string) => Promise<{ jobId: string }>;
     done?: boolean;
-    due?: { organizationId: string; id: string }[][];
+    due?: DueCampaign[][];
   } = {},
 ) {
   const em = {} as EntityManager;
@@ -84,8 +85,8 @@ function setup(
   };
   const batches = [...(opts.claimed ?? [])];
   const due = [...(opts.due ?? [])];
+  const sweeper = { dueCampaigns: jest.fn(async () => due.shift() ?? []) };
   const campaigns = {
-    dueCampaigns: jest.fn(async () => due.shift() ?? []),
     lockSending: jest.fn(async (org: string, _id: string) => {
       steps.push(`lock ${org}`);
       return opts.sending === undefined ? campaign() : opts.sending;
@@ -132,12 +133,24 @@ function setup(
   const service = new CampaignFanoutService(
     ds as unknown as DataSource,
     campaigns as unknown as CampaignRepository,
+    sweeper as unknown as CampaignSweeper,
     sender as unknown as SendService,
     channels as unknown as ChannelSendService,
     events as unknown as Events,
     new FixedClock(),
   );
-  return { service, steps, recorded, campaigns, sender, channels, events, transactions, ds };
+  return {
+    service,
+    steps,
+    recorded,
+    campaigns,
+    sweeper,
+    sender,
+    channels,
+    events,
+    transactions,
+    ds,
+  };
 }
 
 const outcomeOf = (recorded: { contactId: string; outcome: RecipientOutcome }[], id: string) =>
@@ -363,13 +376,13 @@ describe('CampaignFanoutService: runs and completion', () => {
   });
 
   it('leaves a campaign another worker holds (or that stopped sending) alone', async () => {
-    const { service, campaigns, channels } = setup({
+    const { service, campaigns, sweeper, channels } = setup({
       sending: null,
       due: [[{ organizationId: ORG, id: CAMPAIGN }]],
       claimed: [[row('c1')]],
     });
     expect(await service.runDue(CAMPAIGN)).toEqual({ sent: 0, held: 0, failed: 0, completed: 0 });
-    expect(campaigns.dueCampaigns).toHaveBeenCalledWith(NOW, CAMPAIGN);
+    expect(sweeper.dueCampaigns).toHaveBeenCalledWith(NOW, CAMPAIGN);
     expect(campaigns.claimDue).not.toHaveBeenCalled();
     expect(channels.sendSms).not.toHaveBeenCalled();
   });

@@ -4,7 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { inTransaction } from '../database/transaction';
 import {
@@ -23,6 +23,7 @@ import {
   RecipientOutcome,
   SendingCampaign,
 } from './campaign.repository';
+import { CampaignSweeper } from './campaign.sweeper';
 
 /** Recipients of one campaign claimed per transaction. */
 export const FANOUT_BATCH_SIZE = 50;
@@ -69,6 +70,7 @@ export class CampaignFanoutService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly campaigns: CampaignRepository,
+    private readonly sweeper: CampaignSweeper,
     private readonly sender: SendService,
     private readonly channels: ChannelSendService,
     private readonly events: Events,
@@ -83,7 +85,7 @@ export class CampaignFanoutService {
     const total: FanoutRunResult = { sent: 0, held: 0, failed: 0, completed: 0 };
     const done = new Set<string>();
     for (;;) {
-      const due = await this.campaigns.dueCampaigns(this.clock.now(), campaignId);
+      const due = await this.sweeper.dueCampaigns(this.clock.now(), campaignId);
       const todo = due.filter((c) => !done.has(c.id));
       if (!todo.length) return total;
       for (const c of todo) {
@@ -108,7 +110,7 @@ export class CampaignFanoutService {
    * the campaign's quiet hours (in its own time zone) is held until they end.
    */
   private async runBatch(
-    organizationId: string,
+    organizationId: OrgId,
     campaignId: string,
   ): Promise<(FanoutRunResult & { claimed: number; stopped: boolean }) | null> {
     const result = await inTransaction(
@@ -169,7 +171,7 @@ export class CampaignFanoutService {
             failedCount: counts.failedCount,
           });
           const byChannel = await this.campaigns.sentByChannel(organizationId, campaignId, em);
-          await this.events.emit(em, asOrgId(organizationId), [
+          await this.events.emit(em, organizationId, [
             {
               type: 'campaign.sent',
               data: { campaign: { id: campaignId, name: campaign.name, ...counts, byChannel } },

@@ -14,6 +14,7 @@ import type {
   TelegramContent,
   WhatsappContent,
 } from '../channels/provider-adapter';
+import type { OrgId } from '../common/org-id';
 import { CONTACT_CHANNELS, ContactChannel } from '../contacts/contact-channels.entity';
 
 /** What a campaign sends on each channel beyond email (email's content is its own columns). */
@@ -36,7 +37,7 @@ export type CampaignRecipientStatus = (typeof RECIPIENT_STATUSES)[number];
 @Entity('campaigns')
 export class Campaign {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') name: string;
   /** The first of `channels`. */
   @Column('text') channel: CampaignChannel;
@@ -70,7 +71,7 @@ export class Campaign {
 export class CampaignRecipient {
   @PrimaryColumn('uuid') campaignId: string;
   @PrimaryColumn('uuid') contactId: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('uuid', { nullable: true }) contactEmailId: string | null;
   /** The channel the contact's message goes out on; null when it is unreachable. */
   @Column('text', { nullable: true }) channel: CampaignChannel | null;

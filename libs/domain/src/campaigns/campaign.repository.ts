@@ -1,16 +1,18 @@
-// All SQL of campaigns and their recipients (the fan-out's work list).
+// All SQL of one organization's campaigns and their recipients (the fan-out's work list); the
+// scan for due campaigns across organizations is campaign.sweeper.ts.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
-import { empty, query, sql } from '../database/sql';
+import { query, sql } from '../database/sql';
 import { MESSAGE_STATUSES, MessageStatus } from '../messaging/message.types';
 import { Campaign, CampaignChannel, CampaignContent, CampaignStatus } from './campaign.entity';
 
 /** A sending campaign as the fan-out reads it. */
 export interface SendingCampaign {
   id: string;
-  organizationId: string;
+  organizationId: OrgId;
   name: string;
   content: CampaignContent;
   subject: string | null;
@@ -55,10 +57,6 @@ export interface ChannelStatusCount {
   n: number;
 }
 
-/**
- * Every method takes the organization id first, except the fan-out's scan for due campaigns,
- * which spans organizations; every statement after it names the campaign's organization.
- */
 /** How many of a campaign's messages are in each delivery status. */
 export type CampaignDelivery = Record<MessageStatus, number>;
 
@@ -73,7 +71,7 @@ export class CampaignRepository {
   // ---- campaigns -------------------------------------------------------------------------------
 
   list(
-    organizationId: string,
+    organizationId: OrgId,
     q: PageRequest & { status?: CampaignStatus },
   ): Promise<[Campaign[], number]> {
     return this.ds.manager.findAndCount(Campaign, {
@@ -86,7 +84,7 @@ export class CampaignRepository {
 
   /** The campaign, locked FOR UPDATE with `lock` (inside a transaction). */
   find(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     opts: { em?: EntityManager; lock?: boolean } = {},
   ): Promise<Campaign | null> {
@@ -96,7 +94,7 @@ export class CampaignRepository {
     });
   }
 
-  async insert(organizationId: string, fields: Partial<Campaign>): Promise<string> {
+  async insert(organizationId: OrgId, fields: Partial<Campaign>): Promise<string> {
     const saved = await this.ds.manager.save(
       this.ds.manager.create(Campaign, { ...fields, organizationId }),
     );
@@ -104,7 +102,7 @@ export class CampaignRepository {
   }
 
   async update(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     patch: Partial<Campaign>,
     em: EntityManager,
@@ -112,12 +110,12 @@ export class CampaignRepository {
     await em.update(Campaign, { organizationId, id }, patch);
   }
 
-  async delete(organizationId: string, id: string, em: EntityManager): Promise<void> {
+  async delete(organizationId: OrgId, id: string, em: EntityManager): Promise<void> {
     await em.delete(Campaign, { organizationId, id });
   }
 
   /** Records the recipients not yet sent failed, and the campaign cancelled. */
-  async cancel(organizationId: string, id: string, now: Date, em: EntityManager): Promise<void> {
+  async cancel(organizationId: OrgId, id: string, now: Date, em: EntityManager): Promise<void> {
     const [dropped] = await query<{ n: number }>(
       em,
       sql`WITH d AS (
@@ -141,7 +139,7 @@ export class CampaignRepository {
    * by channel and delivery status.
    */
   async channelCounts(
-    organizationId: string,
+    organizationId: OrgId,
     campaignId: string,
     em?: EntityManager,
   ): Promise<{ recipients: ChannelStatusCount[]; messages: ChannelStatusCount[] }> {
@@ -165,29 +163,9 @@ export class CampaignRepository {
 
   // ---- the fan-out -----------------------------------------------------------------------------
 
-  /**
-   * Sending campaigns (of every organization, or only `campaignId`) with a due recipient or none
-   * left to send, oldest start first.
-   */
-  dueCampaigns(now: Date, campaignId?: string): Promise<{ organizationId: string; id: string }[]> {
-    return query(
-      this.ds,
-      sql`SELECT c.organization_id AS "organizationId", c.id FROM campaigns c
-           WHERE c.status = 'sending' ${campaignId ? sql`AND c.id = ${campaignId}` : empty}
-             AND (EXISTS (SELECT 1 FROM campaign_recipients r
-                           WHERE r.organization_id = c.organization_id AND r.campaign_id = c.id
-                             AND r.status IN ('pending','held') AND r.next_attempt_at <= ${now})
-                  OR NOT EXISTS (SELECT 1 FROM campaign_recipients r
-                                  WHERE r.organization_id = c.organization_id
-                                    AND r.campaign_id = c.id AND r.status IN ('pending','held')))
-           ORDER BY c.started_at
-           LIMIT 100`,
-    );
-  }
-
   /** The campaign if it is sending and no other transaction holds it (SKIP LOCKED). */
   async lockSending(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     em: EntityManager,
   ): Promise<SendingCampaign | null> {
@@ -205,7 +183,7 @@ export class CampaignRepository {
 
   /** Up to `limit` due recipients, locked (SKIP LOCKED), their attempt counted. */
   claimDue(
-    organizationId: string,
+    organizationId: OrgId,
     campaignId: string,
     now: Date,
     limit: number,
@@ -239,7 +217,7 @@ export class CampaignRepository {
   }
 
   /** The campaign's messages still in the log, by delivery status (GET /campaigns/{id}). */
-  async deliveryCounts(organizationId: string, campaignId: string): Promise<CampaignDelivery> {
+  async deliveryCounts(organizationId: OrgId, campaignId: string): Promise<CampaignDelivery> {
     const rows = await query<{ status: MessageStatus; n: number }>(
       this.ds,
       sql`SELECT status, count(*)::int AS n FROM messages
@@ -253,7 +231,7 @@ export class CampaignRepository {
 
   /** Contacts among `contactIds` that already have a message of the campaign, with its job id. */
   async messagesSent(
-    organizationId: string,
+    organizationId: OrgId,
     campaignId: string,
     contactIds: string[],
     em: EntityManager,
@@ -271,7 +249,7 @@ export class CampaignRepository {
 
   /** Records how each try of a batch ended, in one statement. */
   async recordOutcomes(
-    organizationId: string,
+    organizationId: OrgId,
     campaignId: string,
     tries: { contactId: string; outcome: RecipientOutcome }[],
     now: Date,
@@ -298,7 +276,7 @@ export class CampaignRepository {
   }
 
   async addCounts(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     sent: number,
     failed: number,
@@ -315,7 +293,7 @@ export class CampaignRepository {
 
   /** The recipients of each channel, and how many of them were sent and failed. */
   async sentByChannel(
-    organizationId: string,
+    organizationId: OrgId,
     campaignId: string,
     em: EntityManager,
   ): Promise<Record<string, { recipients: number; sent: number; failed: number }>> {
@@ -334,7 +312,7 @@ export class CampaignRepository {
 
   /** Marks the campaign sent when no recipient is pending or held; its counts when it did. */
   async completeIfDone(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     now: Date,
     em: EntityManager,

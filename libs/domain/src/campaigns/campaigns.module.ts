@@ -9,6 +9,7 @@ import { CampaignAudienceRepository } from './campaign-audience.repository';
 import { CampaignFanoutService } from './campaign-fanout.service';
 import { CampaignRepository } from './campaign.repository';
 import { CampaignService } from './campaign.service';
+import { CampaignSweeper } from './campaign.sweeper';
 import { ConversionRepository } from './conversion.repository';
 import { ConversionService } from './conversion.service';
 
@@ -16,6 +17,7 @@ import { ConversionService } from './conversion.service';
   imports: [SegmentsModule, MessagingModule, EventsModule, SendingDomainsModule],
   providers: [
     CampaignRepository,
+    CampaignSweeper,
     CampaignAudienceRepository,
     ConversionRepository,
     CampaignService,

@@ -1,5 +1,6 @@
 // Entity of a conversion attributed to a campaign.
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 /** numeric comes back from pg as a string; money is exact in the database and a number in JSON. */
 const money = {
@@ -10,7 +11,7 @@ const money = {
 @Entity('conversions')
 export class Conversion {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('uuid') campaignId: string;
   @Column('uuid', { nullable: true }) contactId: string | null;
   @Column('text') orderId: string;

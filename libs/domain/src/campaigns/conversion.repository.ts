@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
 import { Conversion } from './conversion.entity';
 
@@ -19,14 +20,13 @@ export interface NewConversion {
 export class ConversionRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** The channel of the organization's campaign; null when it has no such campaign. */
   /**
    * The channel a conversion of the campaign is attributed to by default: the one the contact's
    * message of the campaign went out on, else the campaign's first; null when there is no such
    * campaign.
    */
   async campaignChannel(
-    organizationId: string,
+    organizationId: OrgId,
     campaignId: string,
     contactId: string | null,
   ): Promise<string | null> {
@@ -41,7 +41,7 @@ export class ConversionRepository {
     return row?.channel ?? null;
   }
 
-  async contactExists(organizationId: string, contactId: string): Promise<boolean> {
+  async contactExists(organizationId: OrgId, contactId: string): Promise<boolean> {
     const rows = await query(
       this.ds,
       sql`SELECT 1 FROM contacts WHERE organization_id = ${organizationId} AND id = ${contactId}`,
@@ -50,7 +50,7 @@ export class ConversionRepository {
   }
 
   /** Inserts the conversion unless its order id is recorded already; true when it did. */
-  async insertOnce(organizationId: string, c: NewConversion): Promise<boolean> {
+  async insertOnce(organizationId: OrgId, c: NewConversion): Promise<boolean> {
     const inserted = await query(
       this.ds,
       sql`INSERT INTO conversions
@@ -64,7 +64,7 @@ export class ConversionRepository {
     return inserted.length === 1;
   }
 
-  findByOrder(organizationId: string, orderId: string): Promise<Conversion> {
+  findByOrder(organizationId: OrgId, orderId: string): Promise<Conversion> {
     return this.ds.manager.findOneByOrFail(Conversion, { organizationId, orderId });
   }
 }

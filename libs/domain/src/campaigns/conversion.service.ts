@@ -1,6 +1,7 @@
 // Conversions attributed to campaigns (§11): idempotent on (organization, orderId).
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { NotFoundError } from '../errors/domain-errors';
 import { Conversion } from './conversion.entity';
 import { ConversionRepository } from './conversion.repository';
@@ -33,7 +34,7 @@ export class ConversionService {
    * organization's, else 404. A repeated orderId stores nothing and returns the first record,
    * whatever the repeat carried.
    */
-  async record(organizationId: string, input: RecordConversionInput): Promise<RecordedConversion> {
+  async record(organizationId: OrgId, input: RecordConversionInput): Promise<RecordedConversion> {
     const channel = await this.conversions.campaignChannel(
       organizationId,
       input.campaignId,

@@ -7,6 +7,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { encryptedColumn } from '../crypto/field-encryption';
+import type { OrgId } from '../common/org-id';
 
 export const EMAIL_STATUSES = [
   'verified',
@@ -38,7 +39,7 @@ export type PushPlatform = (typeof PUSH_PLATFORMS)[number];
 
 abstract class ChannelRecord {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('uuid') contactId: string;
   @Column('boolean') isPrimary: boolean;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;

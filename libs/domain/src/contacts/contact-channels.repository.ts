@@ -51,7 +51,7 @@ export class ContactChannelsRepository {
   }
 
   /** How many records of a channel the contact has. */
-  count(orgId: string, contactId: string, channel: ContactChannel, em: EntityManager) {
+  count(orgId: OrgId, contactId: string, channel: ContactChannel, em: EntityManager) {
     return this.entities(em, channel).countBy({ organizationId: orgId, contactId });
   }
 
@@ -61,7 +61,7 @@ export class ContactChannelsRepository {
    * order (they are listed by createdAt). Answers it as stored.
    */
   async insert<C extends ContactChannel>(
-    orgId: string,
+    orgId: OrgId,
     channel: C,
     values: ObjectLiteral,
     em: EntityManager,
@@ -81,7 +81,7 @@ export class ContactChannelsRepository {
 
   /** One record of the contact; null when it has none with that id. */
   async find<C extends ContactChannel>(
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: C,
     id: string,
@@ -93,7 +93,7 @@ export class ContactChannelsRepository {
 
   /** One record of the contact, locked for update; null when it has none with that id. */
   async findForUpdate<C extends ContactChannel>(
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: C,
     id: string,
@@ -107,7 +107,7 @@ export class ContactChannelsRepository {
 
   /** Changes fields of one record (never its encrypted value); answers it as stored. */
   async update<C extends ContactChannel>(
-    orgId: string,
+    orgId: OrgId,
     channel: C,
     id: string,
     changes: ObjectLiteral,
@@ -120,7 +120,7 @@ export class ContactChannelsRepository {
 
   /** Deletes one record of the contact; answers whether it existed. */
   async delete(
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: ContactChannel,
     id: string,
@@ -179,7 +179,7 @@ export class ContactChannelsRepository {
 
   /** The organization's email records with one of these blind indexes. */
   emailsByHash(
-    orgId: string,
+    orgId: OrgId,
     hashes: string[],
   ): Promise<(EmailRecordStatus & { email_hash: string })[]> {
     return query(
@@ -229,7 +229,7 @@ export class ContactChannelsRepository {
    * `em`'s transaction when given.
    */
   recordComplaint(
-    orgId: string,
+    orgId: OrgId,
     hashes: string[],
     at: Date,
     keep: string[],

@@ -3,6 +3,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
 import { Clock, SystemClock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { blindIndexCandidatesOf } from './blind-index';
@@ -144,7 +145,7 @@ export class ContactChannelsService {
 
   /** One record of the contact; 404 when it has none with that id. */
   async get<C extends ContactChannel>(
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: C,
     recordId: string,
@@ -155,7 +156,7 @@ export class ContactChannelsService {
   }
 
   async create<C extends ContactChannel>(
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: C,
     input: ChannelInputOf[C],
@@ -176,7 +177,7 @@ export class ContactChannelsService {
    */
   async insertRecord<C extends ContactChannel>(
     em: EntityManager,
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: C,
     input: ChannelInputOf[C],
@@ -286,7 +287,7 @@ export class ContactChannelsService {
   }
 
   async update<C extends ContactChannel>(
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: C,
     recordId: string,
@@ -325,7 +326,7 @@ export class ContactChannelsService {
   }
 
   async delete(
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     channel: ContactChannel,
     recordId: string,
@@ -341,7 +342,7 @@ export class ContactChannelsService {
   }
 
   /** 404 unless the contact is the organization's; keeps it from being deleted meanwhile. */
-  private async lockContact(em: EntityManager, orgId: string, contactId: string): Promise<void> {
+  private async lockContact(em: EntityManager, orgId: OrgId, contactId: string): Promise<void> {
     const found = await this.contacts.lock(orgId, [contactId], 'FOR KEY SHARE', em);
     if (!found.length) throw new NotFoundError('Contact');
   }

@@ -20,7 +20,7 @@ function setup(rows: (EmailRecordStatus & { email_hash: string })[] = []) {
     emailsByHash: jest.fn(async (_org: string, hashes: string[]) =>
       rows.filter((r) => hashes.includes(r.email_hash)),
     ),
-    recordBounce: jest.fn(async (..._args: unknown[]): Promise<EmailRecordStatus[]> => []),
+    recordBounces: jest.fn(async (..._args: unknown[]): Promise<void> => undefined),
     recordComplaint: jest.fn(async (..._args: unknown[]): Promise<EmailRecordStatus[]> => []),
   };
   const service = new ContactEmailService(channels as unknown as ContactChannelsRepository);
@@ -71,28 +71,48 @@ describe('ContactEmailService.findStatusesByEmails', () => {
 });
 
 describe('ContactEmailService bounces and complaints', () => {
-  it('records a bounce on every blind index of the address, keeping a suppression', async () => {
+  it('records bounces on every blind index of each address, one statement per kind, keeping a suppression', async () => {
     const { service, channels } = setup();
-    channels.recordBounce.mockResolvedValueOnce([
-      { id: 'e1', contact_id: 'c1', status: 'bounced' },
-    ]);
-    await expect(
-      service.recordBounce(ORG, 'Ann@Example.com', { hard: true, at: AT }),
-    ).resolves.toEqual({ contactId: 'c1', contactEmailId: 'e1', status: 'bounced' });
-    expect(channels.recordBounce).toHaveBeenCalledWith(
+    const em = { name: 'transaction' } as unknown as EntityManager;
+    await service.recordBounces(
+      em,
+      ORG,
+      [
+        { email: 'Ann@Example.com', hard: true },
+        { email: 'ann@example.com', hard: true },
+        { email: 'bob@example.com', hard: false },
+      ],
+      AT,
+    );
+    expect(channels.recordBounces).toHaveBeenCalledTimes(2);
+    expect(channels.recordBounces).toHaveBeenNthCalledWith(
+      1,
+      em,
       ORG,
       current.blindIndexCandidates('ann@example.com'),
-      AT,
       true,
       ['complained', 'suppressed'],
+      AT,
+    );
+    expect(channels.recordBounces).toHaveBeenNthCalledWith(
+      2,
+      em,
+      ORG,
+      current.blindIndexCandidates('bob@example.com'),
+      false,
+      ['complained', 'suppressed'],
+      AT,
     );
   });
 
-  it('answers null when no contact has the address', async () => {
-    const { service } = setup();
-    await expect(
-      service.recordBounce(ORG, 'ghost@example.com', { hard: false, at: AT }),
-    ).resolves.toBeNull();
+  it('writes nothing without a bounce of a kind; a complaint nobody has answers null', async () => {
+    const { service, channels } = setup();
+    const em = { name: 'transaction' } as unknown as EntityManager;
+    await service.recordBounces(em, ORG, [{ email: 'soft@example.com', hard: false }], AT);
+    expect(channels.recordBounces).toHaveBeenCalledTimes(1);
+    expect(channels.recordBounces.mock.calls[0][3]).toBe(false);
+    await service.recordBounces(em, ORG, [], AT);
+    expect(channels.recordBounces).toHaveBeenCalledTimes(1);
     await expect(service.recordComplaint(ORG, 'ghost@example.com', AT)).resolves.toBeNull();
   });
 

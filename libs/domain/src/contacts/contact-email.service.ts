@@ -24,7 +24,7 @@ export class ContactEmailService {
 
   /** Normalised email → its record, for the addresses that belong to a contact of the organization. */
   async findStatusesByEmails(
-    orgId: string,
+    orgId: OrgId,
     emails: string[],
   ): Promise<Map<string, ContactEmailStatus>> {
     const out = new Map<string, ContactEmailStatus>();
@@ -80,7 +80,7 @@ export class ContactEmailService {
 
   /** complaintCount + 1, lastComplainedAt and status `complained` (in `em`'s transaction). */
   async recordComplaint(
-    orgId: string,
+    orgId: OrgId,
     email: string,
     at: Date,
     em?: EntityManager,
@@ -97,7 +97,7 @@ export class ContactEmailService {
 
   /** The organization's records of these addresses (under every key), each with its address. */
   private async recordsOf(
-    orgId: string,
+    orgId: OrgId,
     emails: string[],
   ): Promise<{ email: string; r: EmailRecordStatus }[]> {
     const byHash = new Map<string, string>();

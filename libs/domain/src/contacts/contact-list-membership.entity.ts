@@ -6,6 +6,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 export const MEMBERSHIP_STATUSES = ['subscribed', 'unsubscribed'] as const;
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
@@ -14,7 +15,7 @@ export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
 @Entity('contact_list_memberships')
 export class ContactListMembership {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('uuid') contactId: string;
   @Column('uuid') contactListId: string;
   @Column('text') status: MembershipStatus;

@@ -6,6 +6,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 export const LIST_STATUSES = ['active', 'inactive', 'archived'] as const;
 export type ListStatus = (typeof LIST_STATUSES)[number];
@@ -15,7 +16,7 @@ export type Channel = (typeof CHANNELS)[number];
 @Entity('contact_lists')
 export class ContactList {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') cuid: string;
   @Column('text') name: string;
   @Column('text', { nullable: true }) description: string | null;

@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { toEntities } from '../database/entity-rows';
 import { empty, join, query, sql, Sql } from '../database/sql';
@@ -38,7 +39,7 @@ export class ContactListsRepository {
   }
 
   /** A page of the organization's lists, newest first, and their total. */
-  async page(orgId: string, page: PageRequest): Promise<[ContactList[], number]> {
+  async page(orgId: OrgId, page: PageRequest): Promise<[ContactList[], number]> {
     const [items, [{ total }]] = await Promise.all([
       this.lists(
         this.ds,
@@ -53,7 +54,7 @@ export class ContactListsRepository {
     return [items, Number(total)];
   }
 
-  async get(orgId: string, id: string): Promise<ContactList | null> {
+  async get(orgId: OrgId, id: string): Promise<ContactList | null> {
     const [list] = await this.lists(
       this.ds,
       sql`SELECT * FROM contact_lists WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
@@ -62,7 +63,7 @@ export class ContactListsRepository {
   }
 
   /** The organization's oldest list with this name, any case. */
-  async idByName(orgId: string, name: string): Promise<string | null> {
+  async idByName(orgId: OrgId, name: string): Promise<string | null> {
     const [row] = await query<{ id: string }>(
       this.ds,
       sql`SELECT id FROM contact_lists
@@ -72,7 +73,7 @@ export class ContactListsRepository {
     return row?.id ?? null;
   }
 
-  async exists(orgId: string, id: string): Promise<boolean> {
+  async exists(orgId: OrgId, id: string): Promise<boolean> {
     const rows = await query(
       this.ds,
       sql`SELECT 1 FROM contact_lists WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
@@ -81,7 +82,7 @@ export class ContactListsRepository {
   }
 
   /** Inserts a list (no subscriber, not the default); answers its id. */
-  async insert(orgId: string, list: NewList, em: EntityManager): Promise<string> {
+  async insert(orgId: OrgId, list: NewList, em: EntityManager): Promise<string> {
     const [row] = await query<{ id: string }>(
       em,
       sql`INSERT INTO contact_lists (organization_id, cuid, name, description, status,
@@ -93,7 +94,7 @@ export class ContactListsRepository {
     return row.id;
   }
 
-  async update(orgId: string, id: string, changes: ListChanges, em: EntityManager) {
+  async update(orgId: OrgId, id: string, changes: ListChanges, em: EntityManager) {
     const set: Sql[] = [];
     if (changes.name !== undefined) set.push(sql`name = ${changes.name}`);
     if (changes.description !== undefined) set.push(sql`description = ${changes.description}`);
@@ -109,7 +110,7 @@ export class ContactListsRepository {
   }
 
   /** Deletes a list (its memberships and tags go by cascade). */
-  async delete(orgId: string, id: string, em: EntityManager): Promise<void> {
+  async delete(orgId: OrgId, id: string, em: EntityManager): Promise<void> {
     await query(
       em,
       sql`DELETE FROM contact_lists WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
@@ -118,7 +119,7 @@ export class ContactListsRepository {
 
   /** Locks the organization's lists among `ids` (FOR UPDATE, in id order); answers those found. */
   lock(
-    orgId: string,
+    orgId: OrgId,
     ids: string[],
     em: EntityManager,
   ): Promise<{ id: string; is_default: boolean }[]> {
@@ -132,7 +133,7 @@ export class ContactListsRepository {
 
   /** A page of a list's memberships, newest first. */
   membersPage(
-    orgId: string,
+    orgId: OrgId,
     listId: string,
     page: PageRequest,
     status?: MembershipStatus,
@@ -147,7 +148,7 @@ export class ContactListsRepository {
   }
 
   /** How many memberships a list has (of one status, when given). */
-  async countMembers(orgId: string, listId: string, status?: MembershipStatus): Promise<number> {
+  async countMembers(orgId: OrgId, listId: string, status?: MembershipStatus): Promise<number> {
     const [{ total }] = await query<{ total: string }>(
       this.ds,
       sql`SELECT count(*) AS total FROM contact_list_memberships
@@ -158,7 +159,7 @@ export class ContactListsRepository {
   }
 
   /** The memberships of these contacts in one list, oldest first. */
-  membershipsOf(orgId: string, listId: string, contactIds: string[]) {
+  membershipsOf(orgId: OrgId, listId: string, contactIds: string[]) {
     return this.memberships(
       this.ds,
       sql`SELECT * FROM contact_list_memberships
@@ -173,7 +174,7 @@ export class ContactListsRepository {
    * list's subscriber_count by the number that changed; answers that number.
    */
   async subscribe(
-    orgId: string,
+    orgId: OrgId,
     listId: string,
     contactIds: string[],
     at: Date,
@@ -203,7 +204,7 @@ export class ContactListsRepository {
 
   /** Unsubscribes one subscribed contact; answers whether it was subscribed. */
   async unsubscribe(
-    orgId: string,
+    orgId: OrgId,
     listId: string,
     contactId: string,
     at: Date,
@@ -230,7 +231,7 @@ export class ContactListsRepository {
   }
 
   async membership(
-    orgId: string,
+    orgId: OrgId,
     listId: string,
     contactId: string,
   ): Promise<ContactListMembership | null> {
@@ -244,7 +245,7 @@ export class ContactListsRepository {
   }
 
   /** Removes one membership; answers whether there was one. */
-  async removeMember(orgId: string, listId: string, contactId: string, em: EntityManager) {
+  async removeMember(orgId: OrgId, listId: string, contactId: string, em: EntityManager) {
     const rows = await query(
       em,
       sql`WITH gone AS (
@@ -264,7 +265,7 @@ export class ContactListsRepository {
   }
 
   /** The lists a contact has a membership of. */
-  async listIdsOf(orgId: string, contactId: string, em: EntityManager): Promise<string[]> {
+  async listIdsOf(orgId: OrgId, contactId: string, em: EntityManager): Promise<string[]> {
     const rows = await query<{ contact_list_id: string }>(
       em,
       sql`SELECT DISTINCT contact_list_id FROM contact_list_memberships
@@ -274,7 +275,7 @@ export class ContactListsRepository {
   }
 
   /** Removes every membership of a contact, moving each list's subscriber_count. */
-  async removeContact(orgId: string, contactId: string, em: EntityManager): Promise<void> {
+  async removeContact(orgId: OrgId, contactId: string, em: EntityManager): Promise<void> {
     await query(
       em,
       sql`WITH gone AS (
@@ -289,5 +290,72 @@ export class ContactListsRepository {
           )
           SELECT count(*) AS removed FROM gone`,
     );
+  }
+
+  /** Inserts the organization's default list ("Default list", email), which cannot be deleted. */
+  async insertDefault(orgId: OrgId, cuid: string, em: EntityManager): Promise<void> {
+    await query(
+      em,
+      sql`INSERT INTO contact_lists (organization_id, cuid, name, description, status,
+                                     preferred_channels, is_default, subscriber_count)
+          VALUES (${orgId}::uuid, ${cuid}, 'Default list', NULL, 'active', ARRAY['email']::text[],
+                  true, 0)`,
+    );
+  }
+
+  /**
+   * Locks, in id order, the lists the contact is subscribed to: `listId` alone, or every one when
+   * null. Answers their ids.
+   */
+  async lockSubscribedLists(
+    orgId: OrgId,
+    contactId: string,
+    listId: string | null,
+    em: EntityManager,
+  ): Promise<string[]> {
+    const rows = await query<{ id: string }>(
+      em,
+      sql`SELECT l.id FROM contact_lists l
+           WHERE l.organization_id = ${orgId}::uuid
+             AND l.id IN (SELECT m.contact_list_id FROM contact_list_memberships m
+                           WHERE m.organization_id = ${orgId}::uuid
+                             AND m.contact_id = ${contactId}::uuid AND m.status = 'subscribed'
+                             AND (${listId}::uuid IS NULL OR m.contact_list_id = ${listId}::uuid))
+           ORDER BY l.id
+           FOR UPDATE`,
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Unsubscribes the contact from those of `listIds` it is subscribed to, moving each list's
+   * subscriber_count; answers the ids of the lists whose membership changed, in id order.
+   */
+  async unsubscribeFromLists(
+    orgId: OrgId,
+    contactId: string,
+    listIds: string[],
+    at: Date,
+    reason: string,
+    em: EntityManager,
+  ): Promise<string[]> {
+    const changed = await query<{ contact_list_id: string }>(
+      em,
+      sql`WITH changed AS (
+            UPDATE contact_list_memberships
+               SET status = 'unsubscribed', unsubscribed_at = ${at}::timestamptz,
+                   unsubscribe_reason = ${reason}, updated_at = now()
+             WHERE organization_id = ${orgId}::uuid AND contact_id = ${contactId}::uuid
+               AND contact_list_id = ANY(${listIds}::uuid[])
+               AND status = 'subscribed'
+            RETURNING contact_list_id
+          ), counted AS (
+            UPDATE contact_lists l SET subscriber_count = l.subscriber_count - d.n
+              FROM (SELECT contact_list_id, count(*)::int AS n FROM changed GROUP BY 1) d
+             WHERE l.id = d.contact_list_id AND l.organization_id = ${orgId}::uuid
+          )
+          SELECT contact_list_id FROM changed ORDER BY contact_list_id`,
+    );
+    return changed.map((r) => r.contact_list_id);
   }
 }

@@ -298,3 +298,63 @@ describe('ContactListsService subscriptions', () => {
     expect(none.repo.removeContact).not.toHaveBeenCalled();
   });
 });
+
+describe("ContactListsService in the caller's transaction", () => {
+  function inTransaction(locked: string[]) {
+    const em = { name: 'caller' } as unknown as EntityManager;
+    const order: string[] = [];
+    const repo = {
+      insertDefault: jest.fn(async (_org: string, _cuid: string, _em: EntityManager) => undefined),
+      lockSubscribedLists: jest.fn(async (..._args: unknown[]) => {
+        order.push('lock');
+        return locked;
+      }),
+      unsubscribeFromLists: jest.fn(async (_org: string, _c: string, ids: string[]) => {
+        order.push('unsubscribe');
+        return ids.slice(0, 1);
+      }),
+    };
+    const service = new ContactListsService(
+      {} as DataSource,
+      repo as unknown as ContactListsRepository,
+      {} as ContactTagsService,
+      {} as ContactsRepository,
+      {} as ContactViewsRepository,
+      {} as ContactEvents,
+    );
+    return { service, repo, em, order };
+  }
+
+  it("creates the organization's default list with a fresh cuid", async () => {
+    const { service, repo, em } = inTransaction([]);
+    await service.createDefaultIn(em, ORG);
+    await service.createDefaultIn(em, ORG);
+    expect(repo.insertDefault).toHaveBeenCalledWith(ORG, expect.any(String), em);
+    const [a, b] = repo.insertDefault.mock.calls.map((c) => c[1]);
+    expect(a).not.toBe(b);
+  });
+
+  it('unsubscribes from the locked lists and answers those that changed', async () => {
+    const { service, repo, em, order } = inTransaction([LIST, LIST_B]);
+    await expect(service.unsubscribeIn(em, ORG, C1, null, 'complaint', NOW)).resolves.toEqual([
+      LIST,
+    ]);
+    expect(repo.lockSubscribedLists).toHaveBeenCalledWith(ORG, C1, null, em);
+    expect(repo.unsubscribeFromLists).toHaveBeenCalledWith(
+      ORG,
+      C1,
+      [LIST, LIST_B],
+      NOW,
+      'complaint',
+      em,
+    );
+    expect(order).toEqual(['lock', 'unsubscribe']);
+  });
+
+  it('changes nothing when the contact is subscribed to none of the lists', async () => {
+    const { service, repo, em } = inTransaction([]);
+    await expect(service.unsubscribeIn(em, ORG, C1, LIST, 'one-click', NOW)).resolves.toEqual([]);
+    expect(repo.lockSubscribedLists).toHaveBeenCalledWith(ORG, C1, LIST, em);
+    expect(repo.unsubscribeFromLists).not.toHaveBeenCalled();
+  });
+});

@@ -42,7 +42,7 @@ export class ContactListsService {
     this.clock = clock ?? new SystemClock();
   }
 
-  private async listViews(orgId: string, lists: ContactList[]): Promise<ListView[]> {
+  private async listViews(orgId: OrgId, lists: ContactList[]): Promise<ListView[]> {
     const names = await this.tags.namesOfLists(
       orgId,
       lists.map((l) => l.id),
@@ -50,12 +50,12 @@ export class ContactListsService {
     return lists.map((list) => ({ list, tags: names.get(list.id) ?? [] }));
   }
 
-  async list(orgId: string, page: PageRequest): Promise<Page<ListView>> {
+  async list(orgId: OrgId, page: PageRequest): Promise<Page<ListView>> {
     const [items, total] = await this.repo.page(orgId, page);
     return new Page(await this.listViews(orgId, items), total, page);
   }
 
-  async get(orgId: string, id: string): Promise<ListView> {
+  async get(orgId: OrgId, id: string): Promise<ListView> {
     const list = await this.repo.get(orgId, id);
     if (!list) throw new NotFoundError('Contact list');
     return (await this.listViews(orgId, [list]))[0];
@@ -71,7 +71,7 @@ export class ContactListsService {
     return this.repo.exists(orgId, id);
   }
 
-  async create(orgId: string, input: CreateListInput): Promise<ListView> {
+  async create(orgId: OrgId, input: CreateListInput): Promise<ListView> {
     const id = await inTransaction(this.ds, async (em) => {
       const listId = await this.repo.insert(
         orgId,
@@ -90,7 +90,7 @@ export class ContactListsService {
     return this.get(orgId, id);
   }
 
-  async update(orgId: string, id: string, input: UpdateListInput): Promise<ListView> {
+  async update(orgId: OrgId, id: string, input: UpdateListInput): Promise<ListView> {
     await inTransaction(this.ds, async (em) => {
       await this.lockLists(em, orgId, [id]);
       const changes: ListChanges = {};
@@ -106,7 +106,7 @@ export class ContactListsService {
   }
 
   /** Deletes the list and its memberships; the organization's default list cannot be deleted. */
-  async delete(orgId: string, id: string): Promise<void> {
+  async delete(orgId: OrgId, id: string): Promise<void> {
     await inTransaction(this.ds, async (em) => {
       const [list] = await this.lockLists(em, orgId, [id]);
       if (list.is_default) throw new ConflictError('The default list cannot be deleted');
@@ -115,7 +115,7 @@ export class ContactListsService {
   }
 
   async members(
-    orgId: string,
+    orgId: OrgId,
     listId: string,
     page: PageRequest,
     status?: MembershipStatus,
@@ -144,7 +144,7 @@ export class ContactListsService {
 
   /** Subscribes the contacts (idempotent; an unsubscribed membership is subscribed again). */
   async subscribe(
-    orgId: string,
+    orgId: OrgId,
     listId: string,
     contactIds: string[],
   ): Promise<ContactListMembership[]> {
@@ -159,7 +159,7 @@ export class ContactListsService {
    */
   async subscribeIn(
     em: EntityManager,
-    orgId: string,
+    orgId: OrgId,
     listIds: string[],
     contactIds: string[],
   ): Promise<number> {
@@ -176,7 +176,7 @@ export class ContactListsService {
   }
 
   async unsubscribe(
-    orgId: string,
+    orgId: OrgId,
     listId: string,
     contactId: string,
     reason: string | null,
@@ -193,7 +193,7 @@ export class ContactListsService {
     return membership;
   }
 
-  async removeMember(orgId: string, listId: string, contactId: string): Promise<void> {
+  async removeMember(orgId: OrgId, listId: string, contactId: string): Promise<void> {
     await inTransaction(this.ds, async (em) => {
       await this.lockLists(em, orgId, [listId]);
       if (!(await this.repo.removeMember(orgId, listId, contactId, em)))
@@ -205,7 +205,7 @@ export class ContactListsService {
    * Removes every membership of a contact about to be deleted, inside the caller's transaction,
    * which already holds the contact row FOR UPDATE (so nothing subscribes it meanwhile).
    */
-  async removeContactIn(em: EntityManager, orgId: string, contactId: string): Promise<void> {
+  async removeContactIn(em: EntityManager, orgId: OrgId, contactId: string): Promise<void> {
     const lists = await this.repo.listIdsOf(orgId, contactId, em);
     if (!lists.length) return;
     await this.lockLists(em, orgId, lists);
@@ -213,10 +213,38 @@ export class ContactListsService {
   }
 
   /** Locks the lists (by id order) and 404s unless every one is the organization's. */
-  private async lockLists(em: EntityManager, orgId: string, listIds: string[]) {
+  private async lockLists(em: EntityManager, orgId: OrgId, listIds: string[]) {
     const unique = [...new Set(listIds)];
     const rows = await this.repo.lock(orgId, unique, em);
     if (rows.length !== unique.length) throw new NotFoundError('Contact list');
     return rows;
+  }
+
+  /**
+   * Creates the organization's default list inside the caller's transaction (the one creating
+   * the organization).
+   */
+  async createDefaultIn(em: EntityManager, orgId: OrgId): Promise<void> {
+    await this.repo.insertDefault(orgId, generateCuid(), em);
+  }
+
+  /**
+   * Unsubscribes a contact from `listId`, or from every list when null, inside the caller's
+   * transaction: each subscribed membership becomes `unsubscribed` with `reason` and its list's
+   * subscriberCount drops with it. Locks the lists in id order first, as every membership change
+   * does. Answers the ids of the lists whose membership changed; raises no event (the caller
+   * announces the unsubscribe with its own reason).
+   */
+  async unsubscribeIn(
+    em: EntityManager,
+    orgId: OrgId,
+    contactId: string,
+    listId: string | null,
+    reason: string,
+    at: Date,
+  ): Promise<string[]> {
+    const locked = await this.repo.lockSubscribedLists(orgId, contactId, listId, em);
+    if (!locked.length) return [];
+    return this.repo.unsubscribeFromLists(orgId, contactId, locked, at, reason, em);
   }
 }

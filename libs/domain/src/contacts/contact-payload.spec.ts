@@ -1,3 +1,4 @@
+import { asOrgId } from '../common/org-id';
 import { contactPayload, contactTagPayload } from './contact-payload';
 import type { ContactEmail } from './contact-channels.entity';
 import type { ContactList } from './contact-list.entity';
@@ -6,13 +7,15 @@ import type { ContactTag } from './contact-tag.entity';
 import type { Contact } from './contact.entity';
 import type { ContactView, ListedContactView } from './contact-views';
 
+const ORG = asOrgId('o1');
+
 const CREATED = new Date('2024-01-02T03:04:05.678Z');
 const UPDATED = new Date('2024-02-03T04:05:06.789Z');
 
 function contact(): Contact {
   return {
     id: 'c1',
-    organizationId: 'o1',
+    organizationId: ORG,
     firstName: 'Ada',
     lastName: null,
     displayName: 'Ada',
@@ -31,7 +34,7 @@ function contact(): Contact {
 function email(): ContactEmail {
   return {
     id: 'e1',
-    organizationId: 'o1',
+    organizationId: ORG,
     contactId: 'c1',
     isPrimary: true,
     email: 'ada@example.com',
@@ -49,7 +52,7 @@ function email(): ContactEmail {
 
 const tag: ContactTag = {
   id: 't1',
-  organizationId: 'o1',
+  organizationId: ORG,
   name: 'vip',
   contactCount: 7,
   createdAt: CREATED,
@@ -58,7 +61,7 @@ const tag: ContactTag = {
 
 const list: ContactList = {
   id: 'l1',
-  organizationId: 'o1',
+  organizationId: ORG,
   cuid: 'cuid1',
   name: 'Newsletter',
   description: null,
@@ -72,7 +75,7 @@ const list: ContactList = {
 
 const membership: ContactListMembership = {
   id: 'm1',
-  organizationId: 'o1',
+  organizationId: ORG,
   contactId: 'c1',
   contactListId: 'l1',
   status: 'subscribed',
@@ -88,7 +91,7 @@ describe('contactPayload', () => {
     const out = contactPayload({ contact: contact(), tags: ['vip'], emails: [email()] });
     expect(out).toEqual({
       id: 'c1',
-      organizationId: 'o1',
+      organizationId: ORG,
       firstName: 'Ada',
       lastName: null,
       displayName: 'Ada',
@@ -105,7 +108,7 @@ describe('contactPayload', () => {
         {
           id: 'e1',
           contactId: 'c1',
-          organizationId: 'o1',
+          organizationId: ORG,
           email: 'ada@example.com',
           status: 'verified',
           isPrimary: true,
@@ -146,7 +149,7 @@ describe('contactPayload', () => {
     expect(out.tagRecords).toEqual([
       {
         id: 't1',
-        organizationId: 'o1',
+        organizationId: ORG,
         name: 'vip',
         contactCount: 0,
         createdAt: '2024-01-02T03:04:05.678Z',

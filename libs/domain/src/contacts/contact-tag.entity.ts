@@ -7,12 +7,13 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 
 /** A tag; names are unique per organization, case-insensitively. */
 @Entity('contact_tags')
 export class ContactTag {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') name: string;
   /** Contacts carrying the tag, kept exact by a trigger on contact_tag_assignments. */
   @Column({ type: 'int', insert: false, update: false }) contactCount: number;
@@ -24,7 +25,7 @@ export class ContactTag {
 export class ContactTagAssignment {
   @PrimaryColumn('uuid') contactId: string;
   @PrimaryColumn('uuid') tagId: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }
 

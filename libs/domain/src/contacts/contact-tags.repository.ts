@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { toEntities } from '../database/entity-rows';
 import { empty, query, sql, Sql } from '../database/sql';
@@ -24,7 +25,7 @@ export class ContactTagsRepository {
   }
 
   /** A page of the organization's tags by name, and their total. */
-  async page(orgId: string, page: PageRequest): Promise<[ContactTag[], number]> {
+  async page(orgId: OrgId, page: PageRequest): Promise<[ContactTag[], number]> {
     const [items, [{ total }]] = await Promise.all([
       this.tags(
         this.ds,
@@ -40,7 +41,7 @@ export class ContactTagsRepository {
   }
 
   /** Every tag of the organization, id and name only, by name. */
-  all(orgId: string): Promise<{ id: string; name: string }[]> {
+  all(orgId: OrgId): Promise<{ id: string; name: string }[]> {
     return query(
       this.ds,
       sql`SELECT id, name FROM contact_tags WHERE organization_id = ${orgId}::uuid
@@ -48,7 +49,7 @@ export class ContactTagsRepository {
     );
   }
 
-  async get(orgId: string, id: string, db: Db = this.ds): Promise<ContactTag | null> {
+  async get(orgId: OrgId, id: string, db: Db = this.ds): Promise<ContactTag | null> {
     const [tag] = await this.tags(
       db,
       sql`SELECT * FROM contact_tags WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
@@ -57,7 +58,7 @@ export class ContactTagsRepository {
   }
 
   /** Inserts a tag; answers its id (a taken name fails with `isDuplicateTagName`). */
-  async insert(orgId: string, name: string): Promise<string> {
+  async insert(orgId: OrgId, name: string): Promise<string> {
     const [row] = await query<{ id: string }>(
       this.ds,
       sql`INSERT INTO contact_tags (organization_id, name) VALUES (${orgId}::uuid, ${name})
@@ -67,7 +68,7 @@ export class ContactTagsRepository {
   }
 
   /** Renames a tag; answers whether it exists (a taken name fails with `isDuplicateTagName`). */
-  async rename(orgId: string, id: string, name: string): Promise<boolean> {
+  async rename(orgId: OrgId, id: string, name: string): Promise<boolean> {
     const rows = await query(
       this.ds,
       sql`UPDATE contact_tags SET name = ${name}, updated_at = now()
@@ -77,7 +78,7 @@ export class ContactTagsRepository {
   }
 
   /** Deletes a tag (its assignments go by cascade); answers whether it existed. */
-  async delete(orgId: string, id: string): Promise<boolean> {
+  async delete(orgId: OrgId, id: string): Promise<boolean> {
     const rows = await query(
       this.ds,
       sql`DELETE FROM contact_tags WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid
@@ -87,7 +88,7 @@ export class ContactTagsRepository {
   }
 
   /** The tags whose lower-cased name is one of `lowerNames`, by name. */
-  byNames(orgId: string, lowerNames: string[], em: EntityManager): Promise<ContactTag[]> {
+  byNames(orgId: OrgId, lowerNames: string[], em: EntityManager): Promise<ContactTag[]> {
     return this.tags(
       em,
       sql`SELECT * FROM contact_tags
@@ -97,7 +98,7 @@ export class ContactTagsRepository {
   }
 
   /** Inserts the tags with these names that the organization does not have (any case). */
-  async insertMissing(orgId: string, names: string[], em: EntityManager): Promise<void> {
+  async insertMissing(orgId: OrgId, names: string[], em: EntityManager): Promise<void> {
     await query(
       em,
       sql`INSERT INTO contact_tags (organization_id, name)
@@ -112,7 +113,7 @@ export class ContactTagsRepository {
    * insert; else a pair already there is left as it is.
    */
   async assign(
-    orgId: string,
+    orgId: OrgId,
     contactIds: string[],
     tagIds: string[],
     em: EntityManager,
@@ -129,7 +130,7 @@ export class ContactTagsRepository {
   }
 
   /** Removes one tag from one contact. */
-  async unassign(orgId: string, contactId: string, tagId: string, em: EntityManager) {
+  async unassign(orgId: OrgId, contactId: string, tagId: string, em: EntityManager) {
     await query(
       em,
       sql`DELETE FROM contact_tag_assignments
@@ -139,7 +140,7 @@ export class ContactTagsRepository {
   }
 
   /** Tag names of lists, by list id (every list id present). */
-  async namesOfLists(orgId: string, listIds: string[]): Promise<Map<string, string[]>> {
+  async namesOfLists(orgId: OrgId, listIds: string[]): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(listIds.map((id) => [id, []]));
     if (!listIds.length) return out;
     const rows = await query<{ contact_list_id: string; name: string }>(
@@ -154,7 +155,7 @@ export class ContactTagsRepository {
   }
 
   /** Replaces a list's tags. */
-  async setListTags(orgId: string, listId: string, tagIds: string[], em: EntityManager) {
+  async setListTags(orgId: OrgId, listId: string, tagIds: string[], em: EntityManager) {
     await query(
       em,
       sql`DELETE FROM contact_list_tags lt USING contact_lists l

@@ -1,6 +1,7 @@
 // Tags of an organization (§5): names unique case-insensitively, created on first use.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { ConflictError, NotFoundError } from '../errors/domain-errors';
 import { ContactTag } from './contact-tag.entity';
@@ -24,30 +25,30 @@ function duplicateName(err: unknown): unknown {
 export class ContactTagsService {
   constructor(private readonly repo: ContactTagsRepository) {}
 
-  async list(orgId: string, page: PageRequest): Promise<Page<ContactTag>> {
+  async list(orgId: OrgId, page: PageRequest): Promise<Page<ContactTag>> {
     const [items, total] = await this.repo.page(orgId, page);
     return new Page(items, total, page);
   }
 
   /** Every tag, id and name only. */
-  all(orgId: string): Promise<{ id: string; name: string }[]> {
+  all(orgId: OrgId): Promise<{ id: string; name: string }[]> {
     return this.repo.all(orgId);
   }
 
-  async get(orgId: string, id: string, em?: EntityManager): Promise<ContactTag> {
+  async get(orgId: OrgId, id: string, em?: EntityManager): Promise<ContactTag> {
     const tag = await this.repo.get(orgId, id, em);
     if (!tag) throw new NotFoundError('Tag');
     return tag;
   }
 
-  async create(orgId: string, name: string): Promise<ContactTag> {
+  async create(orgId: OrgId, name: string): Promise<ContactTag> {
     const id = await this.repo.insert(orgId, name.trim()).catch((err: unknown) => {
       throw duplicateName(err);
     });
     return this.get(orgId, id);
   }
 
-  async rename(orgId: string, id: string, name: string): Promise<ContactTag> {
+  async rename(orgId: OrgId, id: string, name: string): Promise<ContactTag> {
     await this.get(orgId, id);
     const found = await this.repo.rename(orgId, id, name.trim()).catch((err: unknown) => {
       throw duplicateName(err);
@@ -57,12 +58,12 @@ export class ContactTagsService {
   }
 
   /** Removes the tag from every contact and list too. */
-  async delete(orgId: string, id: string): Promise<void> {
+  async delete(orgId: OrgId, id: string): Promise<void> {
     if (!(await this.repo.delete(orgId, id))) throw new NotFoundError('Tag');
   }
 
   /** The tags with these names, created when missing (existing spellings are kept). */
-  async ensure(em: EntityManager, orgId: string, names: string[]): Promise<ContactTag[]> {
+  async ensure(em: EntityManager, orgId: OrgId, names: string[]): Promise<ContactTag[]> {
     const unique = uniqueTagNames(names);
     if (!unique.length) return [];
     const lower = unique.map((n) => n.toLowerCase());
@@ -75,7 +76,7 @@ export class ContactTagsService {
   }
 
   /** Adds the named tags to a contact (idempotent). */
-  async assign(em: EntityManager, orgId: string, contactId: string, names: string[]) {
+  async assign(em: EntityManager, orgId: OrgId, contactId: string, names: string[]) {
     const tags = await this.ensure(em, orgId, names);
     const ids = tags.map((t) => t.id);
     await this.repo.assign(
@@ -87,18 +88,18 @@ export class ContactTagsService {
   }
 
   /** Removes one tag from a contact; 404 when the tag is not the organization's. */
-  async unassign(em: EntityManager, orgId: string, contactId: string, tagId: string) {
+  async unassign(em: EntityManager, orgId: OrgId, contactId: string, tagId: string) {
     await this.get(orgId, tagId, em);
     await this.repo.unassign(orgId, contactId, tagId, em);
   }
 
   /** Tag names of lists, for ListView. */
-  namesOfLists(orgId: string, listIds: string[]): Promise<Map<string, string[]>> {
+  namesOfLists(orgId: OrgId, listIds: string[]): Promise<Map<string, string[]>> {
     return this.repo.namesOfLists(orgId, listIds);
   }
 
   /** Replaces a list's tags with the named ones. */
-  async setListTags(em: EntityManager, orgId: string, listId: string, names: string[]) {
+  async setListTags(em: EntityManager, orgId: OrgId, listId: string, names: string[]) {
     const tags = await this.ensure(em, orgId, names);
     await this.repo.setListTags(
       orgId,

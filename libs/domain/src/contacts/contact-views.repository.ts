@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { selectList, toEntities, toListedEntities } from '../database/entity-rows';
 import { escapeLike, join, query, raw, sql, Sql } from '../database/sql';
 import { blindIndexCandidatesOf } from './blind-index';
@@ -56,7 +57,7 @@ export class ContactViewsRepository {
    * are looked up for the page's rows only. `count` is the same total on its own, needed only when
    * the page is empty (past the last page).
    */
-  listQueries(orgId: string, q: ContactListQuery): { page: Sql; count: Sql } {
+  listQueries(orgId: OrgId, q: ContactListQuery): { page: Sql; count: Sql } {
     const where = [sql`c.organization_id = ${orgId}::uuid`];
     const cond = [sql`cc.organization_id = ${orgId}::uuid`];
     if (q.status) {
@@ -100,7 +101,7 @@ export class ContactViewsRepository {
    * array of records per channel, in the loaders' order, null when the contact's channel_mask
    * lacks the channel (not looked up) or it has no record; its tag names as a JSON array.
    */
-  private embeddedColumns(orgId: string): Sql {
+  private embeddedColumns(orgId: OrgId): Sql {
     const pairs = (entity: ContactChannel | 'contact', alias: string) =>
       this.ds
         .getMetadata(entity === 'contact' ? Contact : CHANNEL_INFO[entity].entity)
@@ -130,7 +131,7 @@ export class ContactViewsRepository {
    * (toListedEntities).
    */
   async listPage(
-    orgId: string,
+    orgId: OrgId,
     q: ContactListQuery,
   ): Promise<{ views: ListedContactView[]; total: number }> {
     type PageRow = Record<string, unknown> & {
@@ -167,7 +168,7 @@ export class ContactViewsRepository {
   }
 
   /** Name fragment (one trigram index) or exact email / phone number (blind indexes, every key). */
-  private searchQuery(orgId: string, search: string): Sql {
+  private searchQuery(orgId: OrgId, search: string): Sql {
     // contact_search_text joins the three names with chr(1), which a fragment never contains, and
     // leaves out a display name stored encrypted (it carries an address).
     // eslint-disable-next-line no-control-regex
@@ -195,7 +196,7 @@ export class ContactViewsRepository {
 
   /** Contacts of the organization by id, in the order of `ids` (unknown ids are skipped). */
   async load(
-    orgId: string,
+    orgId: OrgId,
     ids: string[],
     opts: ContactLoadOptions = {},
     db: DataSource | EntityManager = this.ds,
@@ -216,7 +217,7 @@ export class ContactViewsRepository {
    * parallel outside a transaction), never one query per contact.
    */
   private async complete(
-    orgId: string,
+    orgId: OrgId,
     contacts: Contact[],
     opts: ContactLoadOptions = {},
     db: DataSource | EntityManager = this.ds,
@@ -321,7 +322,7 @@ export class ContactViewsRepository {
   }
 
   private channelRecords(
-    orgId: string,
+    orgId: OrgId,
     ids: string[],
     channel: ContactChannel,
     db: DataSource | EntityManager,

@@ -9,6 +9,7 @@ import {
 } from 'typeorm';
 
 import { encryptedColumn } from '../crypto/field-encryption';
+import type { OrgId } from '../common/org-id';
 
 const ENCRYPTED_VALUE = /^v1:[0-9a-f]{8}:[A-Za-z0-9+/]+=*$/;
 
@@ -36,7 +37,7 @@ export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 @Entity('contacts')
 export class Contact {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text', { nullable: true }) firstName: string | null;
   @Column('text', { nullable: true }) lastName: string | null;
   @Column('text', { nullable: true, transformer: displayNameColumn }) displayName: string | null;

@@ -1,7 +1,7 @@
 // The contact events (§10) and their payloads, emitted in the change's transaction through Events.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { Events } from '../events/events.service';
 import type { ContactPush } from './contact-channels.entity';
 import { contactPayload, ContactPayload } from './contact-payload';
@@ -26,31 +26,31 @@ export class ContactEvents {
    */
   async changed(
     em: EntityManager,
-    orgId: string,
+    orgId: OrgId,
     contactId: string,
     type: 'contact.created' | 'contact.updated',
   ): Promise<ContactView> {
     const [view] = await this.contacts.load(orgId, [contactId], LOAD_EVERYTHING, em);
     const data: ContactChangedData = { contact: contactPayload(view) };
-    await this.events.emit(em, asOrgId(orgId), [{ type, data }]);
+    await this.events.emit(em, orgId, [{ type, data }]);
     return view;
   }
 
-  deleted(em: EntityManager, orgId: string, contactId: string): Promise<void> {
-    return this.events.emit(em, asOrgId(orgId), [
+  deleted(em: EntityManager, orgId: OrgId, contactId: string): Promise<void> {
+    return this.events.emit(em, orgId, [
       { type: 'contact.deleted', data: { contact: { id: contactId } } },
     ]);
   }
 
-  unsubscribed(em: EntityManager, orgId: string, contactId: string, listId: string) {
-    return this.events.emit(em, asOrgId(orgId), [
+  unsubscribed(em: EntityManager, orgId: OrgId, contactId: string, listId: string) {
+    return this.events.emit(em, orgId, [
       { type: 'contact.unsubscribed', data: { contactId, contactListId: listId } },
     ]);
   }
 
   /** A push registration that was active became expired or inactive. */
-  pushTokenInvalidated(em: EntityManager, orgId: string, push: ContactPush): Promise<void> {
-    return this.events.emit(em, asOrgId(orgId), [
+  pushTokenInvalidated(em: EntityManager, orgId: OrgId, push: ContactPush): Promise<void> {
+    return this.events.emit(em, orgId, [
       {
         type: 'push.token_invalidated',
         data: {

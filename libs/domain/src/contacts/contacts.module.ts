@@ -16,6 +16,7 @@ import { ContactViewsRepository } from './contact-views.repository';
 import { ContactsBulkService } from './contacts-bulk.service';
 import { ContactsRepository } from './contacts.repository';
 import { ContactsService } from './contacts.service';
+import { KeyRotationSweeper } from './key-rotation.sweeper';
 
 const PROVIDERS = [
   ContactsRepository,
@@ -32,6 +33,7 @@ const PROVIDERS = [
   ContactEvents,
   ChannelFeedbackRepository,
   ChannelFeedbackService,
+  KeyRotationSweeper,
 ];
 
 @Module({

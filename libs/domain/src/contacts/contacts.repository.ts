@@ -118,7 +118,7 @@ export class ContactsRepository {
   }
 
   /** Changes the given fields of one contact (updatedAt moves). */
-  async update(orgId: string, id: string, changes: FieldChanges, em: EntityManager) {
+  async update(orgId: OrgId, id: string, changes: FieldChanges, em: EntityManager) {
     const set = (Object.keys(changes) as (keyof FieldChanges)[]).map((key) => {
       const value = changes[key];
       if (key === 'displayName') return sql`display_name = ${displayNameColumn.to(value)}`;
@@ -165,7 +165,7 @@ export class ContactsRepository {
    * lists → memberships, so the area's statements do not deadlock each other); answers the ids
    * found.
    */
-  async lock(orgId: string, ids: string[], mode: ContactLock, em: EntityManager) {
+  async lock(orgId: OrgId, ids: string[], mode: ContactLock, em: EntityManager) {
     const rows = await query<{ id: string }>(
       em,
       sql`SELECT id FROM contacts WHERE organization_id = ${orgId}::uuid AND id = ANY(${ids}::uuid[])
@@ -175,7 +175,7 @@ export class ContactsRepository {
   }
 
   /** Deletes one contact (its records, tags and memberships go by cascade). */
-  async delete(orgId: string, id: string, em: EntityManager): Promise<void> {
+  async delete(orgId: OrgId, id: string, em: EntityManager): Promise<void> {
     await query(
       em,
       sql`DELETE FROM contacts WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
@@ -207,7 +207,7 @@ export class ContactsRepository {
   }
 
   /** Whether one of these email blind indexes is the organization's already. */
-  async emailTaken(orgId: string, hashes: string[], em: EntityManager): Promise<boolean> {
+  async emailTaken(orgId: OrgId, hashes: string[], em: EntityManager): Promise<boolean> {
     const rows = await query(
       em,
       sql`SELECT 1 FROM contact_emails

@@ -84,7 +84,7 @@ export class ContactsService {
   ) {}
 
   /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
-  async list(orgId: string, input: ContactListQueryInput): Promise<Page<ListedContactView>> {
+  async list(orgId: OrgId, input: ContactListQueryInput): Promise<Page<ListedContactView>> {
     const q = normaliseContactListQuery(input);
     const { views, total } = await this.views.listPage(orgId, q);
     return new Page(
@@ -96,12 +96,12 @@ export class ContactsService {
   }
 
   /** Contacts by id with what `opts` asks for, in order (segments and lists reuse this). */
-  loadViews(orgId: string, ids: string[], opts: ContactLoadOptions): Promise<ContactView[]> {
+  loadViews(orgId: OrgId, ids: string[], opts: ContactLoadOptions): Promise<ContactView[]> {
     return this.views.load(orgId, ids, opts);
   }
 
   /** One contact with every optional array loaded. */
-  async get(orgId: string, id: string): Promise<ContactView> {
+  async get(orgId: OrgId, id: string): Promise<ContactView> {
     const [view] = await this.views.load(orgId, [id], LOAD_EVERYTHING);
     if (!view) throw new NotFoundError('Contact');
     return view;
@@ -143,7 +143,7 @@ export class ContactsService {
     return view;
   }
 
-  async update(orgId: string, id: string, input: ContactFields): Promise<ContactView> {
+  async update(orgId: OrgId, id: string, input: ContactFields): Promise<ContactView> {
     const changes: FieldChanges = {};
     for (const key of FIELD_KEYS) {
       if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
@@ -157,7 +157,7 @@ export class ContactsService {
   }
 
   /** Deletes the contact, its channel records, tags and memberships (subscriberCount adjusted). */
-  async delete(orgId: string, id: string): Promise<void> {
+  async delete(orgId: OrgId, id: string): Promise<void> {
     await inTransaction(this.ds, async (em) => {
       await this.lock(em, orgId, id, 'FOR UPDATE');
       await this.lists.removeContactIn(em, orgId, id);
@@ -169,12 +169,12 @@ export class ContactsService {
   }
 
   /** POST /contacts/{id}/tags: adds the named tags (created when missing). */
-  addTags(orgId: string, id: string, names: string[]): Promise<ContactView> {
+  addTags(orgId: OrgId, id: string, names: string[]): Promise<ContactView> {
     return this.change(orgId, id, 'FOR KEY SHARE', (em) => this.tags.assign(em, orgId, id, names));
   }
 
   /** DELETE /contacts/{id}/tags/{tagId}: removes one tag from the contact. */
-  removeTag(orgId: string, id: string, tagId: string): Promise<ContactView> {
+  removeTag(orgId: OrgId, id: string, tagId: string): Promise<ContactView> {
     return this.change(orgId, id, 'FOR KEY SHARE', (em) =>
       this.tags.unassign(em, orgId, id, tagId),
     );
@@ -182,7 +182,7 @@ export class ContactsService {
 
   /** A change of one contact: locked, changed, contact.updated emitted; the contact after it. */
   private async change(
-    orgId: string,
+    orgId: OrgId,
     id: string,
     mode: ContactLock,
     work: (em: EntityManager) => Promise<void>,
@@ -196,7 +196,7 @@ export class ContactsService {
     return view;
   }
 
-  private async lock(em: EntityManager, orgId: string, id: string, mode: ContactLock) {
+  private async lock(em: EntityManager, orgId: OrgId, id: string, mode: ContactLock) {
     if (!(await this.repo.lock(orgId, [id], mode, em)).length) throw new NotFoundError('Contact');
   }
 }

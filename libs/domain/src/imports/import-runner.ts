@@ -2,6 +2,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { access, rm } from 'node:fs/promises';
+import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ContactListsService } from '../contacts/contact-lists.service';
@@ -56,14 +57,13 @@ export class ImportRunner {
   }
 
   /**
-   * Runs the import if no live worker holds it. Returns false when another worker has it or it
-   * is not runnable (finished, cancelled, deleted).
+   * Runs the organization's import if no live worker holds it. Returns false when another worker
+   * has it or it is not runnable (finished, cancelled, deleted, another organization's).
    */
-  async run(importId: string): Promise<boolean> {
+  async run(orgId: OrgId, importId: string): Promise<boolean> {
     const lease = randomUUID();
-    const imp = await this.imports.claim(importId, lease, this.leaseSeconds);
+    const imp = await this.imports.claim(orgId, importId, lease, this.leaseSeconds);
     if (!imp) return false;
-    const orgId = imp.organizationId;
     const log = { importId, organizationId: orgId, attempt: imp.attempts };
     this.logger.log({ msg: 'import run started', ...log, resumeFromRow: imp.checkpointRow });
     let lost = false;

@@ -2,6 +2,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
+import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 
@@ -27,7 +28,7 @@ export class ImportStorage {
    * Creates the folders down to `leaf` (under imports/<org>) and makes sure each is 0700, also
    * when an earlier version created it with the process's default mode.
    */
-  private async ensureDir(orgId: string, leaf: string): Promise<string> {
+  private async ensureDir(orgId: OrgId, leaf: string): Promise<string> {
     const orgDir = join(this.root, orgId);
     const dir = join(orgDir, leaf);
     await mkdir(dir, { recursive: true, mode: IMPORT_DIR_MODE });
@@ -36,15 +37,15 @@ export class ImportStorage {
   }
 
   /** Where uploads are streamed before they become an import (same filesystem: a rename). */
-  incomingDir(orgId: string): Promise<string> {
+  incomingDir(orgId: OrgId): Promise<string> {
     return this.ensureDir(orgId, 'incoming');
   }
 
-  sourcePath(orgId: string, importId: string): string {
+  sourcePath(orgId: OrgId, importId: string): string {
     return `imports/${orgId}/${importId}/source.csv`;
   }
 
-  errorsPath(orgId: string, importId: string): string {
+  errorsPath(orgId: OrgId, importId: string): string {
     return `imports/${orgId}/${importId}/errors.csv`;
   }
 
@@ -55,20 +56,29 @@ export class ImportStorage {
     return abs;
   }
 
-  ensureImportDir(orgId: string, importId: string): Promise<string> {
+  ensureImportDir(orgId: OrgId, importId: string): Promise<string> {
     return this.ensureDir(orgId, importId);
   }
 
-  async removeSource(orgId: string, importId: string): Promise<void> {
+  async removeSource(orgId: OrgId, importId: string): Promise<void> {
     await rm(this.absolute(this.sourcePath(orgId, importId)), { force: true });
   }
 
-  async removeErrors(orgId: string, importId: string): Promise<void> {
+  async removeErrors(orgId: OrgId, importId: string): Promise<void> {
     await rm(this.absolute(this.errorsPath(orgId, importId)), { force: true });
   }
 
+  /**
+   * The files an ended import no longer needs: its source, or its whole folder when it has no
+   * errors file to keep.
+   */
+  async removeEnded(orgId: OrgId, importId: string, keepsErrors: boolean): Promise<void> {
+    if (keepsErrors) await this.removeSource(orgId, importId);
+    else await this.removeImport(orgId, importId);
+  }
+
   /** Removes the import's folder (source and errors files). */
-  async removeImport(orgId: string, importId: string): Promise<void> {
+  async removeImport(orgId: OrgId, importId: string): Promise<void> {
     await rm(join(this.root, orgId, importId), { recursive: true, force: true });
   }
 

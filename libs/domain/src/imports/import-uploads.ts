@@ -6,6 +6,7 @@ import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PayloadTooLargeError } from '../errors/domain-errors';
@@ -54,7 +55,7 @@ export class ImportUploads {
    * `file` (the partial file removed, the reservation released) once it passes 200 MB or the
    * organization's quota.
    */
-  async receive(orgId: string, source: Readable): Promise<ReceivedUpload> {
+  async receive(orgId: OrgId, source: Readable): Promise<ReceivedUpload> {
     const reservationId = randomUUID();
     const path = join(await this.storage.incomingDir(orgId), `${reservationId}.part`);
     const file = await open(path, 'wx', IMPORT_FILE_MODE);
@@ -86,7 +87,7 @@ export class ImportUploads {
   }
 
   /** Removes an upload that will not become an import, and its reservation. */
-  async discard(orgId: string, path: string, reservationId: string): Promise<void> {
+  async discard(orgId: OrgId, path: string, reservationId: string): Promise<void> {
     await rm(path, { force: true });
     await this.release(orgId, reservationId);
   }
@@ -95,7 +96,7 @@ export class ImportUploads {
    * Bytes of import files the organization holds: sources still on disk, errors files, and what
    * uploads under way have reserved.
    */
-  usage(orgId: string, em?: EntityManager, except?: string): Promise<number> {
+  usage(orgId: OrgId, em?: EntityManager, except?: string): Promise<number> {
     return this.repo.usage(orgId, em, except);
   }
 
@@ -105,7 +106,7 @@ export class ImportUploads {
    * a time (a transaction-scoped advisory lock), so concurrent uploads together never reserve
    * more than the quota.
    */
-  private reserve(orgId: string, reservationId: string, need: number): Promise<number> {
+  private reserve(orgId: OrgId, reservationId: string, need: number): Promise<number> {
     return this.ds.transaction(async (em) => {
       await this.repo.lockReservations(orgId, em);
       const used = await this.usage(orgId, em, reservationId);
@@ -127,7 +128,7 @@ export class ImportUploads {
    * Drops a reservation, in `em` when the upload becomes an import in the same transaction (its
    * bytes then count through the import's file size).
    */
-  async release(orgId: string, reservationId: string, em?: EntityManager): Promise<void> {
+  async release(orgId: OrgId, reservationId: string, em?: EntityManager): Promise<void> {
     if (em) {
       await this.repo.release(orgId, reservationId, em);
       return;
@@ -136,10 +137,5 @@ export class ImportUploads {
     await this.repo.release(orgId, reservationId).catch((err: Error) => {
       this.logger.warn({ msg: 'import upload reservation not released', err: err.message });
     });
-  }
-
-  /** Deletes reservations expired for an hour (their uploads died); returns how many. */
-  deleteExpired(): Promise<number> {
-    return this.repo.deleteExpiredReservations();
   }
 }

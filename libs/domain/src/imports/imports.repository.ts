@@ -2,6 +2,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { toEntities } from '../database/entity-rows';
 import { query, sql, Sql } from '../database/sql';
@@ -45,14 +46,6 @@ export interface BatchProgress {
   errorsFileBytes: number;
 }
 
-/** An import a worker should be running but is not seen running. */
-export interface StaleImport {
-  id: string;
-  organization_id: string;
-  status: ImportStatus;
-  job_id: string | null;
-}
-
 @Injectable()
 export class ImportsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -67,7 +60,7 @@ export class ImportsRepository {
   }
 
   /** Inserts an `uploaded` import (settings and counters at their defaults). */
-  async insert(orgId: string, i: NewImport, em: EntityManager): Promise<ContactImport> {
+  async insert(orgId: OrgId, i: NewImport, em: EntityManager): Promise<ContactImport> {
     const [row] = await this.imports(
       em,
       sql`INSERT INTO contact_imports
@@ -79,7 +72,7 @@ export class ImportsRepository {
     return row;
   }
 
-  async get(orgId: string, id: string, db: Db = this.ds): Promise<ContactImport | null> {
+  async get(orgId: OrgId, id: string, db: Db = this.ds): Promise<ContactImport | null> {
     const [row] = await this.imports(
       db,
       sql`SELECT * FROM contact_imports
@@ -89,7 +82,7 @@ export class ImportsRepository {
   }
 
   /** A page of the organization's started imports (drafts are not listed), newest first. */
-  async page(orgId: string, page: PageRequest): Promise<[ContactImport[], number]> {
+  async page(orgId: OrgId, page: PageRequest): Promise<[ContactImport[], number]> {
     const [items, [{ total }]] = await Promise.all([
       this.imports(
         this.ds,
@@ -107,7 +100,7 @@ export class ImportsRepository {
   }
 
   /** The import, locked for the rest of the transaction. */
-  async lock(orgId: string, id: string, em: EntityManager): Promise<ContactImport | null> {
+  async lock(orgId: OrgId, id: string, em: EntityManager): Promise<ContactImport | null> {
     const [row] = await this.imports(
       em,
       sql`SELECT * FROM contact_imports
@@ -118,7 +111,7 @@ export class ImportsRepository {
 
   /** uploaded → queued with the chosen settings. */
   async queue(
-    orgId: string,
+    orgId: OrgId,
     id: string,
     s: ImportSettings,
     em: EntityManager,
@@ -138,7 +131,7 @@ export class ImportsRepository {
   }
 
   /** queued or processing → cancelled; answers whether it was one of those. */
-  cancel(orgId: string, id: string): Promise<boolean> {
+  cancel(orgId: OrgId, id: string): Promise<boolean> {
     return this.changed(
       sql`UPDATE contact_imports
              SET status = 'cancelled', cancel_requested_at = now(), completed_at = now(),
@@ -149,30 +142,15 @@ export class ImportsRepository {
     );
   }
 
-  async delete(orgId: string, id: string, em: EntityManager): Promise<void> {
+  async delete(orgId: OrgId, id: string, em: EntityManager): Promise<void> {
     await query(
       em,
       sql`DELETE FROM contact_imports WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
     );
   }
 
-  /**
-   * Across organizations (the sweeper): queued or processing imports whose heartbeat and
-   * enqueueing are both older than `seconds`, oldest first.
-   */
-  stale(seconds: number, limit: number): Promise<StaleImport[]> {
-    return query(
-      this.ds,
-      sql`SELECT id, organization_id, status, job_id FROM contact_imports
-           WHERE status IN ('queued', 'processing')
-             AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => ${seconds}))
-             AND (enqueued_at IS NULL OR enqueued_at < now() - make_interval(secs => ${seconds}))
-           ORDER BY created_at LIMIT ${limit}`,
-    );
-  }
-
   /** The import's job is still waiting in the queue: seen now. */
-  async touchEnqueued(orgId: string, id: string): Promise<void> {
+  async touchEnqueued(orgId: OrgId, id: string): Promise<void> {
     await query(
       this.ds,
       sql`UPDATE contact_imports SET enqueued_at = now()
@@ -184,7 +162,7 @@ export class ImportsRepository {
    * Gives a stale import a new job id, unless another sweeper did within `seconds`; answers
    * whether this call did (and must enqueue it).
    */
-  requeue(orgId: string, id: string, jobId: string, seconds: number): Promise<boolean> {
+  requeue(orgId: OrgId, id: string, jobId: string, seconds: number): Promise<boolean> {
     return this.changed(
       sql`UPDATE contact_imports SET job_id = ${jobId}, enqueued_at = now()
            WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid
@@ -196,16 +174,22 @@ export class ImportsRepository {
 
   /**
    * Takes a queued or processing import for a run under `lease`, unless a live run holds it (a
-   * heartbeat within `seconds`). By id alone: a job carries nothing else.
+   * heartbeat within `seconds`).
    */
-  async claim(id: string, lease: string, seconds: number): Promise<ContactImport | null> {
+  async claim(
+    orgId: OrgId,
+    id: string,
+    lease: string,
+    seconds: number,
+  ): Promise<ContactImport | null> {
     const [row] = await this.imports(
       this.ds,
       sql`UPDATE contact_imports
              SET status = 'processing', lease_token = ${lease}::uuid, heartbeat_at = now(),
                  attempts = attempts + 1, started_at = coalesce(started_at, now()),
                  updated_at = now()
-           WHERE id = ${id}::uuid AND status IN ('queued', 'processing')
+           WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid
+             AND status IN ('queued', 'processing')
              AND (lease_token IS NULL OR heartbeat_at IS NULL
                   OR heartbeat_at < now() - make_interval(secs => ${seconds}))
           RETURNING *`,
@@ -214,7 +198,7 @@ export class ImportsRepository {
   }
 
   /** The run's heartbeat; answers whether the run still holds the import. */
-  heartbeat(orgId: string, id: string, lease: string): Promise<boolean> {
+  heartbeat(orgId: OrgId, id: string, lease: string): Promise<boolean> {
     return this.changed(
       sql`UPDATE contact_imports SET heartbeat_at = now()
            WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid
@@ -224,7 +208,7 @@ export class ImportsRepository {
   }
 
   /** Gives the lease up, so the next sweep enqueues the import again. */
-  async release(orgId: string, id: string, lease: string): Promise<void> {
+  async release(orgId: OrgId, id: string, lease: string): Promise<void> {
     await query(
       this.ds,
       sql`UPDATE contact_imports SET lease_token = NULL, heartbeat_at = NULL, enqueued_at = NULL
@@ -234,7 +218,7 @@ export class ImportsRepository {
   }
 
   /** Sets fields of an import the run still holds and that is still processing. */
-  private whileRunning(orgId: string, id: string, lease: string, set: Sql): Promise<boolean> {
+  private whileRunning(orgId: OrgId, id: string, lease: string, set: Sql): Promise<boolean> {
     return this.changed(
       sql`UPDATE contact_imports SET ${set}, updated_at = now()
            WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid
@@ -244,12 +228,12 @@ export class ImportsRepository {
   }
 
   /** The running count of the first read; answers whether the run still holds the import. */
-  counting(orgId: string, id: string, lease: string, rows: number): Promise<boolean> {
+  counting(orgId: OrgId, id: string, lease: string, rows: number): Promise<boolean> {
     return this.whileRunning(orgId, id, lease, sql`total_rows = ${rows}, heartbeat_at = now()`);
   }
 
   /** The first read is done: `rows` data rows. */
-  counted(orgId: string, id: string, lease: string, rows: number): Promise<boolean> {
+  counted(orgId: OrgId, id: string, lease: string, rows: number): Promise<boolean> {
     return this.whileRunning(
       orgId,
       id,
@@ -260,7 +244,7 @@ export class ImportsRepository {
 
   /** The first read found invalid rows with partial uploads off: failed, nothing written. */
   failedCount(
-    orgId: string,
+    orgId: OrgId,
     id: string,
     lease: string,
     r: { rows: number; invalid: number; errorsPath: string; errorsBytes: number; reason: string },
@@ -277,7 +261,7 @@ export class ImportsRepository {
   }
 
   /** The list the run writes memberships to. */
-  setList(orgId: string, id: string, lease: string, listId: string): Promise<boolean> {
+  setList(orgId: OrgId, id: string, lease: string, listId: string): Promise<boolean> {
     return this.whileRunning(orgId, id, lease, sql`list_id = ${listId}::uuid`);
   }
 
@@ -296,7 +280,7 @@ export class ImportsRepository {
    * running, holds it until it commits); answers what the batch checks before it goes on.
    */
   async lockForBatch(
-    orgId: string,
+    orgId: OrgId,
     id: string,
     em: EntityManager,
   ): Promise<{ status: ImportStatus; lease_token: string | null; checkpoint_row: number } | null> {
@@ -313,7 +297,7 @@ export class ImportsRepository {
   }
 
   /** Moves the counters and the checkpoint by one batch, in the batch's transaction. */
-  async recordBatch(orgId: string, id: string, b: BatchProgress, em: EntityManager) {
+  async recordBatch(orgId: OrgId, id: string, b: BatchProgress, em: EntityManager) {
     await query(
       em,
       sql`UPDATE contact_imports
@@ -332,7 +316,7 @@ export class ImportsRepository {
   }
 
   /** The end of a run: completed, with errors or not; answers the status, null if not held. */
-  async finish(orgId: string, id: string, lease: string): Promise<ImportStatus | null> {
+  async finish(orgId: OrgId, id: string, lease: string): Promise<ImportStatus | null> {
     const [row] = await query<{ status: ImportStatus }>(
       this.ds,
       sql`UPDATE contact_imports
@@ -349,7 +333,7 @@ export class ImportsRepository {
   }
 
   /** The import cannot succeed: failed with `reason`; answers whether the run still held it. */
-  fail(orgId: string, id: string, lease: string, reason: string): Promise<boolean> {
+  fail(orgId: OrgId, id: string, lease: string, reason: string): Promise<boolean> {
     return this.whileRunning(
       orgId,
       id,

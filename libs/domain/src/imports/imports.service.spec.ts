@@ -1,14 +1,14 @@
 // The imports service's rules with fake repositories: start (consent, state, defaults, the job
-// queued after the commit), cancel, delete, reads, and the sweeper's re-enqueue.
+// queued after the commit), cancel, delete, reads.
 import { Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import type { DataSource, EntityManager } from 'typeorm';
 import { asOrgId } from '../common/org-id';
-import type { AppConfig } from '../config/app-config';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import type { RunImportJob } from '../queues/jobs';
 import type { ContactImport, ImportStatus } from './contact-import.entity';
 import type { ImportFiles } from './import-files';
+import { ImportJobs } from './import-jobs';
 import type { ImportStorage } from './import-storage';
 import type { ImportUploads } from './import-uploads';
 import type { ImportsRepository } from './imports.repository';
@@ -30,16 +30,12 @@ function setup(status: ImportStatus | null = 'uploaded', opts: { queueDown?: boo
     delete: jest.fn(async () => {
       log.push('delete row');
     }),
-    stale: jest.fn(async () => [] as unknown[]),
-    touchEnqueued: jest.fn(async () => undefined),
-    requeue: jest.fn(async () => true),
   };
   const queue = {
     add: jest.fn(async () => {
       log.push('enqueue');
       if (opts.queueDown) throw new Error('redis is down');
     }),
-    getJob: jest.fn(async (_jobId: string): Promise<unknown> => null),
   };
   const storage = {
     removeImport: jest.fn(async () => {
@@ -57,11 +53,10 @@ function setup(status: ImportStatus | null = 'uploaded', opts: { queueDown?: boo
   const service = new ImportsService(
     ds,
     repo as unknown as ImportsRepository,
-    queue as unknown as Queue<RunImportJob>,
+    new ImportJobs(queue as unknown as Queue<RunImportJob>),
     storage as unknown as ImportStorage,
     {} as ImportUploads,
     files as unknown as ImportFiles,
-    { imports: { leaseSeconds: 30 } } as AppConfig,
   );
   return { service, repo, queue, storage, files, log };
 }
@@ -71,7 +66,7 @@ const START: StartImportInput = {
   consentConfirmed: true,
 };
 
-// The service logs a failed enqueue and each re-enqueue; the assertions here cover them.
+// The service logs a failed enqueue; the assertions here cover it.
 beforeAll(() => Logger.overrideLogger(false));
 
 describe('ImportsService', () => {
@@ -142,7 +137,7 @@ describe('ImportsService', () => {
         RunImportJob,
         { jobId: string },
       ];
-      expect(data).toEqual({ importId: ID });
+      expect(data).toEqual({ importId: ID, organizationId: ORG });
       expect(jobOpts.jobId).toBe(settings.jobId);
     });
 
@@ -194,21 +189,5 @@ describe('ImportsService', () => {
     await expect(setup('completed').service.errorsFile(ORG, ID)).rejects.toThrow(
       'Errors file not found',
     );
-  });
-
-  it('sweep: a queued import whose job still waits is left queued; a lost one is enqueued again', async () => {
-    const s = setup();
-    s.repo.stale.mockResolvedValue([
-      { id: 'waiting', organization_id: ORG, status: 'queued', job_id: 'job-w' },
-      { id: 'lost', organization_id: ORG, status: 'processing', job_id: 'job-l' },
-    ]);
-    s.queue.getJob.mockImplementation(async (jobId: string) =>
-      jobId === 'job-w' ? { getState: async () => 'waiting' } : null,
-    );
-    expect(await s.service.sweep()).toEqual(['lost']);
-    expect(s.repo.touchEnqueued).toHaveBeenCalledWith(ORG, 'waiting');
-    expect(s.repo.requeue).toHaveBeenCalledTimes(1);
-    expect(s.repo.requeue.mock.calls[0]).toEqual([ORG, 'lost', expect.any(String), 30]);
-    expect(s.queue.add).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,21 +1,17 @@
-// Contact imports as the API and the CLI see them (§7), and the sweeper that re-enqueues lost work.
-import { InjectQueue } from '@nestjs/bull';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+// Contact imports as the API and the CLI see them (§7).
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Queue } from 'bull';
 import { randomUUID } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
 import { access, rename, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { uniqueTagNames } from '../contacts/contact-tags.service';
 import { inTransaction } from '../database/transaction';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
-import { JOBS, QUEUES, RunImportJob } from '../queues/jobs';
 import {
   ContactImport,
   DuplicateHandling,
@@ -26,6 +22,7 @@ import {
 import { inspectCsv } from './csv-file';
 import { compileMappings, suggestMappings } from './import-fields';
 import { ImportFiles } from './import-files';
+import { ImportJobs } from './import-jobs';
 import { IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
 import { fileTooLarge, ImportUploads, ReceivedUpload } from './import-uploads';
 import { ImportsRepository } from './imports.repository';
@@ -67,20 +64,14 @@ function displayFileName(name: string): string {
 
 @Injectable()
 export class ImportsService {
-  private readonly logger = new Logger(ImportsService.name);
-  private readonly leaseSeconds: number;
-
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly repo: ImportsRepository,
-    @InjectQueue(QUEUES.imports) private readonly queue: Queue<RunImportJob>,
+    private readonly jobs: ImportJobs,
     private readonly storage: ImportStorage,
     private readonly uploads: ImportUploads,
     private readonly files: ImportFiles,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.leaseSeconds = config.imports.leaseSeconds;
-  }
+  ) {}
 
   /**
    * Turns an uploaded file into an `uploaded` import: checks it is a CSV this service can read
@@ -88,7 +79,7 @@ export class ImportsService {
    * reservation becomes the import's file size in the same transaction.
    */
   async createFromUpload(
-    orgId: string,
+    orgId: OrgId,
     file: UploadedFile,
   ): Promise<{ import: ContactImport; preview: ImportPreview }> {
     const id = randomUUID();
@@ -132,7 +123,7 @@ export class ImportsService {
   }
 
   /** The CLI's upload: a local file streamed in like an HTTP upload (same quota), then the same path. */
-  async createFromLocalFile(orgId: string, path: string) {
+  async createFromLocalFile(orgId: OrgId, path: string) {
     try {
       await access(path, constants.R_OK);
     } catch {
@@ -142,20 +133,20 @@ export class ImportsService {
     return this.createFromUpload(orgId, { ...received, originalName: basename(path) });
   }
 
-  async get(orgId: string, id: string): Promise<ContactImport> {
+  async get(orgId: OrgId, id: string): Promise<ContactImport> {
     const found = await this.repo.get(orgId, id);
     if (!found) throw new NotFoundError('Import');
     return found;
   }
 
   /** Newest first; uploaded drafts are not listed (spec). */
-  async list(orgId: string, page: PageRequest): Promise<Page<ContactImport>> {
+  async list(orgId: OrgId, page: PageRequest): Promise<Page<ContactImport>> {
     const [items, total] = await this.repo.page(orgId, page);
     return new Page(items, total, page);
   }
 
   /** uploaded → queued with the chosen settings; the row is committed before the job is queued. */
-  async start(orgId: string, id: string, input: StartImportInput): Promise<ContactImport> {
+  async start(orgId: OrgId, id: string, input: StartImportInput): Promise<ContactImport> {
     if (input.consentConfirmed !== true) {
       throw ValidationFailedError.field(
         'consentConfirmed',
@@ -188,7 +179,7 @@ export class ImportsService {
         em,
       );
     });
-    await this.enqueue(id, jobId);
+    await this.jobs.enqueue(orgId, id, jobId);
     return queued;
   }
 
@@ -196,7 +187,7 @@ export class ImportsService {
    * queued or processing → cancelled. The worker notices at its next batch (its transaction sees
    * the status under the row lock) and commits nothing more; batches already committed stay.
    */
-  async cancel(orgId: string, id: string): Promise<ContactImport> {
+  async cancel(orgId: OrgId, id: string): Promise<ContactImport> {
     if (!(await this.repo.cancel(orgId, id))) {
       const imp = await this.get(orgId, id);
       throw new ConflictError(
@@ -213,7 +204,7 @@ export class ImportsService {
    * The files go first, under the row's lock: a crash in between leaves a row to delete again,
    * never files no row points to.
    */
-  async delete(orgId: string, id: string): Promise<void> {
+  async delete(orgId: OrgId, id: string): Promise<void> {
     const deletable: ImportStatus[] = ['uploaded', ...FINISHED_IMPORT_STATUSES];
     await inTransaction(this.ds, async (em) => {
       const imp = await this.repo.lock(orgId, id, em);
@@ -226,7 +217,7 @@ export class ImportsService {
   }
 
   /** The committed part of the errors file (a running import's file grows batch by batch). */
-  async errorsFile(orgId: string, id: string): Promise<ErrorsFile> {
+  async errorsFile(orgId: OrgId, id: string): Promise<ErrorsFile> {
     const imp = await this.get(orgId, id);
     if (!imp.errorsFilePath || imp.errorsFileBytes <= 0) throw new NotFoundError('Errors file');
     const path = this.storage.absolute(imp.errorsFilePath);
@@ -241,54 +232,5 @@ export class ImportsService {
       fileName: `${base}-errors.csv`,
       bytes: imp.errorsFileBytes,
     };
-  }
-
-  private async enqueue(importId: string, jobId: string): Promise<void> {
-    try {
-      await this.queue.add(
-        JOBS.runImport.name,
-        { importId },
-        { jobId, attempts: 1, removeOnComplete: true, removeOnFail: 100 },
-      );
-    } catch (err) {
-      // Durable first: the row is committed; the sweeper enqueues it again.
-      this.logger.warn({ msg: 'import enqueue failed', importId, err: (err as Error).message });
-    }
-  }
-
-  /**
-   * Re-enqueues imports a worker should be running but is not: queued ones whose job is gone
-   * (Redis flushed) and processing ones whose worker stopped heart-beating (killed). Safe to run
-   * from every worker at once: the conditional update lets one of them enqueue, and a second job
-   * for the same import only finds the lease held.
-   */
-  async sweep(): Promise<string[]> {
-    const stale = await this.repo.stale(this.leaseSeconds, 100);
-    const enqueued: string[] = [];
-    for (const row of stale) {
-      if (row.status === 'queued' && row.job_id && (await this.jobPending(row.job_id))) {
-        // Waiting behind other imports, not lost.
-        await this.repo.touchEnqueued(row.organization_id, row.id);
-        continue;
-      }
-      const jobId = `${row.id}:${Date.now()}`;
-      if (!(await this.repo.requeue(row.organization_id, row.id, jobId, this.leaseSeconds)))
-        continue;
-      this.logger.log({ msg: 'import re-enqueued', importId: row.id, status: row.status });
-      await this.enqueue(row.id, jobId);
-      enqueued.push(row.id);
-    }
-    return enqueued;
-  }
-
-  private async jobPending(jobId: string): Promise<boolean> {
-    try {
-      const job = await this.queue.getJob(jobId);
-      if (!job) return false;
-      const state = await job.getState();
-      return state === 'waiting' || state === 'delayed' || state === 'paused';
-    } catch {
-      return false;
-    }
   }
 }

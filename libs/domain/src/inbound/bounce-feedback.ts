@@ -13,7 +13,7 @@ import type {
   ReportedAttempt,
 } from '../messaging/message-attempts';
 import { MessageAttemptsService } from '../messaging/message-attempts.service';
-import type { InboundOutcome } from './inbound-message.repository';
+import type { InboundOutcome } from './inbound-message.sweeper';
 import type { DsnRecipient } from './mail-report';
 
 /** What one per-recipient report means: a bounce (hard or soft), a deferral, or nothing to record. */

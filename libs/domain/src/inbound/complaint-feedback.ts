@@ -4,12 +4,11 @@
 // event follows the commit.
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { asOrgId } from '../common/org-id';
 import { ContactEmailService } from '../contacts/contact-email.service';
 import { Events } from '../events/events.service';
 import type { FeedbackMessage, FeedbackRecipient } from '../messaging/message-attempts';
 import { UnsubscribeService } from '../unsubscribe/unsubscribe.service';
-import type { InboundOutcome } from './inbound-message.repository';
+import type { InboundOutcome } from './inbound-message.sweeper';
 import type { FeedbackFields } from './mail-report';
 
 /** Feedback types that are a recipient's complaint; the others (`not-spam`, …) are dropped. */
@@ -44,7 +43,7 @@ export class ComplaintFeedback {
     const lists = contactId
       ? await this.unsubscribes.unsubscribeEverywhere(em, org, contactId, at)
       : [];
-    await this.events.emit(em, asOrgId(org), [
+    await this.events.emit(em, org, [
       {
         type: 'email.complained',
         data: {

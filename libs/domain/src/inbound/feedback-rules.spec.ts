@@ -1,3 +1,4 @@
+import { asOrgId } from '../common/org-id';
 import { VerpTokens } from '../sending-domains/verp';
 import { UnsubscribeTokens } from '../unsubscribe/unsubscribe-token';
 import { dsnOutcome } from './bounce-feedback';
@@ -12,6 +13,8 @@ import { combinedOutcome, inboundRetryDelayMs } from './inbound.service';
 import type { DsnRecipient, FeedbackFields, OriginalMessage } from './mail-report';
 import type { FeedbackMessage } from '../messaging/message-attempts';
 
+const O1 = asOrgId('00000000-0000-4000-8000-0000000000f1');
+const O2 = asOrgId('00000000-0000-4000-8000-0000000000f2');
 const TOKEN = '01jdx3r2f8k7q0m9v4t6z5y8ab0123456789abcdef0123';
 
 describe('dsnOutcome', () => {
@@ -168,13 +171,13 @@ describe('combinedOutcome', () => {
       combinedOutcome(
         [
           { outcome: 'unmatched', organizationId: null },
-          { outcome: 'bounced', organizationId: 'o1' },
-          { outcome: 'bounced', organizationId: 'o2' },
-          { outcome: 'complained', organizationId: 'o1' },
+          { outcome: 'bounced', organizationId: O1 },
+          { outcome: 'bounced', organizationId: O2 },
+          { outcome: 'complained', organizationId: O1 },
         ],
         true,
       ),
-    ).toEqual({ outcome: 'bounced,complained', organizationId: 'o1' });
+    ).toEqual({ outcome: 'bounced,complained', organizationId: O1 });
   });
 });
 

@@ -10,6 +10,7 @@ import { BounceFeedback } from './bounce-feedback';
 import { ComplaintFeedback } from './complaint-feedback';
 import { InboundIntake } from './inbound-intake';
 import { InboundMessageRepository } from './inbound-message.repository';
+import { InboundMessageSweeper } from './inbound-message.sweeper';
 import { InboundService } from './inbound.service';
 import { ReturnPath } from './return-path';
 
@@ -17,6 +18,7 @@ import { ReturnPath } from './return-path';
   imports: [UnsubscribeModule, MessagingModule, SendingDomainsModule, ContactsModule, EventsModule],
   providers: [
     InboundMessageRepository,
+    InboundMessageSweeper,
     ReturnPath,
     InboundIntake,
     BounceFeedback,

@@ -18,10 +18,10 @@ import type { UnsubscribeService, UnsubscribeTarget } from '../unsubscribe/unsub
 import { BounceFeedback } from './bounce-feedback';
 import { ComplaintFeedback } from './complaint-feedback';
 import type {
-  InboundMessageRepository,
+  InboundMessageSweeper,
   InboundOutcome,
   LeasedInboundMessage,
-} from './inbound-message.repository';
+} from './inbound-message.sweeper';
 import { InboundService } from './inbound.service';
 
 const ORG = asOrgId('6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f');
@@ -135,7 +135,7 @@ function setup(opts: { contactAddresses?: string[]; finished?: boolean; failing?
   const attemptsService = messages as unknown as MessageAttemptsService;
   const service = new InboundService(
     ds as unknown as DataSource,
-    inbound as unknown as InboundMessageRepository,
+    inbound as unknown as InboundMessageSweeper,
     attemptsService,
     contactEmails as unknown as ContactEmailService,
     verp,

@@ -29,10 +29,10 @@ import {
 } from './feedback-rules';
 import { parseInboundAddress } from './inbound-address';
 import {
-  InboundMessageRepository,
+  InboundMessageSweeper,
   InboundOutcome,
   LeasedInboundMessage,
-} from './inbound-message.repository';
+} from './inbound-message.sweeper';
 import { MailReport, readMailReport } from './mail-report';
 
 /** A worker holds a leased message this long before another may take it. */
@@ -72,7 +72,7 @@ export class InboundService {
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    private readonly inbound: InboundMessageRepository,
+    private readonly inbound: InboundMessageSweeper,
     private readonly messages: MessageAttemptsService,
     private readonly contactEmails: ContactEmailService,
     private readonly verp: VerpTokens,
@@ -166,7 +166,10 @@ export class InboundService {
         if (e.kind === 'unsubscribe') {
           const done = await this.unsubscribes.apply(em, e.target, 'mailto', at);
           if (done.first) unsubscribed.push(e.target);
-          outcomes.push({ outcome: 'unsubscribed', organizationId: e.target.organizationId });
+          outcomes.push({
+            outcome: 'unsubscribed',
+            organizationId: e.target.organizationId,
+          });
         } else if (report.kind === 'delivery-status') {
           const dsn = dsnReportFor(report.recipients, e.recipient.email);
           outcomes.push(

@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { CHANNEL_RECORDS, UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
 import type { PushPlatform } from '../contacts/contact-channels.entity';
 import type { ProviderChannel } from '../channels/provider-adapter';
+import type { OrgId } from '../common/org-id';
 import { blindIndexCandidatesOf } from '../contacts/blind-index';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, raw, sql, Sql } from '../database/sql';
@@ -47,12 +48,12 @@ export class ChannelAddresses {
    * may, else (none may) the primary or oldest; null when it has none of the channel.
    */
   bestOf(
-    organizationId: string,
+    orgId: OrgId,
     channel: ProviderChannel,
     contactId: string,
   ): Promise<ChannelAddress | null> {
     return this.first(
-      organizationId,
+      orgId,
       channel,
       sql`contact_id = ${contactId}::uuid`,
       (refused) => sql`NOT ${refused} DESC, is_primary DESC, created_at, id`,
@@ -61,13 +62,13 @@ export class ChannelAddresses {
 
   /** The organization's record holding this address (one that refuses sending first), or null. */
   byAddress(
-    organizationId: string,
+    orgId: OrgId,
     channel: ProviderChannel,
     address: string,
   ): Promise<ChannelAddress | null> {
     const hashes = blindIndexCandidatesOf(CHANNEL_RECORDS[channel].kind, address);
     return this.first(
-      organizationId,
+      orgId,
       channel,
       sql`hash = ANY(${hashes}::text[])`,
       (refused) => sql`${refused} DESC`,
@@ -76,7 +77,7 @@ export class ChannelAddresses {
 
   /** The first of the organization's records of the channel that match, in the order given. */
   private async first(
-    organizationId: string,
+    orgId: OrgId,
     channel: ProviderChannel,
     where: Sql,
     order: (refused: Sql) => Sql,
@@ -85,7 +86,7 @@ export class ChannelAddresses {
     const rows = await query<Row>(
       this.ds,
       sql`SELECT address, status, is_primary, platform FROM (${sourceOf(channel)}) r
-           WHERE organization_id = ${organizationId}::uuid AND ${where}
+           WHERE organization_id = ${orgId}::uuid AND ${where}
            ORDER BY ${order(refused)}
            LIMIT 1`,
     );

@@ -15,10 +15,10 @@ import type { ProviderRegistry } from '../channels/provider-registry';
 import type { TelegramLinkTokens } from '../channels/telegram-link-token';
 import { Clock } from '../common/clock';
 import { asOrgId } from '../common/org-id';
+import type { ChannelFeedbackService } from '../contacts/channel-feedback.service';
 import { ForbiddenError, NotFoundError } from '../errors/domain-errors';
 import type { Events } from '../events/events.service';
 import { ChannelCallbackService, consentKeyword } from './channel-callback.service';
-import type { ChannelRecordsRepository } from './channel-records.repository';
 import type { EngagementStore } from './engagement/engagement.store';
 import type { MessageService } from './message.service';
 
@@ -93,8 +93,8 @@ function setup(
     linkTelegramChat: jest.fn(count('linkTelegramChat')),
   };
   const engagement = {
-    record: jest.fn(async (e: unknown) => {
-      calls.push(['engagement', e]);
+    record: jest.fn(async (org: string, e: unknown) => {
+      calls.push(['engagement', org, e]);
     }),
   };
   const linkTokens = {
@@ -108,7 +108,7 @@ function setup(
     accounts as unknown as ProviderAccounts,
     registry as unknown as ProviderRegistry,
     messages as unknown as MessageService,
-    records as unknown as ChannelRecordsRepository,
+    records as unknown as ChannelFeedbackService,
     engagement as unknown as EngagementStore,
     linkTokens as unknown as TelegramLinkTokens,
     events as unknown as Events,
@@ -199,7 +199,8 @@ describe('ChannelCallbackService.receive: statuses', () => {
     });
     expect(calls).toContainEqual([
       'engagement',
-      { organizationId: ORG, messageId: 'm1', recipientIndex: 2, type: 'opened', occurredAt: NOW },
+      ORG,
+      { messageId: 'm1', recipientIndex: 2, type: 'opened', occurredAt: NOW },
     ]);
   });
 

@@ -20,7 +20,7 @@ import { telegramStartPayload } from '../channels/providers/telegram-bot.adapter
 import { TelegramLinkTokens } from '../channels/telegram-link-token';
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
-import { asOrgId, OrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { ChannelFeedbackService } from '../contacts/channel-feedback.service';
 import { normalisePhone } from '../contacts/phone-number';
 import { inTransaction } from '../database/transaction';
@@ -78,7 +78,7 @@ export class ChannelCallbackService {
       if (update.status === 'read') {
         const { messageId, recipientIdx: recipientIndex } = done;
         await this.engagement
-          .record({ organizationId, messageId, recipientIndex, type: 'opened', occurredAt: at })
+          .record(organizationId, { messageId, recipientIndex, type: 'opened', occurredAt: at })
           .catch((err: Error) =>
             this.logger.warn({ msg: 'read receipt not recorded as engagement', err: err.message }),
           );
@@ -116,7 +116,7 @@ export class ChannelCallbackService {
     );
     if (!adapter) throw new NotFoundError('Channel provider');
     // The organization of the account row the callback's URL names.
-    return { organizationId: asOrgId(organizationId), account: sending.account, adapter };
+    return { organizationId, account: sending.account, adapter };
   }
 
   /** What a contact did towards our number or bot, by channel. */

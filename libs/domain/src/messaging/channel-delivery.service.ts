@@ -4,7 +4,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addressIndexKind, UNSENDABLE_RECORD_STATUSES } from '../channels/channel-message';
-import { asOrgId } from '../common/org-id';
 import { blindIndexOf } from '../contacts/blind-index';
 import { ChannelProviderService } from '../channels/channel-provider.service';
 import { ProviderAccounts } from '../channels/provider-accounts';
@@ -80,7 +79,7 @@ export class ChannelDeliveryService {
       });
     }
     const sending = message.providerId
-      ? await this.accounts.forSending(asOrgId(message.organizationId), message.providerId)
+      ? await this.accounts.forSending(message.organizationId, message.providerId)
       : null;
     const adapter =
       sending && this.registry.adapterFor(sending.record.channel, sending.record.provider);
@@ -107,7 +106,7 @@ export class ChannelDeliveryService {
     const healthy = sending.record.status === 'active' && !sending.record.consecutiveAuthFailures;
     if (outcome.kind === 'unauthorized' || !healthy) {
       await this.providers
-        .recordOutcome(asOrgId(message.organizationId), sending.record.id, outcome)
+        .recordOutcome(message.organizationId, sending.record.id, outcome)
         .catch((err: Error) =>
           this.logger.warn({ msg: 'provider health not recorded', err: err.message }),
         );

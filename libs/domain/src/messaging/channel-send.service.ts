@@ -4,7 +4,7 @@
 // then its delivery queued. Consent is the worker's to check, at the moment of sending.
 import { Injectable } from '@nestjs/common';
 import type { ChannelContent } from '../channels/channel-message';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import type { PushPlatform } from '../contacts/contact-channels.entity';
 import { ProviderAccounts } from '../channels/provider-accounts';
 import type {
@@ -81,7 +81,7 @@ export class ChannelSendService {
   ) {}
 
   async sendSms(
-    organizationId: string,
+    organizationId: OrgId,
     input: SendSmsInput,
     source: MessageSource = 'api',
   ): Promise<ChannelSendResult> {
@@ -89,7 +89,7 @@ export class ChannelSendService {
       field: 'phoneNumber',
       value: input.to.phoneNumber,
     });
-    const account = await this.accounts.choose(asOrgId(organizationId), 'sms', input.providerId);
+    const account = await this.accounts.choose(organizationId, 'sms', input.providerId);
     const settings = account.settings as { from?: string; messagingServiceSid?: string };
     return this.commit(organizationId, source, {
       channel: 'sms',
@@ -108,7 +108,7 @@ export class ChannelSendService {
    * 24-hour customer-service window, the template outside it).
    */
   async sendWhatsapp(
-    organizationId: string,
+    organizationId: OrgId,
     input: SendWhatsappInput,
     source: MessageSource = 'api',
   ): Promise<ChannelSendResult> {
@@ -119,11 +119,7 @@ export class ChannelSendService {
       field: 'phoneNumber',
       value: input.to.phoneNumber,
     });
-    const account = await this.accounts.choose(
-      asOrgId(organizationId),
-      'whatsapp',
-      input.providerId,
-    );
+    const account = await this.accounts.choose(organizationId, 'whatsapp', input.providerId);
     const settings = account.settings as { phoneNumberId?: string };
     return this.commit(organizationId, source, {
       channel: 'whatsapp',
@@ -139,7 +135,7 @@ export class ChannelSendService {
 
   /** A Telegram message to a chat that opened the bot's deep link (a contact's) or a chat id. */
   async sendTelegram(
-    organizationId: string,
+    organizationId: OrgId,
     input: SendTelegramInput,
     source: MessageSource = 'api',
   ): Promise<ChannelSendResult> {
@@ -147,11 +143,7 @@ export class ChannelSendService {
       field: 'chatId',
       value: input.to.chatId,
     });
-    const account = await this.accounts.choose(
-      asOrgId(organizationId),
-      'telegram',
-      input.providerId,
-    );
+    const account = await this.accounts.choose(organizationId, 'telegram', input.providerId);
     const settings = account.settings as { botUsername?: string };
     return this.commit(organizationId, source, {
       channel: 'telegram',
@@ -167,7 +159,7 @@ export class ChannelSendService {
 
   /** An iMessage to a contact's Apple ID (an e-mail address or a phone number) or a raw one. */
   async sendImessage(
-    organizationId: string,
+    organizationId: OrgId,
     input: SendImessageInput,
     source: MessageSource = 'api',
   ): Promise<ChannelSendResult> {
@@ -175,11 +167,7 @@ export class ChannelSendService {
       field: 'appleId',
       value: input.to.appleId,
     });
-    const account = await this.accounts.choose(
-      asOrgId(organizationId),
-      'imessage',
-      input.providerId,
-    );
+    const account = await this.accounts.choose(organizationId, 'imessage', input.providerId);
     return this.commit(organizationId, source, {
       channel: 'imessage',
       providerId: account.id,
@@ -193,7 +181,7 @@ export class ChannelSendService {
   }
 
   async sendPush(
-    organizationId: string,
+    organizationId: OrgId,
     input: SendPushInput,
     source: MessageSource = 'api',
   ): Promise<ChannelSendResult> {
@@ -220,12 +208,7 @@ export class ChannelSendService {
     }
     // A raw token's platform was given or known above; a contact's record always holds one.
     const platform: PushPlatform = input.to.platform ?? record.platform!;
-    const account = await this.accounts.choose(
-      asOrgId(organizationId),
-      'push',
-      input.providerId,
-      platform,
-    );
+    const account = await this.accounts.choose(organizationId, 'push', input.providerId, platform);
     return this.commit(organizationId, source, {
       channel: 'push',
       providerId: account.id,
@@ -242,7 +225,7 @@ export class ChannelSendService {
    * checked in the channel's format (422 naming `to.<field>`). Exactly one of the two.
    */
   private async addressOf(
-    organizationId: string,
+    organizationId: OrgId,
     channel: Exclude<ProviderChannel, 'push'>,
     input: ChannelSendCommon & { to: { contactId?: string } },
     given: { field: string; value: string | undefined },
@@ -265,7 +248,7 @@ export class ChannelSendService {
   }
 
   /** A campaign or contact named by the client must be the organization's own (else 404). */
-  private async checkReferences(organizationId: string, campaignId?: string, contactId?: string) {
+  private async checkReferences(organizationId: OrgId, campaignId?: string, contactId?: string) {
     const foreign = await this.references.foreignReference(organizationId, {
       campaignId: campaignId ?? null,
       contactId: contactId ?? null,
@@ -279,7 +262,7 @@ export class ChannelSendService {
    * them refused) its primary, whose message the worker records `suppressed`. A 422 when the
    * contact has no record of the channel.
    */
-  private async recordOf(organizationId: string, channel: ProviderChannel, contactId: string) {
+  private async recordOf(organizationId: OrgId, channel: ProviderChannel, contactId: string) {
     const record = await this.addresses.bestOf(organizationId, channel, contactId);
     if (!record) {
       throw ValidationFailedError.field(
@@ -292,7 +275,7 @@ export class ChannelSendService {
   }
 
   private async commit(
-    organizationId: string,
+    organizationId: OrgId,
     source: MessageSource,
     m: {
       channel: ProviderChannel;

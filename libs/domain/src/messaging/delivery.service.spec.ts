@@ -7,10 +7,10 @@ import type { SendMailOptions } from 'nodemailer';
 import { Clock } from '../common/clock';
 import { asOrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
+import type { ContactEmailService } from '../contacts/contact-email.service';
 import type { SendingIdentities } from '../sending-domains/sending-identity';
 import type { UnsubscribeLinks } from '../unsubscribe/unsubscribe-links';
 import type { ChannelDeliveryService } from './channel-delivery.service';
-import type { ContactEmailStatusRepository } from './contact-email-status.repository';
 import { DeliveryService } from './delivery.service';
 import type { EmailDispatcher } from './email-dispatcher';
 import type { MessageService } from './message.service';
@@ -145,7 +145,7 @@ function setup(
   } as AppConfig;
   const service = new DeliveryService(
     messages as unknown as MessageService,
-    contactEmails as unknown as ContactEmailStatusRepository,
+    contactEmails as unknown as ContactEmailService,
     outbound as unknown as SmtpOutbound,
     dispatcher as unknown as EmailDispatcher,
     tracking as unknown as TrackingService,

@@ -3,6 +3,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { SendMailOptions } from 'nodemailer';
 import { Clock } from '../common/clock';
+import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SUPPRESSED_EMAIL_STATUSES } from '../contacts/contact-channels.entity';
@@ -65,7 +66,7 @@ export class DeliveryService {
    * One delivery run of a message: every recipient due now is attempted once. Null when the
    * message is not due or another worker holds it (a duplicate or early job: nothing to do).
    */
-  async deliver(organizationId: string, messageId: string): Promise<DeliveryRun | null> {
+  async deliver(organizationId: OrgId, messageId: string): Promise<DeliveryRun | null> {
     const claimedAt = this.clock.now();
     const message = await this.messages.claim(organizationId, messageId, claimedAt);
     if (!message) return null;

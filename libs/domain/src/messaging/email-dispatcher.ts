@@ -5,17 +5,24 @@ import { InjectQueue } from '@nestjs/bull';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bull';
 import { MicroBatcher } from '../common/micro-batcher';
+import type { OrgId } from '../common/org-id';
 import { DeliverEmailJob, JOBS, QUEUES } from '../queues/jobs';
 
 export function deliverJobId(messageId: string, dispatchSeq: number): string {
   return `${messageId}:${dispatchSeq}`;
 }
 
+/** The delivery job of a message just committed. */
+interface NewDelivery {
+  organizationId: OrgId;
+  messageId: string;
+}
+
 /** How long an enqueue may take before the caller moves on (the sweeper will catch up). */
 const ENQUEUE_TIMEOUT_MS = 3000;
 
 /** The Bull job of one dispatch of a message (its id makes a second add of it a no-op). */
-function deliverJob(organizationId: string, messageId: string, dispatchSeq: number, delayMs = 0) {
+function deliverJob(organizationId: OrgId, messageId: string, dispatchSeq: number, delayMs = 0) {
   return {
     name: JOBS.deliverEmail.name,
     data: { organizationId, messageId } satisfies DeliverEmailJob,
@@ -51,7 +58,7 @@ export class EmailDispatcher {
 
   /** Adds the delivery job; false (logged) when Redis did not take it. Never throws. */
   async enqueue(
-    organizationId: string,
+    organizationId: OrgId,
     messageId: string,
     dispatchSeq: number,
     delayMs = 0,
@@ -75,16 +82,16 @@ export class EmailDispatcher {
    * concurrent calls into one `addBulk` (one Redis pipeline, one write, instead of a round trip
    * each). Never throws.
    */
-  enqueueNew(organizationId: string, messageId: string): Promise<boolean> {
+  enqueueNew(organizationId: OrgId, messageId: string): Promise<boolean> {
     return this.fresh.push({ organizationId, messageId });
   }
 
-  private readonly fresh = new MicroBatcher<DeliverEmailJob, boolean>(
+  private readonly fresh = new MicroBatcher<NewDelivery, boolean>(
     (jobs) => this.addNow(jobs),
     (job) => this.enqueue(job.organizationId, job.messageId, 0),
   );
 
-  private async addNow(jobs: DeliverEmailJob[]): Promise<boolean[]> {
+  private async addNow(jobs: NewDelivery[]): Promise<boolean[]> {
     try {
       await withinEnqueueTimeout(
         this.queue.addBulk(jobs.map((j) => deliverJob(j.organizationId, j.messageId, 0))),

@@ -3,6 +3,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { blindIndexCandidatesOf } from '../contacts/blind-index';
 import { fieldCipher } from '../crypto/field-encryption';
@@ -61,7 +62,7 @@ export class MessageLogRepository {
    * first), read in one snapshot so that its status and its attempts agree; null when absent.
    */
   async findByJobId(
-    organizationId: string,
+    orgId: OrgId,
     jobId: string,
     limit: number,
   ): Promise<{ summary: MessageSummary; attempts: AttemptRecord[] } | null> {
@@ -69,18 +70,18 @@ export class MessageLogRepository {
       const [row] = await query<SummaryRow>(
         em,
         sql`SELECT ${SUMMARY_COLUMNS} FROM messages m
-             WHERE m.organization_id = ${organizationId}::uuid AND m.job_id = ${jobId}`,
+             WHERE m.organization_id = ${orgId}::uuid AND m.job_id = ${jobId}`,
       );
       if (!row) return null;
-      const recipients = await this.recipientAddresses(em, organizationId, [row.id]);
-      const attempts = await this.attempts(em, organizationId, row.id, limit);
+      const recipients = await this.recipientAddresses(em, orgId, [row.id]);
+      const attempts = await this.attempts(em, orgId, row.id, limit);
       return { summary: summary(row, recipients.get(row.id) ?? []), attempts };
     });
   }
 
   private async attempts(
     em: EntityManager,
-    organizationId: string,
+    orgId: OrgId,
     messageId: string,
     limit: number,
   ): Promise<AttemptRecord[]> {
@@ -100,7 +101,7 @@ export class MessageLogRepository {
       sql`SELECT recipient_idx, status, smtp_code, smtp_message, mx_host, outbound_ip,
                  retry_count, attempted_at, provider_code, segments
             FROM message_attempts
-           WHERE organization_id = ${organizationId}::uuid AND message_id = ${messageId}::uuid
+           WHERE organization_id = ${orgId}::uuid AND message_id = ${messageId}::uuid
            ORDER BY attempted_at, id
            LIMIT ${limit}`,
     );
@@ -120,11 +121,11 @@ export class MessageLogRepository {
 
   /** One page of the organization's messages, newest first, and how many match in all. */
   async list(
-    organizationId: string,
+    orgId: OrgId,
     filters: MessageListFilters,
     page: PageRequest,
   ): Promise<{ items: MessageSummary[]; total: number }> {
-    const where: Sql[] = [sql`m.organization_id = ${organizationId}::uuid`];
+    const where: Sql[] = [sql`m.organization_id = ${orgId}::uuid`];
     if (filters.status) where.push(sql`m.status = ${filters.status}`);
     if (filters.channel) where.push(sql`m.channel = ${filters.channel}`);
     if (filters.campaignId) where.push(sql`m.campaign_id = ${filters.campaignId}::uuid`);
@@ -137,7 +138,7 @@ export class MessageLogRepository {
       );
       where.push(
         sql`EXISTS (SELECT 1 FROM message_recipients r
-                     WHERE r.organization_id = ${organizationId}::uuid AND r.message_id = m.id
+                     WHERE r.organization_id = ${orgId}::uuid AND r.message_id = m.id
                        AND r.address_hash = ANY(${hashes}::text[]))`,
       );
     }
@@ -154,7 +155,7 @@ export class MessageLogRepository {
     );
     const recipients = await this.recipientAddresses(
       this.ds,
-      organizationId,
+      orgId,
       rows.map((r) => r.id),
     );
     return {
@@ -167,11 +168,7 @@ export class MessageLogRepository {
    * The email and recipient an engagement event is about; null when they are gone, or when the
    * message is not an email (an SMS click is kept in the log; no email.* event is raised for it).
    */
-  async eventRef(
-    organizationId: string,
-    id: string,
-    recipientIdx: number,
-  ): Promise<EmailEventRef | null> {
+  async eventRef(orgId: OrgId, id: string, recipientIdx: number): Promise<EmailEventRef | null> {
     const [r] = await query<{
       job_id: string;
       message_id: string;
@@ -186,7 +183,7 @@ export class MessageLogRepository {
             FROM messages m
             JOIN message_recipients r
               ON r.organization_id = m.organization_id AND r.message_id = m.id
-           WHERE m.organization_id = ${organizationId}::uuid AND m.id = ${id}::uuid
+           WHERE m.organization_id = ${orgId}::uuid AND m.id = ${id}::uuid
              AND r.idx = ${recipientIdx} AND m.channel = 'email'`,
     );
     if (!r) return null;
@@ -203,7 +200,7 @@ export class MessageLogRepository {
   /** Decrypted recipient addresses of the organization's messages, in recipient order. */
   private async recipientAddresses(
     db: DataSource | EntityManager,
-    organizationId: string,
+    orgId: OrgId,
     ids: string[],
   ): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
@@ -211,7 +208,7 @@ export class MessageLogRepository {
     const rows = await query<{ message_id: string; address: string }>(
       db,
       sql`SELECT message_id, address FROM message_recipients
-           WHERE organization_id = ${organizationId}::uuid AND message_id = ANY(${ids}::uuid[])
+           WHERE organization_id = ${orgId}::uuid AND message_id = ANY(${ids}::uuid[])
            ORDER BY message_id, idx`,
     );
     const cipher = fieldCipher();

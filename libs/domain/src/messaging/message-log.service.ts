@@ -2,7 +2,7 @@
 // store, engagement events from their own store. The two fail differently on purpose: without the
 // engagement store the message still answers (no events); without the log store it is a 503.
 import { Injectable, Logger } from '@nestjs/common';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { DomainError, NotFoundError, ServiceUnavailableError } from '../errors/domain-errors';
 import { EngagementEventRow, EngagementStore } from './engagement/engagement.store';
@@ -36,8 +36,8 @@ export class MessageLogService {
   ) {}
 
   /** The organization's retention in days (retentionDays of every message). */
-  private async retentionDays(organizationId: string): Promise<number> {
-    return (await this.organizations.get(asOrgId(organizationId))).messageRetentionDays;
+  private async retentionDays(orgId: OrgId): Promise<number> {
+    return (await this.organizations.get(orgId)).messageRetentionDays;
   }
 
   /** Runs log-store reads; anything but a domain error means the store is unavailable (§12.2). */
@@ -51,14 +51,14 @@ export class MessageLogService {
     }
   }
 
-  async get(organizationId: string, jobId: string): Promise<MessageLogEntry> {
+  async get(orgId: OrgId, jobId: string): Promise<MessageLogEntry> {
     const { summary, attempts, retentionDays } = await this.logStore(async () => {
-      const found = await this.messages.findByJobId(organizationId, jobId, MESSAGE_LOG_ROW_CAP);
+      const found = await this.messages.findByJobId(orgId, jobId, MESSAGE_LOG_ROW_CAP);
       if (!found) throw new NotFoundError('Message');
-      return { ...found, retentionDays: await this.retentionDays(organizationId) };
+      return { ...found, retentionDays: await this.retentionDays(orgId) };
     });
     const events = await this.engagement
-      .forMessage(organizationId, summary.id, MESSAGE_LOG_ROW_CAP)
+      .forMessage(orgId, summary.id, MESSAGE_LOG_ROW_CAP)
       .catch((err: Error) => {
         this.logger.warn({ msg: 'engagement store unavailable', err: err.message });
         return [];
@@ -67,14 +67,14 @@ export class MessageLogService {
   }
 
   async list(
-    organizationId: string,
+    orgId: OrgId,
     filters: MessageListFilters,
     page: PageRequest,
   ): Promise<Page<MessageListEntry>> {
     return this.logStore(async () => {
       const [{ items, total }, days] = await Promise.all([
-        this.messages.list(organizationId, filters, page),
-        this.retentionDays(organizationId),
+        this.messages.list(orgId, filters, page),
+        this.retentionDays(orgId),
       ]);
       return new Page(
         items.map((summary) => ({ summary, retentionDays: days })),

@@ -3,15 +3,16 @@
 // engagement events (an engagement store that fails does not stop the purge).
 import { Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
+import { asOrgId } from '../common/org-id';
 import type { EmailDispatcher } from './email-dispatcher';
-import type { EngagementStore } from './engagement/engagement.store';
+import type { EngagementSweeper, PurgedMessage } from './engagement/engagement.sweeper';
 import { MessageMaintenanceService } from './message-maintenance.service';
-import type { MessageSweepRepository } from './message-sweep.repository';
+import type { MessageSweeper } from './message.sweeper';
 import type { Redispatch, SweepCursor } from './message.types';
 
 const NOW = new Date('2031-05-01T12:00:00.000Z');
-const ORG_A = '00000000-0000-4000-8000-000000000001';
-const ORG_B = '00000000-0000-4000-8000-000000000002';
+const ORG_A = asOrgId('00000000-0000-4000-8000-000000000001');
+const ORG_B = asOrgId('00000000-0000-4000-8000-000000000002');
 
 class FixedClock extends Clock {
   now(): Date {
@@ -54,9 +55,9 @@ describe('MessageMaintenanceService.sweep', () => {
       enqueue: jest.fn(async () => undefined),
     };
     const service = new MessageMaintenanceService(
-      messages as unknown as MessageSweepRepository,
+      messages as unknown as MessageSweeper,
       dispatcher as unknown as EmailDispatcher,
-      {} as EngagementStore,
+      {} as EngagementSweeper,
       new FixedClock(),
     );
     return { service, scans, dispatcher };
@@ -84,7 +85,7 @@ describe('MessageMaintenanceService.sweep', () => {
 });
 
 describe('MessageMaintenanceService.purgeExpired', () => {
-  function setup(batches: string[][], engagementFails = false) {
+  function setup(batches: PurgedMessage[][], engagementFails = false) {
     const purged: Date[] = [];
     const messages = {
       purgeExpired: jest.fn(async (now: Date, batch: number) => {
@@ -94,21 +95,26 @@ describe('MessageMaintenanceService.purgeExpired', () => {
       }),
     };
     const engagement = {
-      deleteForMessages: jest.fn(async (ids: string[]) => {
+      deleteForMessages: jest.fn(async (gone: PurgedMessage[]) => {
         if (engagementFails) throw new Error('engagement store down');
-        return ids.length;
+        return gone.length;
       }),
     };
     const service = new MessageMaintenanceService(
-      messages as unknown as MessageSweepRepository,
+      messages as unknown as MessageSweeper,
       {} as EmailDispatcher,
-      engagement as unknown as EngagementStore,
+      engagement as unknown as EngagementSweeper,
       new FixedClock(),
     );
     return { service, purged, engagement };
   }
 
-  const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  /** `n` purged messages, of both organizations in turn. */
+  const ids = (n: number, prefix: string): PurgedMessage[] =>
+    Array.from({ length: n }, (_, i) => ({
+      organizationId: i % 2 ? ORG_B : ORG_A,
+      id: `${prefix}${i}`,
+    }));
 
   it("deletes batch after batch until a short one, and each batch's engagement events", async () => {
     const { service, purged, engagement } = setup([ids(1000, 'a'), ids(1000, 'b'), ids(7, 'c')]);

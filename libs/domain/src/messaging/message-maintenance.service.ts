@@ -4,8 +4,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { EmailDispatcher } from './email-dispatcher';
-import { EngagementStore } from './engagement/engagement.store';
-import { MessageSweepRepository } from './message-sweep.repository';
+import { EngagementSweeper } from './engagement/engagement.sweeper';
+import { MessageSweeper } from './message.sweeper';
 import type { Redispatch, SweepCursor } from './message.types';
 
 const SWEEP_BATCH = 500;
@@ -16,9 +16,9 @@ export class MessageMaintenanceService {
   private readonly logger = new Logger(MessageMaintenanceService.name);
 
   constructor(
-    private readonly messages: MessageSweepRepository,
+    private readonly messages: MessageSweeper,
     private readonly dispatcher: EmailDispatcher,
-    private readonly engagement: EngagementStore,
+    private readonly engagement: EngagementSweeper,
     private readonly clock: Clock,
   ) {}
 
@@ -59,15 +59,15 @@ export class MessageMaintenanceService {
     const now = this.clock.now();
     let total = 0;
     for (;;) {
-      const ids = await this.messages.purgeExpired(now, PURGE_BATCH);
-      total += ids.length;
-      await this.engagement.deleteForMessages(ids).catch((err: Error) =>
+      const purged = await this.messages.purgeExpired(now, PURGE_BATCH);
+      total += purged.length;
+      await this.engagement.deleteForMessages(purged).catch((err: Error) =>
         this.logger.warn({
           msg: 'engagement events of purged messages not deleted',
           err: err.message,
         }),
       );
-      if (ids.length < PURGE_BATCH) break;
+      if (purged.length < PURGE_BATCH) break;
     }
     if (total) this.logger.log({ msg: 'message retention purge', deleted: total });
     return total;

@@ -13,7 +13,7 @@ import {
   UNSENDABLE_RECORD_STATUSES,
 } from '../channels/channel-message';
 import { PROVIDER_CHANNELS, ProviderChannel } from '../channels/provider-adapter';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { blindIndexOf } from '../contacts/blind-index';
 import { FieldCipher, fieldCipher } from '../crypto/field-encryption';
 import { join, query, raw, sql } from '../database/sql';
@@ -80,7 +80,7 @@ export class MessageRepository {
    * null when both are (or are absent). One round trip.
    */
   async foreignReference(
-    organizationId: string,
+    orgId: OrgId,
     refs: { campaignId: string | null; contactId: string | null },
   ): Promise<'campaign' | 'contact' | null> {
     if (!refs.campaignId && !refs.contactId) return null;
@@ -88,11 +88,11 @@ export class MessageRepository {
       this.ds,
       sql`SELECT (${refs.campaignId}::uuid IS NULL OR EXISTS (
                     SELECT 1 FROM campaigns
-                     WHERE organization_id = ${organizationId}::uuid
+                     WHERE organization_id = ${orgId}::uuid
                        AND id = ${refs.campaignId}::uuid)) AS campaign,
                  (${refs.contactId}::uuid IS NULL OR EXISTS (
                     SELECT 1 FROM contacts
-                     WHERE organization_id = ${organizationId}::uuid
+                     WHERE organization_id = ${orgId}::uuid
                        AND id = ${refs.contactId}::uuid)) AS contact`,
     );
     if (!row.campaign) return 'campaign';
@@ -105,17 +105,13 @@ export class MessageRepository {
    * ids in order. Content and addresses are encrypted; a raw message (SMTP) goes to the bytea
    * column, encrypted as bytes.
    */
-  async insert(
-    em: EntityManager,
-    organizationId: string,
-    messages: NewMessage[],
-  ): Promise<string[]> {
+  async insert(em: EntityManager, orgId: OrgId, messages: NewMessage[]): Promise<string[]> {
     const cipher = fieldCipher();
     const ids = messages.map(() => randomUUID());
     const rows = messages.map((m, i) => {
       const raw = m.channel === 'email' && m.raw ? cipher.encryptBytes(m.raw) : null;
       const providerId = m.channel === 'email' ? null : m.providerId;
-      return sql`(${ids[i]}::uuid, ${organizationId}::uuid, ${m.jobId}, ${m.messageId},
+      return sql`(${ids[i]}::uuid, ${orgId}::uuid, ${m.jobId}, ${m.messageId},
         ${m.source}, ${m.channel}, ${providerId}::uuid, ${m.senderAddress}, ${m.campaignId}::uuid,
         ${m.contactId}::uuid, ${m.tags}::text[], ${m.trackOpens}, ${m.trackClicks},
         ${cipher.encrypt(JSON.stringify(m.content))}, ${raw}::bytea,
@@ -142,7 +138,7 @@ export class MessageRepository {
           )
           INSERT INTO message_recipients
             (message_id, idx, organization_id, kind, address, address_hash)
-          SELECT t.message_id, t.idx, ${organizationId}::uuid, t.kind, t.address, t.address_hash
+          SELECT t.message_id, t.idx, ${orgId}::uuid, t.kind, t.address, t.address_hash
             FROM unnest(
               ${recipients.map((x) => x.id)}::uuid[],
               ${recipients.map((x) => x.idx)}::smallint[],
@@ -163,10 +159,7 @@ export class MessageRepository {
    * leased, finished or gone (or asked for twice: the first request holds the lease); an Error
    * when it cannot be read (content under a key this worker lacks), for that request only.
    */
-  async claim(
-    organizationId: string,
-    requests: LeaseRequest[],
-  ): Promise<(ClaimedMessage | null | Error)[]> {
+  async claim(orgId: OrgId, requests: LeaseRequest[]): Promise<(ClaimedMessage | null | Error)[]> {
     // The leases are committed without waiting for the WAL flush: losing one in a database crash
     // can only lead to a repeated attempt (at-least-once), never to a lost message. The claimed
     // rows are the organization's own messages, so their recipients are looked up by the primary
@@ -184,7 +177,7 @@ export class MessageRepository {
           claimed AS (
             UPDATE messages m SET lease_until = req.until, updated_at = req.now
               FROM req
-             WHERE m.organization_id = ${organizationId}::uuid AND m.id = req.id
+             WHERE m.organization_id = ${orgId}::uuid AND m.id = req.id
                AND m.next_attempt_at IS NOT NULL AND m.next_attempt_at <= req.now
                AND (m.lease_until IS NULL OR m.lease_until < req.now)
              RETURNING m.id, m.organization_id, m.job_id, m.message_id, m.channel, m.provider_id,
@@ -220,7 +213,7 @@ export class MessageRepository {
       }
       byId.delete(request.id);
       try {
-        out.push(this.readClaimed(row, await this.contentOf(row, cipher), cipher));
+        out.push(this.readClaimed(orgId, row, await this.contentOf(row, cipher), cipher));
       } catch (err) {
         out.push(err instanceof Error ? err : new Error(String(err)));
       }
@@ -246,6 +239,7 @@ export class MessageRepository {
   }
 
   private readClaimed(
+    orgId: OrgId,
     row: ClaimedRow,
     content: MessageContent | ChannelContent,
     cipher: FieldCipher,
@@ -254,7 +248,7 @@ export class MessageRepository {
     const common = {
       id: row.id,
       // The claim's own organization: its statement matched no other.
-      organizationId: asOrgId(row.organization_id),
+      organizationId: orgId,
       jobId: row.job_id,
       messageId: row.message_id,
       senderAddress: row.sender_address,
@@ -293,11 +287,11 @@ export class MessageRepository {
   }
 
   /** Gives the lease back without a result (the run failed before anything was recorded). */
-  async releaseLease(organizationId: string, id: string): Promise<void> {
+  async releaseLease(orgId: OrgId, id: string): Promise<void> {
     await query(
       this.ds,
       sql`UPDATE messages SET lease_until = NULL
-           WHERE organization_id = ${organizationId}::uuid AND id = ${id}::uuid`,
+           WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
     );
   }
 }

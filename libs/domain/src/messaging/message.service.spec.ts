@@ -6,13 +6,13 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { StatusUpdate } from '../channels/provider-adapter';
 import { asOrgId } from '../common/org-id';
 import type { Events, NewEvent } from '../events/events.service';
-import type { ChannelRecordsRepository } from './channel-records.repository';
-import type { ContactEmailStatusRepository } from './contact-email-status.repository';
+import type { MessageReport, ProviderReported } from './message-attempts';
+import type { MessageAttemptsService } from './message-attempts.service';
 import type { MessageLogRepository } from './message-log.repository';
 import { MessageService } from './message.service';
 import type { MessageRepository } from './message.repository';
 import type { NewMessage } from './message.types';
-import type { ProviderStatusRepository, ReportedMessage } from './provider-status.repository';
+import type { ProviderStatusRepository } from './provider-status.repository';
 
 const ORG_A = asOrgId('00000000-0000-4000-8000-000000000001');
 const ORG_B = asOrgId('00000000-0000-4000-8000-000000000002');
@@ -25,8 +25,7 @@ type Step = [string, ...unknown[]];
 function setup(
   opts: {
     claim?: (organizationId: string, ids: string[]) => unknown[];
-    found?: ReportedMessage | null;
-    recorded?: { status: string; retryCount: number } | null;
+    found?: ProviderReported | null;
     eventRef?: unknown;
   } = {},
 ) {
@@ -88,35 +87,30 @@ function setup(
       inTx('find', organizationId, providerId);
       return opts.found ?? null;
     }),
-    record: jest.fn(
-      async (_e: EntityManager, organizationId: string, _f: unknown, update: StatusUpdate) => {
-        inTx('record', organizationId, update.status);
-        if (opts.recorded === null) return null;
-        return {
-          ref: opts.found!.ref,
-          status: opts.recorded?.status ?? update.status,
-          retryCount: opts.recorded?.retryCount ?? 0,
-        };
+  };
+  const attempts = {
+    recordReport: jest.fn(
+      async (_e: EntityManager, organizationId: string, report: MessageReport) => {
+        inTx(
+          'recordReport',
+          organizationId,
+          report.attempt.status,
+          report.events.map((ev) => ev.type),
+        );
+        return { moved: true };
       },
     ),
-  };
-  const channelRecords = {
-    apply: jest.fn(async (_e: EntityManager, organizationId: string, change: unknown) => {
-      inTx('apply', organizationId, change);
-      return 1;
-    }),
   };
   const log = { eventRef: jest.fn(async () => opts.eventRef ?? null) };
   const service = new MessageService(
     ds as unknown as DataSource,
     messages as unknown as MessageRepository,
     log as unknown as MessageLogRepository,
-    {} as ContactEmailStatusRepository,
-    channelRecords as unknown as ChannelRecordsRepository,
+    attempts as unknown as MessageAttemptsService,
     statuses as unknown as ProviderStatusRepository,
     events as unknown as Events,
   );
-  return { service, steps, events, messages, channelRecords, log };
+  return { service, steps, events, messages, attempts, log };
 }
 
 const message = (organizationId: string, jobId: string, extra: Partial<NewMessage> = {}) =>
@@ -231,10 +225,10 @@ describe('MessageService.claim', () => {
 });
 
 describe('MessageService.recordStatus', () => {
-  const found: ReportedMessage = {
+  const found = (status: ProviderReported['status'] = 'sent'): ProviderReported => ({
     messageId: 'm1',
     recipientIdx: 0,
-    status: 'sent',
+    status,
     retryCount: 1,
     ref: {
       jobId: 'job_1',
@@ -244,7 +238,7 @@ describe('MessageService.recordStatus', () => {
       tags: [],
       recipient: '+14155550100',
     },
-  };
+  });
   const update = (status: StatusUpdate['status'], extra: Partial<StatusUpdate> = {}) => ({
     providerMessageId: 'wamid.1',
     status,
@@ -257,8 +251,8 @@ describe('MessageService.recordStatus', () => {
     expect(steps).toEqual([['begin'], ['find', ORG_A, PROVIDER], ['commit'], ['wake']]);
   });
 
-  it('records a delivery with its message.delivered event, in the transaction', async () => {
-    const { service, steps } = setup({ found });
+  it('records a delivery as a report with its message.delivered event, in the transaction', async () => {
+    const { service, steps, attempts } = setup({ found: found() });
     expect(await service.recordStatus(ORG_A, PROVIDER, update('delivered'), AT)).toEqual({
       messageId: 'm1',
       recipientIdx: 0,
@@ -266,19 +260,30 @@ describe('MessageService.recordStatus', () => {
     expect(steps).toEqual([
       ['begin'],
       ['find', ORG_A, PROVIDER],
-      ['record', ORG_A, 'delivered'],
-      ['emit', ORG_A, ['message.delivered']],
+      ['recordReport', ORG_A, 'delivered', ['message.delivered']],
       ['commit'],
       ['wake'],
     ]);
+    expect(attempts.recordReport.mock.calls[0][2]).toMatchObject({
+      messageId: 'm1',
+      recipientIdx: 0,
+      attempt: { status: 'delivered', retryCount: 0, attemptedAt: AT },
+      movesFrom: ['pending', 'deferred', 'sent'],
+      bounces: [],
+      recordEffect: null,
+    });
   });
 
   it('records a read receipt as delivered and raises message.read', async () => {
-    const { service, steps, events } = setup({ found });
+    const { service, steps, attempts } = setup({ found: found() });
     await service.recordStatus(ORG_A, PROVIDER, update('read'), AT);
-    expect(steps).toContainEqual(['record', ORG_A, 'delivered']);
-    expect(steps).toContainEqual(['emit', ORG_A, ['message.delivered', 'message.read']]);
-    expect(events.emit.mock.calls[0][2][1].data).toMatchObject({
+    expect(steps).toContainEqual([
+      'recordReport',
+      ORG_A,
+      'delivered',
+      ['message.delivered', 'message.read'],
+    ]);
+    expect(attempts.recordReport.mock.calls[0][2].events[1].data).toMatchObject({
       jobId: 'job_1',
       status: 'read',
       providerMessageId: 'wamid.1',
@@ -287,41 +292,44 @@ describe('MessageService.recordStatus', () => {
   });
 
   it('raises only message.read for a read receipt after the delivery was recorded', async () => {
-    const { service, steps } = setup({ found, recorded: null });
+    const { service, steps, attempts } = setup({ found: found('delivered') });
     expect(await service.recordStatus(ORG_A, PROVIDER, update('read'), AT)).not.toBeNull();
     expect(steps).toContainEqual(['emit', ORG_A, ['message.read']]);
+    expect(attempts.recordReport).not.toHaveBeenCalled();
   });
 
   it('answers null for a repeat that changed nothing', async () => {
-    const { service, events } = setup({ found, recorded: null });
+    const { service, events, attempts } = setup({ found: found('delivered') });
     expect(await service.recordStatus(ORG_A, PROVIDER, update('delivered'), AT)).toBeNull();
     expect(events.emit).not.toHaveBeenCalled();
+    expect(attempts.recordReport).not.toHaveBeenCalled();
   });
 
   it("marks the recipient's record invalid on a bounce, or as the report says", async () => {
-    const bounce = setup({ found });
+    const bounce = setup({ found: found() });
     await bounce.service.recordStatus(ORG_A, PROVIDER, update('bounced'), AT);
-    expect(bounce.steps).toContainEqual([
-      'apply',
-      ORG_A,
-      { channel: 'whatsapp', address: '+14155550100', effect: 'invalid', at: AT },
-    ]);
-    expect(bounce.steps).toContainEqual(['emit', ORG_A, ['message.failed']]);
+    expect(bounce.attempts.recordReport.mock.calls[0][2].recordEffect).toEqual({
+      channel: 'whatsapp',
+      address: '+14155550100',
+      effect: 'invalid',
+      at: AT,
+    });
+    expect(bounce.steps).toContainEqual(['recordReport', ORG_A, 'bounced', ['message.failed']]);
 
-    const blocked = setup({ found });
+    const blocked = setup({ found: found() });
     await blocked.service.recordStatus(
       ORG_A,
       PROVIDER,
       update('failed', { addressEffect: 'blocked' }),
       AT,
     );
-    expect(blocked.channelRecords.apply.mock.calls[0][2]).toMatchObject({
+    expect(blocked.attempts.recordReport.mock.calls[0][2].recordEffect).toMatchObject({
       effect: 'blocked',
     });
 
-    const delivered = setup({ found });
+    const delivered = setup({ found: found() });
     await delivered.service.recordStatus(ORG_A, PROVIDER, update('delivered'), AT);
-    expect(delivered.channelRecords.apply).not.toHaveBeenCalled();
+    expect(delivered.attempts.recordReport.mock.calls[0][2].recordEffect).toBeNull();
   });
 });
 

@@ -5,7 +5,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { MicroBatcher } from '../common/micro-batcher';
-import { asOrgId, type OrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { inTransaction } from '../database/transaction';
 import { Events, NewEvent } from '../events/events.service';
 import { channelOutcomeEvent, channelReadEvent } from './channel-events';
@@ -31,11 +31,11 @@ import {
 } from './message.types';
 
 interface ClaimCall extends LeaseRequest {
-  organizationId: string;
+  organizationId: OrgId;
 }
 
 interface EngagementCall {
-  organizationId: string;
+  organizationId: OrgId;
   event: NewEvent;
 }
 
@@ -154,7 +154,7 @@ export class MessageService {
    * time. Null when it is not due, already leased, finished or gone.
    */
   async claim(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     now: Date,
     leaseMs = DELIVERY_LEASE_MS,
@@ -231,7 +231,7 @@ export class MessageService {
   }
 
   /** Gives the lease back without a result (the run failed before anything was recorded). */
-  releaseLease(organizationId: string, id: string): Promise<void> {
+  releaseLease(organizationId: OrgId, id: string): Promise<void> {
     return this.messages.releaseLease(organizationId, id);
   }
 
@@ -240,7 +240,7 @@ export class MessageService {
    * nothing when the message is gone. Durable when this resolves.
    */
   async engaged(
-    organizationId: string,
+    organizationId: OrgId,
     messageId: string,
     recipientIdx: number,
     engagement: EmailEngagement,
@@ -260,7 +260,7 @@ export class MessageService {
     for (const [organizationId, group] of byOrganization(items, (m) => m.organizationId)) {
       const rows = await this.messages.insert(em, organizationId, group);
       group.forEach((m, i) => ids.set(m, rows[i]));
-      await this.events.emit(em, asOrgId(organizationId), group.flatMap(sentEvents));
+      await this.events.emit(em, organizationId, group.flatMap(sentEvents));
     }
     return items.map((m) => ids.get(m)!);
   }
@@ -282,7 +282,7 @@ export class MessageService {
    */
   private async claimMany(items: ClaimCall[]): Promise<(ClaimedMessage | null | Error)[]> {
     const out = new Map<ClaimCall, ClaimedMessage | null | Error>();
-    const claimGroup = async (organizationId: string, group: ClaimCall[]) => {
+    const claimGroup = async (organizationId: OrgId, group: ClaimCall[]) => {
       const claimed = await this.messages.claim(organizationId, group);
       group.forEach((c, i) => out.set(c, claimed[i]));
     };
@@ -321,7 +321,7 @@ export class MessageService {
     for (const [organizationId, group] of byOrganization(items, (e) => e.organizationId)) {
       await this.events.emit(
         em,
-        asOrgId(organizationId),
+        organizationId,
         group.map((e) => e.event),
       );
     }

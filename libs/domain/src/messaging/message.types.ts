@@ -35,7 +35,7 @@ export type MessageSource = 'api' | 'smtp' | 'campaign';
 export const DELIVERY_LEASE_MS = 5 * 60_000;
 
 interface NewMessageBase {
-  organizationId: string;
+  organizationId: OrgId;
   jobId: string;
   messageId: string;
   source: MessageSource;
@@ -191,7 +191,7 @@ export interface SweepCursor {
 
 /** A message whose delivery job must be queued again, with the sequence of its new job. */
 export interface Redispatch {
-  organizationId: string;
+  organizationId: OrgId;
   id: string;
   dispatchSeq: number;
 }

@@ -19,7 +19,10 @@ import { ChannelSendService } from './channel-send.service';
 import { ProviderStatusRepository } from './provider-status.repository';
 import { DeliveryService } from './delivery.service';
 import { EmailDispatcher } from './email-dispatcher';
+import { EngagementDatabase } from './engagement/engagement-database';
+import { EngagementService } from './engagement/engagement.service';
 import { EngagementStore } from './engagement/engagement.store';
+import { EngagementSweeper } from './engagement/engagement.sweeper';
 import { MessageAttemptsRepository } from './message-attempts.repository';
 import { MessageAttemptsService } from './message-attempts.service';
 import { MessageLogRepository } from './message-log.repository';
@@ -27,7 +30,7 @@ import { MessageLogService } from './message-log.service';
 import { MessageMaintenanceService } from './message-maintenance.service';
 import { MessageRepository } from './message.repository';
 import { MessageService } from './message.service';
-import { MessageSweepRepository } from './message-sweep.repository';
+import { MessageSweeper } from './message.sweeper';
 import { SendService } from './send.service';
 import { SmtpOutbound } from './smtp-outbound';
 import { TrackingTokens } from './tracking/tracking-token';
@@ -54,13 +57,16 @@ import { TrackingService } from './tracking/tracking.service';
     MessageAttemptsService,
     ChannelCallbackService,
     MessageRepository,
-    MessageSweepRepository,
+    MessageSweeper,
     MessageLogRepository,
     MessageService,
     EmailDispatcher,
     DeliveryService,
     SmtpOutbound,
+    EngagementDatabase,
     EngagementStore,
+    EngagementSweeper,
+    EngagementService,
     TrackingService,
     ShortLinks,
     {
@@ -80,7 +86,7 @@ import { TrackingService } from './tracking/tracking.service';
     MessageLogService,
     MessageMaintenanceService,
     TrackingService,
-    EngagementStore,
+    EngagementService,
     SmtpOutbound,
   ],
 })

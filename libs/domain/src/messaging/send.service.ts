@@ -3,7 +3,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ulid } from 'ulid';
 import { Clock } from '../common/clock';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { pooledRandomFraction } from '../crypto/random-pool';
 import {
   DomainError,
@@ -55,7 +55,7 @@ export class SendService {
   ) {}
 
   async send(
-    organizationId: string,
+    organizationId: OrgId,
     input: SendEmailInput,
     source: MessageSource = 'api',
   ): Promise<SendResult> {
@@ -87,7 +87,7 @@ export class SendService {
    * RFC 5322 bytes, encrypted with the rest of the content) for the envelope recipients, then queued.
    */
   async submitRaw(
-    organizationId: string,
+    organizationId: OrgId,
     input: {
       raw: Buffer;
       envelopeFrom: string;
@@ -130,10 +130,10 @@ export class SendService {
    * channel's send path admits through here.
    */
   async admit(
-    organizationId: string,
+    organizationId: OrgId,
     usage: { requests: number; recipients: number },
   ): Promise<void> {
-    await this.admitOrganization(await this.organizations.get(asOrgId(organizationId)), usage);
+    await this.admitOrganization(await this.organizations.get(organizationId), usage);
   }
 
   private async admitOrganization(
@@ -156,7 +156,7 @@ export class SendService {
 
   /** Durable first: the message row is committed, then its delivery is queued. */
   private async commit(
-    organizationId: string,
+    organizationId: OrgId,
     source: MessageSource,
     prepared: OutgoingMessage & { raw?: Buffer },
   ): Promise<SendResult> {

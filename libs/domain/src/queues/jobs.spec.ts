@@ -9,7 +9,10 @@ describe('JOBS', () => {
       organizationId: OTHER,
       messageId: ID,
     });
-    expect(JOBS.runImport.parse({ importId: ID })).toEqual({ importId: ID });
+    expect(JOBS.runImport.parse({ importId: ID, organizationId: OTHER })).toEqual({
+      importId: ID,
+      organizationId: OTHER,
+    });
     expect(JOBS.kickCampaign.parse({ campaignId: ID, organizationId: OTHER })).toEqual({
       campaignId: ID,
       organizationId: OTHER,
@@ -27,6 +30,10 @@ describe('JOBS', () => {
 
   it('refuses a campaign kick without its organization', () => {
     expect(JOBS.kickCampaign.parse({ campaignId: ID })).toBeNull();
+  });
+
+  it('refuses an import run without its organization', () => {
+    expect(JOBS.runImport.parse({ importId: ID })).toBeNull();
   });
 
   it('names every job once', () => {

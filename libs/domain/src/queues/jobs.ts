@@ -47,6 +47,7 @@ export interface DeliverEmailJob {
 
 export interface RunImportJob {
   importId: string;
+  organizationId: OrgId;
 }
 
 export interface KickCampaignJob {
@@ -69,7 +70,7 @@ export const JOBS = {
   runImport: {
     queue: QUEUES.imports,
     name: 'import.run',
-    parse: uuids('importId'),
+    parse: uuids('importId', 'organizationId'),
   } satisfies JobKind<RunImportJob>,
   /** Starts the fan-out of a campaign now instead of at the next poll. */
   kickCampaign: {

@@ -7,6 +7,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import type { RuleGroupJson } from './segment-rules';
+import type { OrgId } from '../common/org-id';
 
 export const SEGMENT_TYPES = ['static', 'dynamic'] as const;
 export type SegmentType = (typeof SEGMENT_TYPES)[number];
@@ -14,7 +15,7 @@ export type SegmentType = (typeof SEGMENT_TYPES)[number];
 @Entity('contact_segments')
 export class ContactSegment {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   @Column('text') name: string;
   @Column('text', { nullable: true }) description: string | null;
   @Column('text') type: SegmentType;

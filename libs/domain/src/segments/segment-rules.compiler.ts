@@ -1,4 +1,5 @@
 // Compiles a validated rule tree (or a static membership) into one SQL predicate.
+import type { OrgId } from '../common/org-id';
 import { CHANNEL_INFO } from '../contacts/contact-channels.entity';
 import { ENCRYPTED_DISPLAY_NAME_SQL } from '../contacts/contact.entity';
 import { fieldCipher, normaliseEmail } from '../crypto/field-encryption';
@@ -59,7 +60,7 @@ export interface CompileContext {
   /** The instant `withinLastDays` counts back from (the injected Clock). */
   now: Date;
   /** The organization whose tags the tag names resolve to. */
-  organizationId: string;
+  organizationId: OrgId;
 }
 
 /** The SQL predicate of a rule tree over the alias `c` (contacts), in parentheses. */
@@ -72,7 +73,7 @@ export function compileRules(tree: RuleGroup, ctx: CompileContext): Sql {
  * membership rows, or a rule tree evaluated at its `now`. The segments repository ANDs it after
  * `c.organization_id = <organization>`.
  */
-export function selectionPredicate(organizationId: string, selection: ContactSelection): Sql {
+export function selectionPredicate(organizationId: OrgId, selection: ContactSelection): Sql {
   if (selection.kind === 'rules') {
     return compileRules(selection.rules, { now: selection.now, organizationId });
   }

@@ -1,4 +1,5 @@
 // The rule language: the validator's faults and paths, the stored JSON, and the compiled SQL.
+import { asOrgId } from '../common/org-id';
 import { ValidationFailedError } from '../errors/domain-errors';
 import { configureFieldEncryption, FieldCipher } from '../crypto/field-encryption';
 import { sql } from '../database/sql';
@@ -142,7 +143,7 @@ describe('parseRules', () => {
   });
 });
 
-const ORG = '00000000-0000-4000-8000-000000000001';
+const ORG = asOrgId('00000000-0000-4000-8000-000000000001');
 
 describe('compileRules', () => {
   beforeAll(() => configureFieldEncryption(new FieldCipher(Buffer.alloc(32, 7))));

@@ -5,7 +5,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { empty, query, sql, Sql } from '../database/sql';
-import { inTransaction } from '../database/transaction';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
 import type { ContactSelection, WalkKey, WalkPage } from './contact-selection';
 import type { RuleGroupJson } from './segment-rules';
@@ -35,10 +34,6 @@ const SELECTION_SETTINGS = sql`SELECT set_config('work_mem', '32MB', true), set_
 @Injectable()
 export class SegmentRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
-
-  transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
-    return inTransaction(this.ds, work);
-  }
 
   private em(em?: EntityManager): EntityManager {
     return em ?? this.ds.manager;

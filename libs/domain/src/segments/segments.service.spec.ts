@@ -1,5 +1,6 @@
 // SegmentsService's rules over a fake repository: validation, membership, preview, and the
 // batches of contact ids other areas receive.
+import type { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { asOrgId, OrgId } from '../common/org-id';
 import type { PageRequest } from '../common/pagination';
@@ -47,9 +48,6 @@ class FakeSegments {
     return this.calls.filter((c) => c.method === method);
   }
 
-  transaction<T>(work: (em: unknown) => Promise<T>): Promise<T> {
-    return work({});
-  }
   insert(orgId: OrgId, s: NewSegment): Promise<string> {
     this.log('insert', orgId, s);
     const id = `00000000-0000-4000-8000-${String(++this.seq).padStart(12, '0')}`;
@@ -127,7 +125,9 @@ function setup() {
   const views = {
     loadViews: jest.fn((_org: OrgId, ids: string[]) => Promise.resolve(ids.map((id) => ({ id })))),
   };
+  const ds = { transaction: <T>(work: (em: unknown) => Promise<T>) => work({}) };
   const svc = new SegmentsService(
+    ds as unknown as DataSource,
     repo as unknown as SegmentRepository,
     clock,
     views as unknown as ContactsService,

@@ -1,11 +1,13 @@
 // Segments (§6): CRUD, static membership, preview and the contacts of a segment.
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { OrgId } from '../common/org-id';
 import { ContactView } from '../contacts/contact-views';
 import { ContactsService } from '../contacts/contacts.service';
 import { Page, PageRequest } from '../common/pagination';
+import { inTransaction } from '../database/transaction';
 import { ConflictError, NotFoundError, ValidationFailedError } from '../errors/domain-errors';
 import { ContactSegment, SegmentType } from './contact-segment.entity';
 import type { ContactSelection, WalkKey } from './contact-selection';
@@ -46,6 +48,7 @@ export const CONTACT_ID_BATCH_SIZE = 5000;
 @Injectable()
 export class SegmentsService {
   constructor(
+    @InjectDataSource() private readonly ds: DataSource,
     private readonly repo: SegmentRepository,
     private readonly clock: Clock,
     private readonly contactViews: ContactsService,
@@ -70,7 +73,7 @@ export class SegmentsService {
       );
     }
     const contactIds = unique(input.contactIds ?? []);
-    const id = await this.repo.transaction(async (em) => {
+    const id = await inTransaction(this.ds, async (em) => {
       const segmentId = await this.repo.insert(
         orgId,
         {
@@ -144,7 +147,7 @@ export class SegmentsService {
     change: 'add' | 'remove',
   ): Promise<ContactSegment> {
     const ids = unique(contactIds);
-    return this.repo.transaction(async (em) => {
+    return inTransaction(this.ds, async (em) => {
       await this.lockStatic(orgId, id, em);
       await this.assertContactsExist(orgId, ids, em);
       if (change === 'add') await this.repo.addMembers(orgId, id, ids, em);

@@ -2,6 +2,7 @@
 // domain of the organization nor under one is refused by the send API, campaign send and relay.
 // With `allow` anything is accepted (and what is not under a verified domain goes out unsigned).
 import { Inject, Injectable } from '@nestjs/common';
+import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ConflictError } from '../errors/domain-errors';
@@ -23,7 +24,7 @@ export class SenderPolicy {
   ) {}
 
   /** Throws SenderNotVerifiedError when the policy refuses `fromEmail` for the organization. */
-  async assertMaySend(organizationId: string, fromEmail: string): Promise<void> {
+  async assertMaySend(organizationId: OrgId, fromEmail: string): Promise<void> {
     if (this.config.sendingDomains.policy === 'allow') return;
     const domain = addressDomain(fromEmail);
     if (domain && (await this.domains.match(organizationId, domain))) return;

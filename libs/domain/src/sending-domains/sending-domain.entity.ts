@@ -8,6 +8,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { encryptedColumn } from '../crypto/field-encryption';
 
 export const SENDING_DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;
@@ -28,7 +29,7 @@ export type RecordChecks = Partial<Record<DnsRecordPurpose, RecordCheck>>;
 @Entity('sending_domains')
 export class SendingDomain {
   @PrimaryGeneratedColumn('uuid') id: string;
-  @Column('uuid') organizationId: string;
+  @Column('uuid') organizationId: OrgId;
   /** Lower-case ASCII (IDNA) name. */
   @Column('text') name: string;
   @Column('text') status: SendingDomainStatus;

@@ -1,13 +1,15 @@
-// All SQL on sending domains. Every statement of an organization's domains shows its id; the
-// worker's claim of due checks spans organizations and returns each row's organization id.
+// All SQL on one organization's sending domains, every statement showing its id, and the lookup
+// of a return host (which names no organization). The worker's claim of due checks spans
+// organizations: sending-domain.sweeper.ts.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { asOrgId, OrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { query, sql } from '../database/sql';
 import type { RecordChecks, SendingDomain, SendingDomainStatus } from './sending-domain.entity';
 
-interface DomainRow {
+export interface DomainRow {
   id: string;
   organization_id: string;
   name: string;
@@ -24,13 +26,13 @@ interface DomainRow {
 }
 
 /** Every column but the private key. */
-const COLUMNS = sql`id, organization_id, name, status, dkim_selector, dkim_public_key,
+export const COLUMNS = sql`id, organization_id, name, status, dkim_selector, dkim_public_key,
   record_checks, verified_at, last_checked_at, next_check_at, check_until, created_at, updated_at`;
 
-function toDomain(r: DomainRow): SendingDomain {
+export function toDomain(r: DomainRow): SendingDomain {
   return {
     id: r.id,
-    organizationId: r.organization_id,
+    organizationId: asOrgId(r.organization_id),
     name: r.name,
     status: r.status,
     dkimSelector: r.dkim_selector,
@@ -82,14 +84,14 @@ export class SendingDomainRepository {
    * Serialises the organization's creates until the transaction ends, so that a count read
    * under it stays true until the insert (the limit of §16 holds under concurrent creates).
    */
-  async lockCreations(organizationId: string, em: EntityManager): Promise<void> {
+  async lockCreations(organizationId: OrgId, em: EntityManager): Promise<void> {
     await query(
       em,
       sql`SELECT pg_advisory_xact_lock(hashtextextended(${`sending_domains:${organizationId}`}, 0))`,
     );
   }
 
-  async count(organizationId: string, em: DataSource | EntityManager = this.ds): Promise<number> {
+  async count(organizationId: OrgId, em: DataSource | EntityManager = this.ds): Promise<number> {
     const [row] = await query<{ n: number }>(
       em,
       sql`SELECT count(*)::int AS n FROM sending_domains WHERE organization_id = ${organizationId}`,
@@ -99,7 +101,7 @@ export class SendingDomainRepository {
 
   /** The new domain, or null when the organization already has one of that name. */
   async insert(
-    organizationId: string,
+    organizationId: OrgId,
     d: NewSendingDomain,
     now: Date,
     em: DataSource | EntityManager = this.ds,
@@ -117,7 +119,7 @@ export class SendingDomainRepository {
   }
 
   async list(
-    organizationId: string,
+    organizationId: OrgId,
     page: { offset: number; limit: number },
   ): Promise<{ items: SendingDomain[]; total: number }> {
     const [rows, [{ n }]] = await Promise.all([
@@ -134,7 +136,7 @@ export class SendingDomainRepository {
     return { items: rows.map(toDomain), total: n };
   }
 
-  async get(organizationId: string, id: string): Promise<SendingDomain | null> {
+  async get(organizationId: OrgId, id: string): Promise<SendingDomain | null> {
     const rows = await query<DomainRow>(
       this.ds,
       sql`SELECT ${COLUMNS} FROM sending_domains
@@ -143,7 +145,7 @@ export class SendingDomainRepository {
     return rows.length ? toDomain(rows[0]) : null;
   }
 
-  async remove(organizationId: string, id: string): Promise<boolean> {
+  async remove(organizationId: OrgId, id: string): Promise<boolean> {
     const rows = await query<{ id: string }>(
       this.ds,
       sql`DELETE FROM sending_domains WHERE organization_id = ${organizationId} AND id = ${id}
@@ -153,7 +155,7 @@ export class SendingDomainRepository {
   }
 
   /** Another organization holds `name` verified. */
-  async verifiedElsewhere(organizationId: string, name: string): Promise<boolean> {
+  async verifiedElsewhere(organizationId: OrgId, name: string): Promise<boolean> {
     const rows = await query<{ one: number }>(
       this.ds,
       sql`SELECT 1 AS one FROM sending_domains
@@ -182,7 +184,7 @@ export class SendingDomainRepository {
    * (the unique index decides between two concurrent verifications); null when the domain is gone.
    */
   async recordCheck(
-    organizationId: string,
+    organizationId: OrgId,
     id: string,
     c: CheckRecord,
     now: Date,
@@ -204,27 +206,8 @@ export class SendingDomainRepository {
     }
   }
 
-  /**
-   * Claims up to `limit` domains due a check, across organizations: their next check moves
-   * `leaseMs` ahead, so that a worker that dies mid-check leaves them to be checked again then,
-   * and another worker meanwhile passes them by.
-   */
-  async claimDue(now: Date, limit: number, leaseMs: number): Promise<SendingDomain[]> {
-    const rows = await query<DomainRow>(
-      this.ds,
-      sql`UPDATE sending_domains d
-             SET next_check_at = ${new Date(now.getTime() + leaseMs)}
-           WHERE d.id IN (SELECT id FROM sending_domains
-                           WHERE next_check_at <= ${now}
-                           ORDER BY next_check_at LIMIT ${limit}
-                           FOR UPDATE SKIP LOCKED)
-          RETURNING ${COLUMNS}`,
-    );
-    return rows.map(toDomain);
-  }
-
   /** The organization's verified domains, with what signing needs. */
-  async verifiedOf(organizationId: string): Promise<VerifiedDomainRow[]> {
+  async verifiedOf(organizationId: OrgId): Promise<VerifiedDomainRow[]> {
     return query<VerifiedDomainRow>(
       this.ds,
       sql`SELECT id, name, dkim_selector AS selector, dkim_private_key AS "privateKey",

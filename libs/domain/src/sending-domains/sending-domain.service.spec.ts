@@ -1,4 +1,4 @@
-// Sending domains (§13, §16) with a fake repository, a fake DNS zone and a stand-in key generator:
+// Sending domains (§13, §16) with a fake repository and sweeper, a fake DNS zone and a stand-in key generator:
 // the name rule, the plan's number of domains, the records to publish, the checks and the rule that
 // a name is verified by one organization at most.
 import { Logger } from '@nestjs/common';
@@ -15,6 +15,7 @@ import { CHECK_WINDOW_MS, RECHECK_MS, VERIFIED_RECHECK_MS } from './domain-verif
 import type { SendingDomain } from './sending-domain.entity';
 import type { SendingDomainRepository } from './sending-domain.repository';
 import { sendingDomainLimit, SendingDomainService } from './sending-domain.service';
+import type { SendingDomainSweeper } from './sending-domain.sweeper';
 
 const ORG = asOrgId('00000000-0000-4000-8000-000000000001');
 const ID = '00000000-0000-4000-8000-0000000000d1';
@@ -94,6 +95,8 @@ function setup(opts: Options = {}) {
         return domain({ ...state, lastCheckedAt: now });
       },
     ),
+  };
+  const sweeper = {
     claimDue: jest.fn(async (_now: Date, _limit: number, _lease: number) => [] as SendingDomain[]),
   };
   const zone = opts.zone ?? publishedZone();
@@ -135,13 +138,14 @@ function setup(opts: Options = {}) {
   const service = new SendingDomainService(
     ds,
     repository as unknown as SendingDomainRepository,
+    sweeper as unknown as SendingDomainSweeper,
     dns as unknown as DnsResolver,
     clock,
     config,
     organizations as unknown as OrganizationService,
     keys as unknown as DkimKeyGenerator,
   );
-  return { service, repository, dns, keys, em };
+  return { service, repository, sweeper, dns, keys, em };
 }
 
 beforeAll(() => Logger.overrideLogger(false));
@@ -333,21 +337,21 @@ describe('SendingDomainService.verify', () => {
 
 describe('SendingDomainService.checkDue', () => {
   it('checks claimed domains batch after batch until a batch is short', async () => {
-    const { service, repository } = setup();
+    const { service, repository, sweeper } = setup();
     const batch = (n: number, from: number) =>
       Array.from({ length: n }, (_, i) => domain({ id: `d${from + i}` }));
-    repository.claimDue.mockResolvedValueOnce(batch(50, 0)).mockResolvedValueOnce(batch(7, 50));
+    sweeper.claimDue.mockResolvedValueOnce(batch(50, 0)).mockResolvedValueOnce(batch(7, 50));
     await expect(service.checkDue()).resolves.toBe(57);
-    expect(repository.claimDue).toHaveBeenCalledTimes(2);
-    expect(repository.claimDue).toHaveBeenCalledWith(NOW, 50, 5 * 60_000);
+    expect(sweeper.claimDue).toHaveBeenCalledTimes(2);
+    expect(sweeper.claimDue).toHaveBeenCalledWith(NOW, 50, 5 * 60_000);
     expect(repository.recordCheck).toHaveBeenCalledTimes(57);
     // Each check is stored under the domain's own organization.
     expect(repository.recordCheck.mock.calls.every((c) => c[0] === ORG)).toBe(true);
   });
 
   it('goes on past a domain whose check fails', async () => {
-    const { service, repository } = setup();
-    repository.claimDue.mockResolvedValueOnce([domain({ id: 'a' }), domain({ id: 'b' })]);
+    const { service, repository, sweeper } = setup();
+    sweeper.claimDue.mockResolvedValueOnce([domain({ id: 'a' }), domain({ id: 'b' })]);
     repository.recordCheck.mockRejectedValueOnce(new Error('connection lost'));
     await expect(service.checkDue()).resolves.toBe(2);
     expect(repository.recordCheck).toHaveBeenCalledTimes(2);

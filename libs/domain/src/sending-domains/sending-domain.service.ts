@@ -6,7 +6,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
 import { Page, PageRequest, pageOffset } from '../common/pagination';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -21,6 +21,7 @@ import { normaliseDomainName } from './domain-name';
 import { afterCheck, CHECK_WINDOW_MS, CheckOutcome, RECHECK_MS } from './domain-verification';
 import type { SendingDomain } from './sending-domain.entity';
 import { SendingDomainRepository } from './sending-domain.repository';
+import { SendingDomainSweeper } from './sending-domain.sweeper';
 
 export interface DnsRecordView extends DnsRecordSpec {
   status: 'pending' | 'verified' | 'failed';
@@ -59,6 +60,7 @@ export class SendingDomainService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly repository: SendingDomainRepository,
+    private readonly sweeper: SendingDomainSweeper,
     private readonly dns: DnsResolver,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -66,7 +68,7 @@ export class SendingDomainService {
     private readonly keys: DkimKeyGenerator,
   ) {}
 
-  async create(organizationId: string, input: { name: string }): Promise<SendingDomainView> {
+  async create(organizationId: OrgId, input: { name: string }): Promise<SendingDomainView> {
     const name = normaliseDomainName(input.name);
     if (!name) {
       throw ValidationFailedError.field(
@@ -75,7 +77,7 @@ export class SendingDomainService {
         'name must be a domain name such as example.com',
       );
     }
-    const limit = sendingDomainLimit(await this.organizations.get(asOrgId(organizationId)));
+    const limit = sendingDomainLimit(await this.organizations.get(organizationId));
     // Before the key is made: an organization at its limit costs no key generation.
     if ((await this.repository.count(organizationId)) >= limit) {
       throw new ConflictError(LIMIT_REACHED);
@@ -111,7 +113,7 @@ export class SendingDomainService {
     return this.view(domain);
   }
 
-  async list(organizationId: string, req: PageRequest): Promise<Page<SendingDomainView>> {
+  async list(organizationId: OrgId, req: PageRequest): Promise<Page<SendingDomainView>> {
     const { items, total } = await this.repository.list(organizationId, {
       offset: pageOffset(req),
       limit: req.limit,
@@ -123,12 +125,12 @@ export class SendingDomainService {
     );
   }
 
-  async get(organizationId: string, id: string): Promise<SendingDomainView> {
+  async get(organizationId: OrgId, id: string): Promise<SendingDomainView> {
     return this.view(await this.find(organizationId, id));
   }
 
   /** Checks the records now; 409 when another organization holds the name verified. */
-  async verify(organizationId: string, id: string): Promise<SendingDomainView> {
+  async verify(organizationId: OrgId, id: string): Promise<SendingDomainView> {
     const domain = await this.find(organizationId, id);
     if (await this.repository.verifiedElsewhere(organizationId, domain.name)) {
       throw new ConflictError(TAKEN);
@@ -140,7 +142,7 @@ export class SendingDomainService {
   }
 
   /** Removes the domain: from the next message on, mail From it is neither signed nor allowed. */
-  async remove(organizationId: string, id: string): Promise<void> {
+  async remove(organizationId: OrgId, id: string): Promise<void> {
     if (!(await this.repository.remove(organizationId, id))) {
       throw new NotFoundError('Sending domain');
     }
@@ -159,7 +161,7 @@ export class SendingDomainService {
   async checkDue(): Promise<number> {
     let checked = 0;
     for (;;) {
-      const due = await this.repository.claimDue(this.clock.now(), CHECK_BATCH, CLAIM_LEASE_MS);
+      const due = await this.sweeper.claimDue(this.clock.now(), CHECK_BATCH, CLAIM_LEASE_MS);
       for (let i = 0; i < due.length; i += CHECK_PARALLEL) {
         await Promise.all(
           due
@@ -176,7 +178,7 @@ export class SendingDomainService {
     }
   }
 
-  private async find(organizationId: string, id: string): Promise<SendingDomain> {
+  private async find(organizationId: OrgId, id: string): Promise<SendingDomain> {
     const domain = await this.repository.get(organizationId, id);
     if (!domain) throw new NotFoundError('Sending domain');
     return domain;

@@ -10,6 +10,7 @@ import { DkimKeyGenerator } from './dkim-key';
 import { SenderPolicy } from './sender-policy';
 import { SendingDomainRepository } from './sending-domain.repository';
 import { SendingDomainService } from './sending-domain.service';
+import { SendingDomainSweeper } from './sending-domain.sweeper';
 import { SendingIdentities } from './sending-identity';
 import { VerifiedDomains } from './verified-domains';
 import { VerpTokens } from './verp';
@@ -19,6 +20,7 @@ import { VerpTokens } from './verp';
   providers: [
     { provide: DkimKeyGenerator, useFactory: () => new DkimKeyGenerator() },
     SendingDomainRepository,
+    SendingDomainSweeper,
     SendingDomainService,
     VerifiedDomains,
     SenderPolicy,
@@ -29,12 +31,6 @@ import { VerpTokens } from './verp';
       useFactory: (c: AppConfig) => new VerpTokens([c.encryptionKey, ...c.encryptionKeysOld]),
     },
   ],
-  exports: [
-    SendingDomainService,
-    SendingDomainRepository,
-    SenderPolicy,
-    SendingIdentities,
-    VerpTokens,
-  ],
+  exports: [SendingDomainService, SenderPolicy, SendingIdentities, VerpTokens],
 })
 export class SendingDomainsModule {}

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { asOrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { configureFieldEncryption, FieldCipher, fieldCipher } from '../crypto/field-encryption';
 import { SenderNotVerifiedError, SenderPolicy } from './sender-policy';
@@ -8,7 +9,8 @@ import { DKIM_SIGNED_HEADERS, SendingIdentities } from './sending-identity';
 import { VerifiedDomains } from './verified-domains';
 import { VerpTokens } from './verp';
 
-const ORG = randomUUID();
+const ORG = asOrgId(randomUUID());
+const otherOrg = () => asOrgId(randomUUID());
 const pem = () =>
   generateKeyPairSync('rsa', {
     modulusLength: 1024,
@@ -73,8 +75,8 @@ describe(SendingIdentities.name, () => {
     for (const [org, from] of [
       [ORG, 'a@example.org'],
       [ORG, 'a@notexample.com'],
-      [randomUUID(), 'a@example.com'],
-    ]) {
+      [otherOrg(), 'a@example.com'],
+    ] as const) {
       const id = await identities.forMessage(org, randomUUID(), from);
       expect(id.dkim).toBeUndefined();
       expect(id.envelopeFrom(0)).toMatch(/@bounces\.platform\.test$/);
@@ -87,7 +89,7 @@ describe(SendingIdentities.name, () => {
     await expect(require.assertMaySend(ORG, 'a@Example.ORG')).rejects.toEqual(
       new SenderNotVerifiedError('example.org'),
     );
-    await expect(require.assertMaySend(randomUUID(), 'a@example.com')).rejects.toMatchObject({
+    await expect(require.assertMaySend(otherOrg(), 'a@example.com')).rejects.toMatchObject({
       code: 'E_BUSINESS_RULE_VIOLATION',
       message: 'Sender domain is not verified: example.com',
     });

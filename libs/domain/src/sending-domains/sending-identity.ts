@@ -2,6 +2,7 @@
 // signature when its From domain is, or is under, a verified domain of its organization (the
 // signing itself is nodemailer's, in the SMTP thread), and each recipient's VERP envelope sender.
 import { Inject, Injectable } from '@nestjs/common';
+import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { addressDomain } from './domain-name';
@@ -57,7 +58,7 @@ export class SendingIdentities {
    * `bounces.<domain>` once that record is verified, else the platform's BOUNCE_DOMAIN.
    */
   async forMessage(
-    organizationId: string,
+    organizationId: OrgId,
     messageId: string,
     fromEmail: string,
   ): Promise<SendingIdentity> {

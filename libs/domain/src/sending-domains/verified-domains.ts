@@ -6,6 +6,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createPrivateKey, KeyObject } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import type { OrgId } from '../common/org-id';
 import { fieldCipher } from '../crypto/field-encryption';
 import { NotifiedCache } from '../database/notified-cache';
 import { selfAndParents } from './domain-name';
@@ -44,7 +45,7 @@ function toVerified(row: VerifiedDomainRow): VerifiedDomain {
 
 @Injectable()
 export class VerifiedDomains implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly cache: NotifiedCache<Map<string, VerifiedDomain>>;
+  private readonly cache: NotifiedCache<Map<string, VerifiedDomain>, OrgId>;
 
   constructor(@InjectDataSource() ds: DataSource, repository: SendingDomainRepository) {
     this.cache = new NotifiedCache({
@@ -70,7 +71,7 @@ export class VerifiedDomains implements OnApplicationBootstrap, OnApplicationShu
    * The verified domain `domain` is, or is under (the most specific one), of the organization;
    * null when there is none. `domain` is normalised (domain-name.ts).
    */
-  async match(organizationId: string, domain: string): Promise<VerifiedDomain | null> {
+  async match(organizationId: OrgId, domain: string): Promise<VerifiedDomain | null> {
     const domains = await this.cache.get(organizationId);
     if (!domains.size) return null;
     for (const name of selfAndParents(domain)) {

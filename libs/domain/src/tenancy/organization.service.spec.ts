@@ -1,7 +1,8 @@
-// Organizations with a fake repository: creation with its default list in one transaction, the
-// 404 of a missing organization, and which fields a change of limits writes.
+// Organizations with a fake repository and lists service: creation with its default list in one
+// transaction, the 404 of a missing organization, and which fields a change of limits writes.
 import type { DataSource, EntityManager } from 'typeorm';
 import { asOrgId } from '../common/org-id';
+import type { ContactListsService } from '../contacts/contact-lists.service';
 import type { Organization } from './organization.entity';
 import type { OrganizationRepository } from './organization.repository';
 import { OrganizationService } from './organization.service';
@@ -37,26 +38,32 @@ function setup(stored: Organization | null = organization()) {
     insert: jest.fn(async (fields: Partial<Organization>, _em: EntityManager) =>
       organization({ ...fields, id: ORG }),
     ),
-    insertDefaultList: jest.fn(async (_id: string, _em: EntityManager) => undefined),
     find: jest.fn(async (_id: string) => row),
     update: jest.fn(async (_id: string, patch: Partial<Organization>) => {
       if (row) row = { ...row, ...patch };
     }),
   };
-  const service = new OrganizationService(ds, repo as unknown as OrganizationRepository);
-  return { service, repo, em, ds };
+  const lists = {
+    createDefaultIn: jest.fn(async (_em: EntityManager, _id: string) => undefined),
+  };
+  const service = new OrganizationService(
+    ds,
+    repo as unknown as OrganizationRepository,
+    lists as unknown as ContactListsService,
+  );
+  return { service, repo, lists, em, ds };
 }
 
 describe('OrganizationService', () => {
   it('creates the organization with the plan defaults and its default list in one transaction', async () => {
-    const { service, repo, em, ds } = setup();
+    const { service, repo, lists, em, ds } = setup();
     const org = await service.create({ name: 'Acme' });
     expect(ds.transaction).toHaveBeenCalledTimes(1);
     expect(repo.insert).toHaveBeenCalledWith(
       { name: 'Acme', plan: 'free', subscriptionStatus: 'active', messageRetentionDays: 30 },
       em,
     );
-    expect(repo.insertDefaultList).toHaveBeenCalledWith(ORG, em);
+    expect(lists.createDefaultIn).toHaveBeenCalledWith(em, ORG);
     expect(org).toMatchObject({ id: ORG, name: 'Acme', plan: 'free' });
   });
 
@@ -70,10 +77,10 @@ describe('OrganizationService', () => {
   });
 
   it('does not create the default list when the organization insert fails', async () => {
-    const { service, repo } = setup();
+    const { service, repo, lists } = setup();
     repo.insert.mockRejectedValueOnce(new Error('connection lost'));
     await expect(service.create({ name: 'Acme' })).rejects.toThrow('connection lost');
-    expect(repo.insertDefaultList).not.toHaveBeenCalled();
+    expect(lists.createDefaultIn).not.toHaveBeenCalled();
   });
 
   it('answers 404 for an organization that does not exist, and changes nothing', async () => {

@@ -1,8 +1,10 @@
-// Organizations and their default list: created together, in one transaction.
+// Organizations and their default list (the contacts area's): created together, in one
+// transaction.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { OrgId } from '../common/org-id';
+import { ContactListsService } from '../contacts/contact-lists.service';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Organization, Plan, SubscriptionStatus } from './organization.entity';
@@ -21,6 +23,7 @@ export class OrganizationService {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly organizations: OrganizationRepository,
+    private readonly lists: ContactListsService,
   ) {}
 
   async create(input: {
@@ -38,7 +41,7 @@ export class OrganizationService {
         },
         em,
       );
-      await this.organizations.insertDefaultList(org.id, em);
+      await this.lists.createDefaultIn(em, org.id);
       return org;
     });
   }

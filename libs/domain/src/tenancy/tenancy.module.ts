@@ -1,5 +1,6 @@
 // Organizations, API keys, users, logins, access tokens and credential resolution.
 import { Module } from '@nestjs/common';
+import { ContactsModule } from '../contacts/contacts.module';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyService } from './api-key.service';
 import { CredentialService } from './credential.service';
@@ -12,6 +13,7 @@ import { UserRepository } from './user.repository';
 import { UserService } from './user.service';
 
 @Module({
+  imports: [ContactsModule],
   providers: [
     OrganizationRepository,
     ApiKeyRepository,

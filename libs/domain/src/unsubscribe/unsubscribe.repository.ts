@@ -1,14 +1,16 @@
-// The SQL of unsubscribing (§14): what a token's job id refers to, the record of each message's
-// unsubscribe, and the membership changes. A token is resolved across organizations (it is signed,
-// and its job id is unique); everything after that is scoped by the organization it resolved to.
+// The SQL of unsubscribing (§14): what a token's job id refers to, and the record of each
+// message's unsubscribe. A token is resolved across organizations (it is signed, and its job id is
+// unique); everything after that is scoped by the organization it resolved to. The membership
+// changes are the contacts area's (ContactListsService.unsubscribeIn).
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { asOrgId, OrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
 
 /** What an unsubscribe acts on. */
 export interface UnsubscribeTarget {
-  organizationId: string;
+  organizationId: OrgId;
   jobId: string;
   /** messages.id while the message log keeps the message, else null. */
   messageId: string | null;
@@ -52,7 +54,7 @@ export class UnsubscribeRepository {
     const r = rows[0];
     if (!r?.contact_id) return null;
     return {
-      organizationId: r.organization_id,
+      organizationId: asOrgId(r.organization_id),
       jobId,
       messageId: r.message_id,
       contactId: r.contact_id,
@@ -63,7 +65,7 @@ export class UnsubscribeRepository {
   /** Records the message's unsubscribe; false when it was recorded before. */
   async record(
     em: EntityManager,
-    organizationId: string,
+    organizationId: OrgId,
     target: UnsubscribeTarget,
     source: UnsubscribeSource,
     at: Date,
@@ -78,51 +80,5 @@ export class UnsubscribeRepository {
           RETURNING job_id`,
     );
     return rows.length > 0;
-  }
-
-  /**
-   * Unsubscribes the contact from `listId`, or from every list when null: each subscribed
-   * membership becomes `unsubscribed` with `reason`, and its list's subscriberCount drops in the
-   * same transaction. Locks the lists in id order first, as the contacts area does. Answers the
-   * ids of the lists whose membership changed.
-   */
-  async unsubscribeMemberships(
-    em: EntityManager,
-    organizationId: string,
-    contactId: string,
-    listId: string | null,
-    reason: string,
-    at: Date,
-  ): Promise<string[]> {
-    const locked = await query<{ id: string }>(
-      em,
-      sql`SELECT l.id FROM contact_lists l
-           WHERE l.organization_id = ${organizationId}::uuid
-             AND l.id IN (SELECT m.contact_list_id FROM contact_list_memberships m
-                           WHERE m.organization_id = ${organizationId}::uuid
-                             AND m.contact_id = ${contactId}::uuid AND m.status = 'subscribed'
-                             AND (${listId}::uuid IS NULL OR m.contact_list_id = ${listId}::uuid))
-           ORDER BY l.id
-           FOR UPDATE`,
-    );
-    if (!locked.length) return [];
-    const changed = await query<{ contact_list_id: string }>(
-      em,
-      sql`WITH changed AS (
-            UPDATE contact_list_memberships
-               SET status = 'unsubscribed', unsubscribed_at = ${at}::timestamptz,
-                   unsubscribe_reason = ${reason}, updated_at = now()
-             WHERE organization_id = ${organizationId}::uuid AND contact_id = ${contactId}::uuid
-               AND contact_list_id = ANY(${locked.map((l) => l.id)}::uuid[])
-               AND status = 'subscribed'
-            RETURNING contact_list_id
-          ), counted AS (
-            UPDATE contact_lists l SET subscriber_count = l.subscriber_count - d.n
-              FROM (SELECT contact_list_id, count(*)::int AS n FROM changed GROUP BY 1) d
-             WHERE l.id = d.contact_list_id AND l.organization_id = ${organizationId}::uuid
-          )
-          SELECT contact_list_id FROM changed ORDER BY contact_list_id`,
-    );
-    return changed.map((r) => r.contact_list_id);
   }
 }

@@ -1,12 +1,13 @@
-// Unsubscribing (§14) with a fake repository, events and engagement store: a token's target, the
+// Unsubscribing (§14) with a fake repository, lists, events and engagement: a token's target, the
 // lists left, the contact.unsubscribed events of a first unsubscribe and of a repeat, and the
 // engagement event noted once, whose loss never fails the unsubscribe.
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock';
 import { asOrgId } from '../common/org-id';
+import type { ContactListsService } from '../contacts/contact-lists.service';
 import type { Events, NewEvent } from '../events/events.service';
-import type { EngagementStore } from '../messaging/engagement/engagement.store';
+import type { EngagementService } from '../messaging/engagement/engagement.service';
 import type { UnsubscribeRepository, UnsubscribeTarget } from './unsubscribe.repository';
 import { UnsubscribeService, unsubscribedEvents } from './unsubscribe.service';
 import { UnsubscribeTokens } from './unsubscribe-token';
@@ -47,23 +48,26 @@ function setup(opts: { target?: UnsubscribeTarget | null; first?: boolean; left?
       opts.target === undefined ? target() : opts.target,
     ),
     record: jest.fn(async (..._args: unknown[]) => opts.first ?? true),
-    unsubscribeMemberships: jest.fn(async (..._args: unknown[]) => opts.left ?? [LIST]),
+  };
+  const lists = {
+    unsubscribeIn: jest.fn(async (..._args: unknown[]) => opts.left ?? [LIST]),
   };
   const events = {
     emit: jest.fn(async (_em: EntityManager, _org: string, _events: NewEvent[]) => undefined),
     wake: jest.fn(() => order.push('wake')),
   };
-  const engagement = { record: jest.fn(async (_e: unknown) => undefined) };
+  const engagement = { record: jest.fn(async (_org: string, _e: unknown) => undefined) };
   const clock: Clock = { now: () => NOW };
   const service = new UnsubscribeService(
     ds,
     tokens,
     repository as unknown as UnsubscribeRepository,
+    lists as unknown as ContactListsService,
     events as unknown as Events,
-    engagement as unknown as EngagementStore,
+    engagement as unknown as EngagementService,
     clock,
   );
-  return { service, repository, events, engagement, em, order };
+  return { service, repository, lists, events, engagement, em, order };
 }
 
 beforeAll(() => Logger.overrideLogger(false));
@@ -103,21 +107,14 @@ describe('UnsubscribeService.target', () => {
 
 describe('UnsubscribeService.unsubscribe', () => {
   it("leaves the campaign's list, announces it and notes the engagement once", async () => {
-    const { service, repository, events, engagement, em, order } = setup();
+    const { service, repository, lists, events, engagement, em, order } = setup();
     const result = await service.unsubscribe(TOKEN, 'one-click', {
       userAgent: 'Mail/1.0',
       remoteIp: '192.0.2.7',
     });
     expect(result).toEqual({ organizationId: ORG, changed: true, listIds: [LIST] });
     expect(repository.record).toHaveBeenCalledWith(em, ORG, target(), 'one-click', NOW);
-    expect(repository.unsubscribeMemberships).toHaveBeenCalledWith(
-      em,
-      ORG,
-      CONTACT,
-      LIST,
-      'one-click',
-      NOW,
-    );
+    expect(lists.unsubscribeIn).toHaveBeenCalledWith(em, ORG, CONTACT, LIST, 'one-click', NOW);
     expect(events.emit).toHaveBeenCalledWith(em, ORG, [
       {
         type: 'contact.unsubscribed',
@@ -125,8 +122,7 @@ describe('UnsubscribeService.unsubscribe', () => {
       },
     ]);
     expect(order).toEqual(['commit', 'wake']);
-    expect(engagement.record).toHaveBeenCalledWith({
-      organizationId: ORG,
+    expect(engagement.record).toHaveBeenCalledWith(ORG, {
       messageId: MESSAGE,
       recipientIndex: 0,
       type: 'unsubscribed',
@@ -158,12 +154,12 @@ describe('UnsubscribeService.unsubscribe', () => {
   });
 
   it('announces a first unsubscribe from every list even when the contact was on none', async () => {
-    const { service, repository, events } = setup({ target: target({ listId: null }), left: [] });
+    const { service, lists, events } = setup({ target: target({ listId: null }), left: [] });
     await expect(service.unsubscribe(TOKEN, 'one-click')).resolves.toMatchObject({
       changed: true,
       listIds: [],
     });
-    expect(repository.unsubscribeMemberships).toHaveBeenCalledWith(
+    expect(lists.unsubscribeIn).toHaveBeenCalledWith(
       expect.anything(),
       ORG,
       CONTACT,
@@ -222,20 +218,13 @@ describe('UnsubscribeService.unsubscribe', () => {
 
 describe('UnsubscribeService.unsubscribeEverywhere', () => {
   it("leaves every list for a complaint in the caller's transaction", async () => {
-    const { service, repository, events, em } = setup({ left: [LIST, OTHER_LIST] });
+    const { service, lists, events, em } = setup({ left: [LIST, OTHER_LIST] });
     const at = new Date('2030-06-02T00:00:00Z');
     await expect(service.unsubscribeEverywhere(em, ORG, CONTACT, at)).resolves.toEqual([
       LIST,
       OTHER_LIST,
     ]);
-    expect(repository.unsubscribeMemberships).toHaveBeenCalledWith(
-      em,
-      ORG,
-      CONTACT,
-      null,
-      'complaint',
-      at,
-    );
+    expect(lists.unsubscribeIn).toHaveBeenCalledWith(em, ORG, CONTACT, null, 'complaint', at);
     expect(events.emit).toHaveBeenCalledWith(
       em,
       ORG,

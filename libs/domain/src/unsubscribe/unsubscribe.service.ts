@@ -7,11 +7,12 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
-import { asOrgId } from '../common/org-id';
+import type { OrgId } from '../common/org-id';
+import { ContactListsService } from '../contacts/contact-lists.service';
 import { inTransaction } from '../database/transaction';
 import { NotFoundError } from '../errors/domain-errors';
 import { Events, NewEvent } from '../events/events.service';
-import { EngagementStore } from '../messaging/engagement/engagement.store';
+import { EngagementService } from '../messaging/engagement/engagement.service';
 import {
   UnsubscribeRepository,
   UnsubscribeSource,
@@ -31,7 +32,7 @@ export interface UnsubscribeClient {
 }
 
 export interface UnsubscribeResult {
-  organizationId: string;
+  organizationId: OrgId;
   /** False when this message's unsubscribe had been done before and nothing changed now. */
   changed: boolean;
   /** Lists whose membership went subscribed → unsubscribed. */
@@ -58,8 +59,9 @@ export class UnsubscribeService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly tokens: UnsubscribeTokens,
     private readonly repository: UnsubscribeRepository,
+    private readonly lists: ContactListsService,
     private readonly events: Events,
-    private readonly engagement: EngagementStore,
+    private readonly engagement: EngagementService,
     private readonly clock: Clock,
   ) {}
 
@@ -108,7 +110,7 @@ export class UnsubscribeService {
   ): Promise<{ changed: boolean; listIds: string[]; first: boolean }> {
     const org = target.organizationId;
     const first = await this.repository.record(em, org, target, source, now);
-    const listIds = await this.repository.unsubscribeMemberships(
+    const listIds = await this.lists.unsubscribeIn(
       em,
       org,
       target.contactId,
@@ -118,11 +120,7 @@ export class UnsubscribeService {
     );
     // Unsubscribing from "every list" a contact is on no list of still tells the organization.
     const announced = listIds.length || !first || target.listId ? listIds : [null];
-    await this.events.emit(
-      em,
-      asOrgId(org),
-      unsubscribedEvents(target.contactId, announced, 'one-click'),
-    );
+    await this.events.emit(em, org, unsubscribedEvents(target.contactId, announced, 'one-click'));
     return { changed: first || listIds.length > 0, listIds, first };
   }
 
@@ -132,11 +130,11 @@ export class UnsubscribeService {
    */
   async unsubscribeEverywhere(
     em: EntityManager,
-    organizationId: string,
+    organizationId: OrgId,
     contactId: string,
     at: Date,
   ): Promise<string[]> {
-    const listIds = await this.repository.unsubscribeMemberships(
+    const listIds = await this.lists.unsubscribeIn(
       em,
       organizationId,
       contactId,
@@ -144,11 +142,7 @@ export class UnsubscribeService {
       'complaint',
       at,
     );
-    await this.events.emit(
-      em,
-      asOrgId(organizationId),
-      unsubscribedEvents(contactId, listIds, 'complaint'),
-    );
+    await this.events.emit(em, organizationId, unsubscribedEvents(contactId, listIds, 'complaint'));
     return listIds;
   }
 
@@ -157,7 +151,7 @@ export class UnsubscribeService {
    * The engagement store may be another database: its outage loses the event, not the change.
    */
   async noteEngagement(
-    organizationId: string,
+    organizationId: OrgId,
     messageId: string,
     type: 'unsubscribed' | 'complained',
     at: Date,
@@ -165,8 +159,7 @@ export class UnsubscribeService {
     recipientIndex = 0,
   ): Promise<void> {
     try {
-      await this.engagement.record({
-        organizationId,
+      await this.engagement.record(organizationId, {
         messageId,
         recipientIndex,
         type,

@@ -17,7 +17,8 @@ import { IconAlertTriangle, IconPlus } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, pageOf, unwrap } from '../../api/client';
-import type { ApiKey } from '../../api/models';
+import { scopeValues } from '../../api/schema-values';
+import type { ApiKey } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -26,7 +27,7 @@ import { confirmDestructive } from '../../lib/confirm';
 import { formatCount, formatDate, formatDateTime } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
 import { useQueryState } from '../../lib/use-page';
-import { NewKeyModal, SCOPES } from './new-key-modal';
+import { NewKeyModal } from './new-key-modal';
 
 function KeyValueModal({ value, onClose }: { value: string | null; onClose: () => void }) {
   return (
@@ -71,7 +72,7 @@ export function ApiKeysPage() {
   const [value, setValue] = useState<string | null>(null);
   const { page, setPage } = useQueryState([]);
   const keys = useOrgQuery(['api-keys', page], () =>
-    pageOf<ApiKey>(api.GET('/api/v1/user/api-keys', { params: { query: { page, limit: 20 } } })),
+    pageOf(api.GET('/api/v1/user/api-keys', { params: { query: { page, limit: 20 } } })),
   );
   const rows = keys.data?.data ?? [];
   const revoke = (k: ApiKey) =>
@@ -122,7 +123,7 @@ export function ApiKeysPage() {
             <Table.Tbody>
               {rows.map((k) => {
                 const state = keyState(k);
-                const all = SCOPES.every((s) => k.scopes.includes(s));
+                const all = scopeValues.every((s) => k.scopes.includes(s));
                 return (
                   <Table.Tr key={k.id}>
                     <Table.Td fw={500}>{k.name}</Table.Td>

@@ -14,29 +14,9 @@ import { useForm } from '@mantine/form';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { ApiKey } from '../../api/models';
-import type { components } from '../../api/schema';
+import { scopeValues } from '../../api/schema-values';
+import type { Scope } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
-
-export type Scope = components['schemas']['CreateApiKeyDto']['scopes'][number];
-
-export const SCOPES: Scope[] = [
-  'contacts:read',
-  'contacts:write',
-  'messages:read',
-  'messages:send',
-  'analytics:read',
-  'analytics:write',
-  'webhooks:read',
-  'webhooks:write',
-  'campaigns:read',
-  'campaigns:write',
-  'domains:read',
-  'domains:write',
-  'channels:read',
-  'channels:write',
-  'keys:manage',
-];
 
 const FIELDS = ['name', 'scopes', 'rateLimitPerMinute', 'rateLimitPerDay', 'expiresAt'] as const;
 
@@ -50,7 +30,7 @@ export function NewKeyModal(props: {
   const form = useForm({
     initialValues: {
       name: '',
-      scopes: [] as string[],
+      scopes: [] as Scope[],
       rateLimitPerMinute: 300 as number | string,
       rateLimitPerDay: '' as number | string,
       expiresAt: '',
@@ -65,11 +45,11 @@ export function NewKeyModal(props: {
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      const created = await dataOf<ApiKey & { key: string }>(
+      const created = await dataOf(
         api.POST('/api/v1/user/api-keys', {
           body: {
             name: v.name,
-            scopes: v.scopes as Scope[],
+            scopes: v.scopes,
             rateLimitPerMinute: Number(v.rateLimitPerMinute) || undefined,
             rateLimitPerDay: v.rateLimitPerDay === '' ? null : Number(v.rateLimitPerDay),
             expiresAt: v.expiresAt ? new Date(`${v.expiresAt}T23:59:59`).toISOString() : null,
@@ -101,7 +81,7 @@ export function NewKeyModal(props: {
           />
           <Checkbox.Group label="Scopes" required {...form.getInputProps('scopes')}>
             <SimpleGrid cols={2} mt="xs" spacing={6}>
-              {SCOPES.map((s) => (
+              {scopeValues.map((s) => (
                 <Checkbox key={s} value={s} label={s} />
               ))}
             </SimpleGrid>

@@ -2,6 +2,7 @@
 // failed), and their messages by delivery status, as bar charts each with its numbers as a table.
 import { BarChart } from '@mantine/charts';
 import { Paper, SimpleGrid, Text, Title } from '@mantine/core';
+import type { MessageStatus } from '../../api/types';
 import { ChartDataTable } from '../../components/chart-data-table';
 import { formatCount } from '../../lib/format';
 import { type CampaignChannel, channelLabel, type ChannelSummary } from './campaign-channels';
@@ -13,7 +14,8 @@ const STATES = [
   { name: 'failed', label: 'Failed', color: 'red.7' },
 ] as const;
 
-const STATUS_COLORS: Record<string, string> = {
+/** Colours of the message statuses a campaign's messages usually have; others take a fallback. */
+const STATUS_COLORS: Partial<Record<MessageStatus, string>> = {
   delivered: 'teal.7',
   sent: 'indigo.6',
   deferred: 'yellow.6',
@@ -90,7 +92,8 @@ export function CampaignByChannel(props: {
             type="stacked"
             series={statuses.map((st, i) => ({
               name: st,
-              color: STATUS_COLORS[st] ?? FALLBACK_COLORS[i % FALLBACK_COLORS.length],
+              color:
+                STATUS_COLORS[st as MessageStatus] ?? FALLBACK_COLORS[i % FALLBACK_COLORS.length],
             }))}
             valueFormatter={(v) => formatCount(v)}
             withLegend

@@ -1,7 +1,7 @@
 // The channels of a campaign (§17) as the composer and the detail page use them, typed from the
 // OpenAPI document.
 import type { components } from '../../api/schema';
-import type { ContactList } from '../../api/models';
+import { channelValues } from '../../api/schema-values';
 
 type Schemas = components['schemas'];
 export type CreateCampaignBody = Schemas['CreateCampaignDto'];
@@ -9,9 +9,6 @@ export type CampaignContent = Schemas['CampaignContentDto'];
 export type CampaignChannel = NonNullable<CreateCampaignBody['channels']>[number];
 export type ReachRequest = Schemas['CampaignReachRequestDto'];
 export type TelegramParseMode = NonNullable<Schemas['TelegramContentDto']['parseMode']>;
-
-/** A list as the picker reads it: its preferred channels seed the composer's order. */
-export type PickerList = ContactList & Pick<Schemas['CreateListDto'], 'preferredChannels'>;
 
 /** Every channel with its label; `satisfies` keeps it in step with the document's enum. */
 export const CHANNEL_LABELS = {
@@ -23,7 +20,8 @@ export const CHANNEL_LABELS = {
   push: 'Push',
 } as const satisfies Record<CampaignChannel, string>;
 
-export const ALL_CHANNELS = Object.keys(CHANNEL_LABELS) as CampaignChannel[];
+/** Every channel, in the document's order. */
+export const ALL_CHANNELS: readonly CampaignChannel[] = channelValues;
 
 export const channelLabel = (c: string): string =>
   (CHANNEL_LABELS as Record<string, string>)[c] ?? c;

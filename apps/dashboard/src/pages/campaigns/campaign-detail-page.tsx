@@ -12,7 +12,7 @@ import { confirmDestructive } from '../../lib/confirm';
 import { formatCount, formatDateTime } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
 import { CampaignByChannel } from './campaign-by-channel';
-import { type CampaignDetail, channelLabel } from './campaign-channels';
+import { channelLabel } from './campaign-channels';
 import { campaignPercent, CampaignProgress, CampaignStatusBadge } from './campaign-status';
 
 export function CampaignDetailPage() {
@@ -20,8 +20,7 @@ export function CampaignDetailPage() {
   const queries = useQueryClient();
   const campaign = useOrgQuery(
     ['campaign', id],
-    () =>
-      dataOf<CampaignDetail>(api.GET('/api/v1/user/campaigns/{id}', { params: { path: { id } } })),
+    () => dataOf(api.GET('/api/v1/user/campaigns/{id}', { params: { path: { id } } })),
     { refetchInterval: (c) => (c?.status === 'sending' ? 1000 : false) },
   );
   const c = campaign.data;

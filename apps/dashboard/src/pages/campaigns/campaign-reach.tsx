@@ -7,12 +7,7 @@ import { api, dataOf } from '../../api/client';
 import { errorMessage } from '../../api/errors';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatCount } from '../../lib/format';
-import {
-  type CampaignChannel,
-  type CampaignReach as Reach,
-  channelLabel,
-  type ReachRequest,
-} from './campaign-channels';
+import { type CampaignChannel, channelLabel, type ReachRequest } from './campaign-channels';
 
 const DEBOUNCE_MS = 400;
 
@@ -33,7 +28,7 @@ export function CampaignReach(props: {
   const key = JSON.stringify(debounced);
   const reach = useOrgQuery(
     ['campaign-reach', key],
-    () => dataOf<Reach>(api.POST('/api/v1/user/campaigns/reach', { body: debounced! })),
+    () => dataOf(api.POST('/api/v1/user/campaigns/reach', { body: debounced! })),
     { enabled: debounced !== null },
   );
   const settled = JSON.stringify(request) === key && !reach.isFetching;

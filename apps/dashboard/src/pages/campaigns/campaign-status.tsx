@@ -1,14 +1,14 @@
 import { Badge, Progress } from '@mantine/core';
-import type { Campaign } from '../../api/models';
+import type { Campaign } from '../../api/types';
 
-const COLOR: Record<string, string> = {
+const COLOR: Record<Campaign['status'], string> = {
   draft: 'gray',
   sending: 'indigo',
   sent: 'green',
   cancelled: 'orange',
 };
 
-export function CampaignStatusBadge({ status }: { status: string }) {
+export function CampaignStatusBadge({ status }: { status: Campaign['status'] }) {
   return (
     <Badge variant="light" color={COLOR[status] ?? 'gray'} data-testid="campaign-status">
       {status}

@@ -3,7 +3,6 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useNavigate } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { Campaign } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -19,10 +18,7 @@ export function CampaignsPage() {
   const { page, setPage } = useQueryState([]);
   const campaigns = useOrgQuery(
     ['campaigns', page],
-    () =>
-      pageOf<Campaign>(
-        api.GET('/api/v1/user/campaigns', { params: { query: { page, limit: 20 } } }),
-      ),
+    () => pageOf(api.GET('/api/v1/user/campaigns', { params: { query: { page, limit: 20 } } })),
     { refetchInterval: (d) => (d?.data.some((c) => c.status === 'sending') ? 2000 : false) },
   );
   const rows = campaigns.data?.data ?? [];

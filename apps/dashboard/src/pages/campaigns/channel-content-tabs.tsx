@@ -15,6 +15,13 @@ import type { UseFormReturnType } from '@mantine/form';
 import { IconAlertCircle, IconPlus, IconX } from '@tabler/icons-react';
 import { type CampaignChannel, channelLabel, type TelegramParseMode } from './campaign-channels';
 import { PushPreview, SmsPreview, WhatsappTemplatePreview } from './content-previews';
+import { optionsOf } from '../../lib/options';
+
+/** Each Telegram formatting, in the order the formatting control offers them. */
+const PARSE_MODE_LABELS: Record<TelegramParseMode, string> = {
+  HTML: 'HTML',
+  MarkdownV2: 'MarkdownV2',
+};
 
 export interface ComposerValues {
   name: string;
@@ -117,11 +124,7 @@ export function ChannelContentTabs(props: {
             </Text>
             <SegmentedControl
               aria-labelledby="parse-mode-label"
-              data={[
-                { value: '', label: 'Plain text' },
-                { value: 'HTML', label: 'HTML' },
-                { value: 'MarkdownV2', label: 'MarkdownV2' },
-              ]}
+              data={[{ value: '', label: 'Plain text' }, ...optionsOf(PARSE_MODE_LABELS)]}
               {...form.getInputProps('tgParseMode')}
             />
           </div>

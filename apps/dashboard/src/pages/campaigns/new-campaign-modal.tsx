@@ -17,15 +17,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf, pageOf } from '../../api/client';
 import { ApiError } from '../../api/errors';
-import type { Campaign, Segment } from '../../api/models';
+import type { Campaign } from '../../api/types';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { applyApiErrors } from '../../lib/form-errors';
-import type {
-  CampaignChannel,
-  CampaignContent,
-  CreateCampaignBody,
-  PickerList,
-} from './campaign-channels';
+import type { CampaignChannel, CampaignContent, CreateCampaignBody } from './campaign-channels';
 import { ChannelContentTabs, type ComposerValues, hasError } from './channel-content-tabs';
 import { ChannelOrder } from './channel-order';
 import { CampaignReach } from './campaign-reach';
@@ -144,14 +139,10 @@ export function NewCampaignModal(props: {
   const active = channels.includes(tab) ? tab : channels[0];
   // One page of each (the first 100) feeds the pickers.
   const lists = useOrgQuery(['lists', 'picker'], () =>
-    pageOf<PickerList>(
-      api.GET('/api/v1/user/contact-lists', { params: { query: { limit: 100 } } }),
-    ),
+    pageOf(api.GET('/api/v1/user/contact-lists', { params: { query: { limit: 100 } } })),
   );
   const segments = useOrgQuery(['segments', 'picker'], () =>
-    pageOf<Segment>(
-      api.GET('/api/v1/user/contact-segments', { params: { query: { limit: 100 } } }),
-    ),
+    pageOf(api.GET('/api/v1/user/contact-segments', { params: { query: { limit: 100 } } })),
   );
   const setChannels = (next: CampaignChannel[]) => {
     setOrderTouched(true);
@@ -193,7 +184,7 @@ export function NewCampaignModal(props: {
         : {}),
     };
     try {
-      const created = await dataOf<Campaign>(api.POST('/api/v1/user/campaigns', { body }));
+      const created = await dataOf(api.POST('/api/v1/user/campaigns', { body }));
       await queries.invalidateQueries();
       form.reset();
       setOrderTouched(false);

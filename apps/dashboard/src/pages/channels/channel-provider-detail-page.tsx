@@ -7,7 +7,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
-import type { ChannelProvider } from '../../api/models';
+import type { components } from '../../api/schema';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -49,24 +49,21 @@ function settingLabel(provider: ConnectableProvider | null, name: string): strin
 /** Alert titles take their colour's shade, under 4.5:1 on the tint: keep them in text colour. */
 const ALERT_STYLES = { title: { color: 'var(--mantine-color-text)' } };
 
+type UpdateBody = components['schemas']['UpdateChannelProviderDto'];
+
 export function ChannelProviderDetailPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const queries = useQueryClient();
   const account = useOrgQuery(['channel-provider', id], () =>
-    dataOf<ChannelProvider>(
-      api.GET('/api/v1/user/channel-providers/{id}', { params: { path: { id } } }),
-    ),
+    dataOf(api.GET('/api/v1/user/channel-providers/{id}', { params: { path: { id } } })),
   );
   const a = account.data;
   const path = { params: { path: { id } } };
-  const patch = (body: { isDefault?: true; status?: 'active' | 'disabled' }, done: string) =>
+  const patch = (body: Pick<UpdateBody, 'isDefault' | 'status'>, done: string) =>
     void runChange(
       queries,
-      () =>
-        dataOf<ChannelProvider>(
-          api.PATCH('/api/v1/user/channel-providers/{id}', { ...path, body }),
-        ),
+      () => dataOf(api.PATCH('/api/v1/user/channel-providers/{id}', { ...path, body })),
       done,
     );
   const connectable =

@@ -8,12 +8,13 @@ import { IconPlugConnected } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { ChannelProvider, ProviderChannel } from '../../api/models';
+import type { ProviderChannel } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatDate, formatNumber } from '../../lib/format';
+import { optionsOf } from '../../lib/options';
 import { useQueryState } from '../../lib/use-page';
 import { ConnectProviderModal } from './connect-provider-modal';
 import { CHANNEL_LABEL, PROVIDER_LABEL } from './provider-specs';
@@ -21,7 +22,6 @@ import { ProviderSecretModal } from './provider-secret-modal';
 import { ProviderStatusBadge } from './provider-status';
 
 const KEYS = ['channel'] as const;
-const CHANNELS: ProviderChannel[] = ['sms', 'push', 'whatsapp', 'telegram', 'imessage'];
 
 export function ChannelsPage() {
   const navigate = useNavigate();
@@ -30,7 +30,7 @@ export function ChannelsPage() {
   const { values, page, setFilters, setPage } = useQueryState(KEYS);
   const channel = (values.channel || undefined) as ProviderChannel | undefined;
   const providers = useOrgQuery(['channel-providers', channel, page], () =>
-    pageOf<ChannelProvider>(
+    pageOf(
       api.GET('/api/v1/user/channel-providers', {
         params: { query: { page, limit: 20, ...(channel ? { channel } : {}) } },
       }),
@@ -53,7 +53,7 @@ export function ChannelsPage() {
         <Select
           label="Channel"
           placeholder="All channels"
-          data={CHANNELS.map((c) => ({ value: c, label: CHANNEL_LABEL[c] }))}
+          data={optionsOf(CHANNEL_LABEL)}
           value={values.channel || null}
           onChange={(v) => setFilters({ channel: v ?? '' })}
           clearable

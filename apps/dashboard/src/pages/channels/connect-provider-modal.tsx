@@ -21,9 +21,10 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
 import { ApiError } from '../../api/errors';
-import type { ProviderChannel } from '../../api/models';
+import type { ProviderChannel } from '../../api/types';
 import type { components } from '../../api/schema';
 import { applyApiErrors } from '../../lib/form-errors';
+import { optionsOf } from '../../lib/options';
 import { ProviderFields } from './provider-fields';
 import {
   apiBaseHelp,
@@ -40,9 +41,6 @@ import {
 
 /** The created account, with the `http` provider's generated secret when one was generated. */
 export type CreatedProvider = components['schemas']['CreatedChannelProviderResponse'];
-
-/** The channels the `http` provider may carry, in the order the select offers them. */
-const ANY_CHANNEL: ProviderChannel[] = ['sms', 'whatsapp', 'telegram', 'imessage', 'push'];
 
 function initialValues() {
   return {
@@ -87,7 +85,7 @@ export function ConnectProviderModal(props: {
       return;
     }
     try {
-      const created = await dataOf<CreatedProvider>(
+      const created = await dataOf(
         api.POST('/api/v1/user/channel-providers', {
           body: {
             channel: PROVIDER_SPECS[v.provider].channel ?? v.channel,
@@ -143,7 +141,7 @@ export function ConnectProviderModal(props: {
               label="Channel"
               description="The messages this endpoint carries: the platform sends it the channel’s content and address."
               required
-              data={ANY_CHANNEL.map((c) => ({ value: c, label: CHANNEL_LABEL[c] }))}
+              data={optionsOf(CHANNEL_LABEL)}
               {...form.getInputProps('channel')}
             />
           )}

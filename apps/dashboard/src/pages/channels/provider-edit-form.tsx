@@ -18,7 +18,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, dataOf } from '../../api/client';
 import type { components } from '../../api/schema';
-import type { ChannelProvider } from '../../api/models';
+import type { ChannelProvider } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
 import { ProviderFields } from './provider-fields';
 import {
@@ -119,7 +119,7 @@ export function ProviderEditForm(props: {
       return;
     }
     try {
-      const saved = await dataOf<ChannelProvider>(
+      const saved = await dataOf(
         api.PATCH('/api/v1/user/channel-providers/{id}', {
           params: { path: { id: account.id } },
           body: change,

@@ -1,7 +1,7 @@
 // The providers the dashboard connects, their fields and where each value is found in the
 // provider's console (wording from docs/channels/*.md), and the turning of the form's strings into
 // the `credentials` and `settings` objects the API takes.
-import type { ChannelProvider, ProviderChannel } from '../../api/models';
+import type { ChannelProvider, ProviderChannel } from '../../api/types';
 import { CHAT_PROVIDER_SPECS } from './chat-provider-specs';
 
 /** Every provider the API serves (the OpenAPI document's enum). */
@@ -145,7 +145,7 @@ export function apiBaseHelp(defaultApiBase: string | null): string {
 
 export const CONNECTABLE = Object.keys(PROVIDER_SPECS) as ConnectableProvider[];
 
-export const PROVIDER_LABEL: Record<string, string> = {
+export const PROVIDER_LABEL: Record<ConnectableProvider, string> = {
   twilio: 'Twilio',
   fcm: 'Firebase Cloud Messaging',
   apns: 'APNs',
@@ -155,7 +155,8 @@ export const PROVIDER_LABEL: Record<string, string> = {
   http: 'HTTP endpoint',
 };
 
-export const CHANNEL_LABEL: Record<string, string> = {
+/** Each channel a provider carries, in the order the channel selects offer them. */
+export const CHANNEL_LABEL: Record<ProviderChannel, string> = {
   sms: 'SMS',
   push: 'Push',
   whatsapp: 'WhatsApp',

@@ -1,6 +1,8 @@
 // The status badge of a provider account, and what each status means.
 import { Badge } from '@mantine/core';
-import type { ProviderStatus } from '../../api/models';
+import type { ChannelProvider } from '../../api/types';
+
+type ProviderStatus = ChannelProvider['status'];
 
 const COLOR: Record<ProviderStatus, string> = {
   active: 'green',

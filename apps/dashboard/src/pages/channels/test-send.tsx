@@ -17,8 +17,20 @@ import { useForm } from '@mantine/form';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { ChannelProvider, TestSendResult } from '../../api/models';
+import type { components } from '../../api/schema';
+import type { ChannelProvider } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
+import { optionsOf } from '../../lib/options';
+
+type TestSendResult = components['schemas']['ChannelProviderTestResponse'];
+type PushPlatform = NonNullable<components['schemas']['TestChannelProviderDto']['platform']>;
+
+/** Each push platform a test may name, in the order the select offers them. */
+const PLATFORM_LABELS: Record<PushPlatform, string> = {
+  ios: 'iOS',
+  android: 'Android',
+  web: 'Web',
+};
 
 const OUTCOME: Record<TestSendResult['outcome'], { color: string; words: string }> = {
   accepted: { color: 'green', words: 'The provider accepted the message for delivery.' },
@@ -90,11 +102,11 @@ export function TestSend({ account }: { account: ChannelProvider }) {
       ? {
           ...(v.title ? { title: v.title } : {}),
           ...(v.body ? { body: v.body } : {}),
-          ...(v.platform ? { platform: v.platform as 'ios' | 'android' | 'web' } : {}),
+          ...(v.platform ? { platform: v.platform as PushPlatform } : {}),
         }
       : { text: v.text };
     try {
-      const r = await dataOf<TestSendResult>(
+      const r = await dataOf(
         api.POST('/api/v1/user/channel-providers/{id}/test', {
           params: { path: { id: account.id } },
           body: { to: v.to.trim(), ...content },
@@ -138,12 +150,7 @@ export function TestSend({ account }: { account: ChannelProvider }) {
               <NativeSelect
                 label="Platform"
                 description={`Left as default: ${account.provider === 'apns' ? 'iOS' : 'Android'}.`}
-                data={[
-                  { value: '', label: 'Default' },
-                  { value: 'ios', label: 'iOS' },
-                  { value: 'android', label: 'Android' },
-                  { value: 'web', label: 'Web' },
-                ]}
+                data={[{ value: '', label: 'Default' }, ...optionsOf(PLATFORM_LABELS)]}
                 {...form.getInputProps('platform')}
               />
             </>

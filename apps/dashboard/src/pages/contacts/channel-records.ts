@@ -1,8 +1,19 @@
 // A contact's channel records as the rows of its Channels table: what each status means for
 // sending (an opted-out number, an expired push token get nothing) and when the record was last
 // used, where the API records it (push: last sent; WhatsApp: last seen; Telegram: last active).
-import type { ChannelRecord, Contact, ContactEmail } from '../../api/models';
+import type { components } from '../../api/schema';
+import type { Contact } from '../../api/types';
 import { formatDateTime } from '../../lib/format';
+
+type Schemas = components['schemas'];
+type ContactEmail = Schemas['ContactEmailResponse'];
+/** A channel record other than email. */
+type ChannelRecord =
+  | Schemas['ContactSmsResponse']
+  | Schemas['ContactWhatsappResponse']
+  | Schemas['ContactTelegramResponse']
+  | Schemas['ContactImessageResponse']
+  | Schemas['ContactPushResponse'];
 
 export interface ChannelRow {
   channel: string;
@@ -16,8 +27,10 @@ export interface ChannelRow {
   createdAt: string;
 }
 
+type RecordStatus = (ChannelRecord | ContactEmail)['status'];
+
 /** Statuses with which nothing is sent on the channel (an inactive push token too: see its note). */
-const BLOCKING = new Set([
+const BLOCKING = new Set<RecordStatus>([
   'bounced',
   'complained',
   'suppressed',
@@ -28,7 +41,7 @@ const BLOCKING = new Set([
 ]);
 
 export function statusColor(status: string): string {
-  if (BLOCKING.has(status)) return 'red';
+  if (BLOCKING.has(status as RecordStatus)) return 'red';
   return status === 'verified' || status === 'active' ? 'green' : 'gray';
 }
 
@@ -65,7 +78,7 @@ function recordNote(r: ChannelRecord, what: string): string | null {
     case 'inactive':
       return what === 'push' ? 'Inactive: no push is sent' : null;
     case 'active':
-      return r.expiresAt ? `Token expires${when(r.expiresAt)}` : null;
+      return 'expiresAt' in r && r.expiresAt ? `Token expires${when(r.expiresAt)}` : null;
     default:
       return null;
   }

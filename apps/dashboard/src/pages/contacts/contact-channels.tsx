@@ -1,7 +1,7 @@
 // Every channel record of a contact in one table: its address and when it was added, its status
 // and what that means for sending, and its last use where the API records one.
 import { Badge, Group, Paper, Table, Text, Title } from '@mantine/core';
-import type { Contact } from '../../api/models';
+import type { Contact } from '../../api/types';
 import { formatDate, formatDateTime } from '../../lib/format';
 import { channelRows, statusColor } from './channel-records';
 

@@ -4,7 +4,6 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
-import type { Contact } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -33,7 +32,7 @@ export function ContactDetailPage() {
   const queries = useQueryClient();
   const [editing, { open, close }] = useDisclosure(false);
   const contact = useOrgQuery(['contact', id], () =>
-    dataOf<Contact>(api.GET('/api/v1/user/contacts/{id}', { params: { path: { id } } })),
+    dataOf(api.GET('/api/v1/user/contacts/{id}', { params: { path: { id } } })),
   );
   const c = contact.data;
 

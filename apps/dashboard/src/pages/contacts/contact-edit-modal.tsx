@@ -4,9 +4,10 @@ import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { Contact } from '../../api/models';
+import type { Contact } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
-import { CONTACT_STATUSES, type ContactStatus } from './contact-filters';
+import { contactStatusValues } from '../../api/schema-values';
+import type { ContactStatus } from '../../api/types';
 
 const FIELDS = ['firstName', 'lastName', 'status', 'language', 'timezone', 'notes'] as const;
 
@@ -32,7 +33,7 @@ export function ContactEditModal(props: {
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      await dataOf<Contact>(
+      await dataOf(
         api.PATCH('/api/v1/user/contacts/{id}', {
           params: { path: { id: contact.id } },
           body: {
@@ -68,7 +69,7 @@ export function ContactEditModal(props: {
           </Group>
           <Select
             label="Status"
-            data={[...CONTACT_STATUSES]}
+            data={[...contactStatusValues]}
             allowDeselect={false}
             {...form.getInputProps('status')}
           />

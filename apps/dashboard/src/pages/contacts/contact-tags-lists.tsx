@@ -17,7 +17,7 @@ import { IconX } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, pageOf, unwrap } from '../../api/client';
-import type { Contact, ContactList } from '../../api/models';
+import type { Contact } from '../../api/types';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatDate } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
@@ -111,9 +111,7 @@ export function ContactLists({ contact }: { contact: Contact }) {
   const [listId, setListId] = useState<string | null>(null);
   // One page of lists (the first 100 by the API's order) feeds the picker.
   const lists = useOrgQuery(['lists', 'picker'], () =>
-    pageOf<ContactList>(
-      api.GET('/api/v1/user/contact-lists', { params: { query: { limit: 100 } } }),
-    ),
+    pageOf(api.GET('/api/v1/user/contact-lists', { params: { query: { limit: 100 } } })),
   );
   const memberships = contact.listMemberships ?? [];
   const subscribe = async () => {

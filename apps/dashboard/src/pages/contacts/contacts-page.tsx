@@ -5,21 +5,21 @@ import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { Contact } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { contactName, formatDateTime } from '../../lib/format';
 import { compact, useQueryState } from '../../lib/use-page';
+import { channelValues, contactStatusValues } from '../../api/schema-values';
+import type { Channel, ContactStatus } from '../../api/types';
+import { optionsOf } from '../../lib/options';
 import {
-  CHANNELS,
-  CONTACT_STATUSES,
-  SORT_FIELDS,
+  SORT_FIELD_LABELS,
+  SORT_ORDER_LABELS,
   STATUS_COLOR,
-  type Channel,
-  type ContactStatus,
   type SortField,
+  type SortOrder,
 } from './contact-filters';
 import { NewContactModal } from './new-contact-modal';
 
@@ -33,7 +33,7 @@ export function ContactsPage() {
   const applySearch = useDebouncedCallback((v: string) => setFilters({ search: v.trim() }), 300);
 
   const contacts = useOrgQuery(['contacts', values, page], () =>
-    pageOf<Contact>(
+    pageOf(
       api.GET('/api/v1/user/contacts', {
         params: {
           query: compact({
@@ -43,7 +43,7 @@ export function ContactsPage() {
             status: values.status as ContactStatus,
             channel: values.channel as Channel,
             sortBy: values.sortBy as SortField,
-            sortOrder: values.sortOrder as 'asc' | 'desc',
+            sortOrder: values.sortOrder as SortOrder,
           }),
         },
       }),
@@ -78,7 +78,7 @@ export function ContactsPage() {
         <Select
           label="Status"
           placeholder="Any"
-          data={[...CONTACT_STATUSES]}
+          data={[...contactStatusValues]}
           value={values.status || null}
           onChange={(v) => setFilters({ status: v ?? '' })}
           clearable
@@ -87,7 +87,7 @@ export function ContactsPage() {
         <Select
           label="Channel"
           placeholder="Any"
-          data={[...CHANNELS]}
+          data={[...channelValues]}
           value={values.channel || null}
           onChange={(v) => setFilters({ channel: v ?? '' })}
           clearable
@@ -95,7 +95,7 @@ export function ContactsPage() {
         />
         <Select
           label="Sort by"
-          data={SORT_FIELDS.map((f) => ({ ...f }))}
+          data={optionsOf(SORT_FIELD_LABELS)}
           value={values.sortBy || 'createdAt'}
           onChange={(v) => setFilters({ sortBy: v ?? '' })}
           allowDeselect={false}
@@ -103,10 +103,7 @@ export function ContactsPage() {
         />
         <Select
           label="Order"
-          data={[
-            { value: 'desc', label: 'Newest first' },
-            { value: 'asc', label: 'Oldest first' },
-          ]}
+          data={optionsOf(SORT_ORDER_LABELS)}
           value={values.sortOrder || 'desc'}
           onChange={(v) => setFilters({ sortOrder: v ?? '' })}
           allowDeselect={false}

@@ -4,10 +4,10 @@ import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { Contact } from '../../api/models';
 import { applyApiErrors } from '../../lib/form-errors';
 import { contactName } from '../../lib/format';
-import { CONTACT_STATUSES, type ContactStatus } from './contact-filters';
+import { contactStatusValues } from '../../api/schema-values';
+import type { ContactStatus } from '../../api/types';
 
 const FIELDS = ['firstName', 'lastName', 'email', 'status', 'tags'] as const;
 
@@ -33,7 +33,7 @@ export function NewContactModal({ opened, onClose }: { opened: boolean; onClose:
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      const contact = await dataOf<Contact>(
+      const contact = await dataOf(
         api.POST('/api/v1/user/contacts', {
           body: {
             firstName: v.firstName || null,
@@ -70,7 +70,7 @@ export function NewContactModal({ opened, onClose }: { opened: boolean; onClose:
           <TextInput label="Email" type="email" {...form.getInputProps('email')} />
           <Select
             label="Status"
-            data={[...CONTACT_STATUSES]}
+            data={[...contactStatusValues]}
             allowDeselect={false}
             {...form.getInputProps('status')}
           />

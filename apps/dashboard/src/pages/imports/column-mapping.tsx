@@ -1,6 +1,6 @@
 // Maps each column of the file to a contact field, prefilled from the API's suggestions.
 import { Select, Table, Text } from '@mantine/core';
-import type { FieldMapping } from '../../api/models';
+import type { FieldMapping } from '../../api/types';
 
 const FIELDS = [
   { value: 'ignore', label: 'Do not import' },

@@ -5,7 +5,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { IconDownload } from '@tabler/icons-react';
 import { useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
-import type { ContactImport } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -19,10 +18,7 @@ export function ImportDetailPage() {
   const queries = useQueryClient();
   const imp = useOrgQuery(
     ['import', id],
-    () =>
-      dataOf<{ import: ContactImport }>(
-        api.GET('/api/v1/user/contact-imports/{id}', { params: { path: { id } } }),
-      ),
+    () => dataOf(api.GET('/api/v1/user/contact-imports/{id}', { params: { path: { id } } })),
     { refetchInterval: (d) => (!d || RUNNING.includes(d.import.status) ? 1000 : false) },
   );
   const i = imp.data?.import;

@@ -1,12 +1,15 @@
 // How an import's status and counters read (§7): one badge, one bar, the counters.
 import { Badge, Group, Progress, SimpleGrid, Text } from '@mantine/core';
-import type { ContactImport } from '../../api/models';
+import type { ContactImport } from '../../api/types';
 import { StatCard } from '../../components/stat-card';
 import { formatCount } from '../../lib/format';
 
-export const RUNNING = ['queued', 'processing'];
+type ImportStatus = ContactImport['status'];
 
-const COLOR: Record<string, string> = {
+/** The statuses of an import the worker is still on. */
+export const RUNNING: ImportStatus[] = ['queued', 'processing'];
+
+const COLOR: Record<ImportStatus, string> = {
   uploaded: 'gray',
   queued: 'blue',
   processing: 'indigo',
@@ -16,7 +19,7 @@ const COLOR: Record<string, string> = {
   cancelled: 'gray',
 };
 
-export function ImportStatusBadge({ status }: { status: string }) {
+export function ImportStatusBadge({ status }: { status: ImportStatus }) {
   return (
     <Badge variant="light" color={COLOR[status] ?? 'gray'} data-testid="import-status">
       {status.replace(/_/g, ' ')}

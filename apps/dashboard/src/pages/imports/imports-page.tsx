@@ -2,7 +2,6 @@ import { Anchor, Button, Progress, Table } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { ContactImport } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -16,9 +15,7 @@ export function ImportsPage() {
   const imports = useOrgQuery(
     ['imports', page],
     () =>
-      pageOf<ContactImport>(
-        api.GET('/api/v1/user/contact-imports', { params: { query: { page, limit: 20 } } }),
-      ),
+      pageOf(api.GET('/api/v1/user/contact-imports', { params: { query: { page, limit: 20 } } })),
     { refetchInterval: (d) => (d?.data.some((i) => RUNNING.includes(i.status)) ? 2000 : false) },
   );
   const rows = imports.data?.data ?? [];

@@ -20,9 +20,20 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, dataOf } from '../../api/client';
 import { ApiError, errorMessage } from '../../api/errors';
-import type { ContactImport, FieldMapping, ImportUpload } from '../../api/models';
+import type { components } from '../../api/schema';
+import type { FieldMapping } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { ColumnMapping } from './column-mapping';
+import { optionsOf } from '../../lib/options';
+
+type ImportUpload = components['schemas']['ContactImportUploadResponse'];
+type DuplicateHandling = components['schemas']['StartImportDto']['duplicateHandling'];
+
+/** What happens to a contact whose email exists, in the order the options show. */
+const DUPLICATE_LABELS: Record<NonNullable<DuplicateHandling>, string> = {
+  skip: 'Keep as it is',
+  update: 'Update its fields',
+};
 
 export function NewImportPage() {
   const navigate = useNavigate();
@@ -30,7 +41,7 @@ export function NewImportPage() {
   const [file, setFile] = useState<File | null>(null);
   const [uploaded, setUploaded] = useState<ImportUpload | null>(null);
   const [mappings, setMappings] = useState<FieldMapping[]>([]);
-  const [duplicates, setDuplicates] = useState<'skip' | 'update'>('skip');
+  const [duplicates, setDuplicates] = useState<NonNullable<DuplicateHandling>>('skip');
   const [partial, setPartial] = useState(true);
   const [listName, setListName] = useState('');
   const [tags, setTags] = useState<string[]>([]);
@@ -46,7 +57,7 @@ export function NewImportPage() {
     try {
       const form = new FormData();
       form.append('file', file);
-      const data = await dataOf<ImportUpload>(
+      const data = await dataOf(
         api.POST('/api/v1/user/contact-imports', {
           body: form as never,
           bodySerializer: (b) => b as FormData,
@@ -76,7 +87,7 @@ export function NewImportPage() {
     setBusy(true);
     setError(null);
     try {
-      const started = await dataOf<{ import: ContactImport }>(
+      const started = await dataOf(
         api.POST('/api/v1/user/contact-imports/{id}/start', {
           params: { path: { id: uploaded.import.id } },
           body: {
@@ -163,11 +174,8 @@ export function NewImportPage() {
                   <SegmentedControl
                     aria-labelledby="duplicates-label"
                     value={duplicates}
-                    onChange={(v) => setDuplicates(v as 'skip' | 'update')}
-                    data={[
-                      { value: 'skip', label: 'Keep as it is' },
-                      { value: 'update', label: 'Update its fields' },
-                    ]}
+                    onChange={(v) => setDuplicates(v as NonNullable<DuplicateHandling>)}
+                    data={optionsOf(DUPLICATE_LABELS)}
                   />
                 </div>
                 <Switch

@@ -3,7 +3,7 @@ import { Anchor, Badge, Button, Group, Paper, SegmentedControl, Table, Text } fr
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, dataOf, pageOf, unwrap } from '../../api/client';
-import type { ContactList, ListMembership } from '../../api/models';
+import type { components } from '../../api/schema';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -11,19 +11,28 @@ import { useOrgQuery } from '../../hooks/use-org-query';
 import { confirmDestructive } from '../../lib/confirm';
 import { contactName, formatCount, formatDateTime } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
+import { optionsOf } from '../../lib/options';
 import { useQueryState } from '../../lib/use-page';
+
+type MembershipStatus = components['schemas']['ContactListMembershipResponse']['status'];
+
+/** Each membership status, in the order the status filter offers them. */
+const MEMBERSHIP_STATUS_LABELS: Record<MembershipStatus, string> = {
+  subscribed: 'Subscribed',
+  unsubscribed: 'Unsubscribed',
+};
 
 export function ListDetailPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
   const queries = useQueryClient();
   const { values, page, setPage, setFilters } = useQueryState(['status'] as const);
-  const status = (values.status || 'subscribed') as 'subscribed' | 'unsubscribed';
+  const status = (values.status || 'subscribed') as MembershipStatus;
   const list = useOrgQuery(['list', id], () =>
-    dataOf<ContactList>(api.GET('/api/v1/user/contact-lists/{id}', { params: { path: { id } } })),
+    dataOf(api.GET('/api/v1/user/contact-lists/{id}', { params: { path: { id } } })),
   );
   const members = useOrgQuery(['list-members', id, status, page], () =>
-    pageOf<ListMembership>(
+    pageOf(
       api.GET('/api/v1/user/contact-lists/{id}/members', {
         params: { path: { id }, query: { page, limit: 20, status } },
       }),
@@ -69,10 +78,7 @@ export function ListDetailPage() {
                 aria-label="Membership status"
                 value={status}
                 onChange={(v) => setFilters({ status: v === 'subscribed' ? '' : v })}
-                data={[
-                  { value: 'subscribed', label: 'Subscribed' },
-                  { value: 'unsubscribed', label: 'Unsubscribed' },
-                ]}
+                data={optionsOf(MEMBERSHIP_STATUS_LABELS)}
               />
             </Group>
             <QueryState

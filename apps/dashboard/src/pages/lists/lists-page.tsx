@@ -3,7 +3,6 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { ContactList } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -16,9 +15,7 @@ export function ListsPage() {
   const [creating, { open, close }] = useDisclosure(false);
   const { page, setPage } = useQueryState([]);
   const lists = useOrgQuery(['lists', page], () =>
-    pageOf<ContactList>(
-      api.GET('/api/v1/user/contact-lists', { params: { query: { page, limit: 20 } } }),
-    ),
+    pageOf(api.GET('/api/v1/user/contact-lists', { params: { query: { page, limit: 20 } } })),
   );
   const rows = lists.data?.data ?? [];
   return (

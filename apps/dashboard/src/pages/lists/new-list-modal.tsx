@@ -4,7 +4,6 @@ import { notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { ContactList } from '../../api/models';
 import { applyApiErrors } from '../../lib/form-errors';
 
 export function NewListModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
@@ -19,7 +18,7 @@ export function NewListModal({ opened, onClose }: { opened: boolean; onClose: ()
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      const list = await dataOf<ContactList>(
+      const list = await dataOf(
         api.POST('/api/v1/user/contact-lists', {
           body: { name: v.name, description: v.description || undefined },
         }),

@@ -14,12 +14,17 @@ import {
 import { IconMailForward, IconEye } from '@tabler/icons-react';
 import { Link, useParams } from 'react-router';
 import { api, dataOf } from '../../api/client';
-import type { DeliveryAttempt, EngagementEvent, Message } from '../../api/models';
+import type { components } from '../../api/schema';
 import { PageHeader } from '../../components/page-header';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatDateTime } from '../../lib/format';
 import { channelLabel, MessageStatusBadge } from './message-status';
+
+type Schemas = components['schemas'];
+type Message = Schemas['MessageResponse'];
+type DeliveryAttempt = Schemas['DeliveryAttemptResponse'];
+type EngagementEvent = Schemas['EngagementEventResponse'];
 
 type Entry =
   | { at: string; kind: 'attempt'; a: DeliveryAttempt }
@@ -134,8 +139,7 @@ export function MessageDetailPage() {
   const { jobId = '' } = useParams();
   const message = useOrgQuery(
     ['message', jobId],
-    () =>
-      dataOf<Message>(api.GET('/api/v1/user/messages/{jobId}', { params: { path: { jobId } } })),
+    () => dataOf(api.GET('/api/v1/user/messages/{jobId}', { params: { path: { jobId } } })),
     { refetchInterval: (m) => (m && ['queued', 'deferred'].includes(m.status) ? 3000 : false) },
   );
   const m = message.data;

@@ -1,17 +1,17 @@
 // A message's channel and status as the message log shows them.
 import { Badge } from '@mantine/core';
+import type { components } from '../../api/schema';
+import type { MessageStatus } from '../../api/types';
 
-/** The channels of the message log, in the order of the Channel filter. */
-export const MESSAGE_CHANNELS = [
-  'email',
-  'sms',
-  'push',
-  'whatsapp',
-  'telegram',
-  'imessage',
-] as const;
-export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+type Schemas = components['schemas'];
+export type MessageChannel = Schemas['MessageSummaryResponse']['channel'];
+/** What a badge shows: a message's or an attempt's status, or an engagement event's type. */
+type BadgeStatus =
+  | MessageStatus
+  | Schemas['DeliveryAttemptResponse']['status']
+  | Schemas['EngagementEventResponse']['type'];
 
+/** Each channel of the message log, in the order of the Channel filter. */
 export const MESSAGE_CHANNEL_LABEL: Record<MessageChannel, string> = {
   email: 'Email',
   sms: 'SMS',
@@ -25,18 +25,7 @@ export function channelLabel(channel: string | undefined): string {
   return MESSAGE_CHANNEL_LABEL[(channel ?? 'email') as MessageChannel] ?? channel;
 }
 
-export const MESSAGE_STATUSES = [
-  'queued',
-  'deferred',
-  'sent',
-  'delivered',
-  'partially_delivered',
-  'bounced',
-  'failed',
-  'suppressed',
-] as const;
-
-const COLOR: Record<string, string> = {
+const COLOR: Record<BadgeStatus, string> = {
   queued: 'blue',
   deferred: 'yellow',
   sent: 'teal',
@@ -51,7 +40,7 @@ const COLOR: Record<string, string> = {
   complained: 'red',
 };
 
-export function MessageStatusBadge({ status }: { status: string }) {
+export function MessageStatusBadge({ status }: { status: BadgeStatus }) {
   return (
     <Badge variant="light" color={COLOR[status] ?? 'gray'}>
       {status.replace(/_/g, ' ')}

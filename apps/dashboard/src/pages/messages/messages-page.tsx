@@ -6,7 +6,9 @@ import { IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { MessageSummary } from '../../api/models';
+import { messageStatusValues } from '../../api/schema-values';
+import type { MessageStatus } from '../../api/types';
+import { optionsOf } from '../../lib/options';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -16,14 +18,11 @@ import { compact, useQueryState } from '../../lib/use-page';
 import {
   channelLabel,
   MESSAGE_CHANNEL_LABEL,
-  MESSAGE_CHANNELS,
-  MESSAGE_STATUSES,
   type MessageChannel,
   MessageStatusBadge,
 } from './message-status';
 
 const KEYS = ['channel', 'recipient', 'status', 'from', 'to', 'campaignId'] as const;
-type Status = (typeof MESSAGE_STATUSES)[number];
 /** The Channel filter's "All": no `channel` parameter. */
 const ALL = 'all';
 
@@ -49,7 +48,7 @@ export function MessagesPage() {
     }
   }, 400);
   const messages = useOrgQuery(['messages', values, page], () =>
-    pageOf<MessageSummary>(
+    pageOf(
       api.GET('/api/v1/user/messages', {
         params: {
           query: compact({
@@ -57,7 +56,7 @@ export function MessagesPage() {
             limit: 20,
             channel: values.channel as MessageChannel,
             recipient: values.recipient,
-            status: values.status as Status,
+            status: values.status as MessageStatus,
             campaignId: values.campaignId,
             from: dayBound(values.from, false),
             to: dayBound(values.to, true),
@@ -77,10 +76,7 @@ export function MessagesPage() {
       <Group mb="md" align="flex-end" gap="sm">
         <Select
           label="Channel"
-          data={[
-            { value: ALL, label: 'All' },
-            ...MESSAGE_CHANNELS.map((c) => ({ value: c, label: MESSAGE_CHANNEL_LABEL[c] })),
-          ]}
+          data={[{ value: ALL, label: 'All' }, ...optionsOf(MESSAGE_CHANNEL_LABEL)]}
           value={values.channel || ALL}
           onChange={(v) => setFilters({ channel: !v || v === ALL ? '' : v })}
           allowDeselect={false}
@@ -100,7 +96,7 @@ export function MessagesPage() {
         <Select
           label="Status"
           placeholder="Any"
-          data={MESSAGE_STATUSES.map((s) => ({ value: s, label: s.replace(/_/g, ' ') }))}
+          data={messageStatusValues.map((s) => ({ value: s, label: s.replace(/_/g, ' ') }))}
           value={values.status || null}
           onChange={(v) => setFilters({ status: v ?? '' })}
           clearable

@@ -4,15 +4,18 @@ import { BarChart, LineChart } from '@mantine/charts';
 import { Group, Paper, SegmentedControl, Select, SimpleGrid, Text, Title } from '@mantine/core';
 import { IconArrowDownRight, IconArrowRight, IconArrowUpRight } from '@tabler/icons-react';
 import { api, dataOf } from '../../api/client';
-import type { RevenueReport, Trend } from '../../api/models';
+import type { components } from '../../api/schema';
+import { channelValues } from '../../api/schema-values';
+import type { Channel } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { StatCard } from '../../components/stat-card';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatCount, formatMoney, formatNumber, formatUtcDay } from '../../lib/format';
 import { compact, useQueryState } from '../../lib/use-page';
-import { CHANNELS, type Channel } from '../contacts/contact-filters';
 import { ChartDataTable } from '../../components/chart-data-table';
+
+type Trend = components['schemas']['RevenueTrendResponse'];
 
 const WINDOWS = ['7', '30', '90'];
 
@@ -56,7 +59,7 @@ export function RevenuePage() {
   const { values, setFilters } = useQueryState(['days', 'channel'] as const);
   const days = Number(values.days || '30');
   const report = useOrgQuery(['revenue', days, values.channel], () =>
-    dataOf<RevenueReport>(
+    dataOf(
       api.GET('/api/v1/user/reports/revenue-attribution', {
         params: { query: compact({ ...windowOf(days), channel: values.channel as Channel }) },
       }),
@@ -75,7 +78,7 @@ export function RevenuePage() {
             <Select
               aria-label="Channel"
               placeholder="All channels"
-              data={[...CHANNELS]}
+              data={[...channelValues]}
               value={values.channel || null}
               onChange={(v) => setFilters({ channel: v ?? '' })}
               clearable

@@ -14,20 +14,24 @@ import {
   TextInput,
 } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
-import type { SegmentCondition, SegmentGroup } from '../../api/models';
-import { CHANNELS, CONTACT_STATUSES } from '../contacts/contact-filters';
+import { channelValues, contactStatusValues, emailStatusValues } from '../../api/schema-values';
+import type { SegmentGroup } from '../../api/types';
+import { optionsOf } from '../../lib/options';
 import {
+  conditionOf,
   FIELDS,
-  initialValue,
   isGroup,
   newCondition,
   OPERATOR_LABELS,
   operatorsOf,
+  type SegmentCondition,
   valueKind,
 } from './rule-fields';
 
-const EMAIL_STATUSES = ['verified', 'unverified', 'bounced', 'complained', 'suppressed'];
 const MAX_DEPTH = 5;
+
+/** How the builder words a group's operator: contacts matching all / any of these conditions. */
+const MATCH_MODE_LABELS: Record<SegmentGroup['operator'], string> = { and: 'all', or: 'any' };
 
 interface BuilderProps {
   value: SegmentGroup;
@@ -52,7 +56,7 @@ function ValueInput(props: {
       return (
         <Select
           aria-label={label}
-          data={[...CONTACT_STATUSES]}
+          data={[...contactStatusValues]}
           value={str}
           onChange={(v) => onChange(v ?? '')}
           allowDeselect={false}
@@ -63,7 +67,7 @@ function ValueInput(props: {
       return (
         <MultiSelect
           aria-label={label}
-          data={[...CONTACT_STATUSES]}
+          data={[...contactStatusValues]}
           value={arr}
           onChange={onChange}
           w={260}
@@ -73,7 +77,7 @@ function ValueInput(props: {
       return (
         <Select
           aria-label={label}
-          data={EMAIL_STATUSES}
+          data={[...emailStatusValues]}
           value={str}
           onChange={(v) => onChange(v ?? '')}
           w={200}
@@ -83,7 +87,7 @@ function ValueInput(props: {
       return (
         <MultiSelect
           aria-label={label}
-          data={EMAIL_STATUSES}
+          data={[...emailStatusValues]}
           value={arr}
           onChange={onChange}
           w={260}
@@ -93,7 +97,7 @@ function ValueInput(props: {
       return (
         <MultiSelect
           aria-label={label}
-          data={[...CHANNELS]}
+          data={[...channelValues]}
           value={arr}
           onChange={onChange}
           w={260}
@@ -195,24 +199,17 @@ function ConditionRow(props: {
       />
       <Select
         aria-label={`Operator of condition ${path}`}
-        data={operatorsOf(c.field).map((op) => ({ value: op, label: OPERATOR_LABELS[op] ?? op }))}
+        data={operatorsOf(c.field).map((op) => ({ value: op, label: OPERATOR_LABELS[op] }))}
         value={c.operator}
         allowDeselect={false}
         w={210}
-        onChange={(operator) =>
-          operator &&
-          props.onChange({
-            field: c.field,
-            operator,
-            value: initialValue(valueKind(c.field, operator)),
-          })
-        }
+        onChange={(operator) => operator && props.onChange(newCondition(c.field, operator))}
       />
       <ValueInput
         condition={c}
         label={`Value of condition ${path}`}
         lists={props.lists}
-        onChange={(value) => props.onChange({ ...c, value })}
+        onChange={(value) => props.onChange(conditionOf(c.field, c.operator, value))}
       />
       <ActionIcon
         variant="subtle"
@@ -243,11 +240,8 @@ function GroupEditor(props: BuilderProps & { path: string; depth: number; onRemo
             size="xs"
             aria-label={`Match mode of ${label}`}
             value={group.operator}
-            onChange={(v) => onChange({ ...group, operator: v as 'and' | 'or' })}
-            data={[
-              { value: 'and', label: 'all' },
-              { value: 'or', label: 'any' },
-            ]}
+            onChange={(v) => onChange({ ...group, operator: v as SegmentGroup['operator'] })}
+            data={optionsOf(MATCH_MODE_LABELS)}
           />
           <Text size="sm">of these conditions</Text>
           {props.onRemove && (

@@ -1,6 +1,37 @@
 // The rule language of dynamic segments (§6) as the builder offers it: each field, its operators
-// and the kind of value each operator takes.
-import type { SegmentCondition, SegmentGroup } from '../../api/models';
+// and the kind of value each operator takes. Fields and operators are the OpenAPI document's: one
+// condition schema per kind of field names that kind's fields and operators.
+import type { components } from '../../api/schema';
+import {
+  segmentChannelOperatorValues,
+  segmentCodeFieldValues,
+  segmentCodeOperatorValues,
+  segmentDateFieldValues,
+  segmentDateOperatorValues,
+  segmentEmailOperatorValues,
+  segmentEmailStatusOperatorValues,
+  segmentListsOperatorValues,
+  segmentTagsOperatorValues,
+  segmentTextFieldValues,
+  segmentTextOperatorValues,
+} from '../../api/schema-values';
+import type { SegmentGroup } from '../../api/types';
+
+type Schemas = components['schemas'];
+/** One condition of a rule group, of any kind. */
+export type SegmentCondition = Exclude<SegmentGroup['conditions'][number], SegmentGroup>;
+export type SegmentOperator = SegmentCondition['operator'];
+/** Every field the builder offers: all but the open-ended `customFields.<key>`. */
+type BuilderField =
+  | Schemas['SegmentTextField']
+  | Schemas['SegmentCodeField']
+  | Schemas['SegmentDateField']
+  | Schemas[
+      | 'SegmentTagsConditionResponse'
+      | 'SegmentListsConditionResponse'
+      | 'SegmentChannelConditionResponse'
+      | 'SegmentEmailConditionResponse'
+      | 'SegmentEmailStatusConditionResponse']['field'];
 
 export type ValueKind =
   | 'none'
@@ -17,56 +48,52 @@ export type ValueKind =
   | 'emailStatus'
   | 'emailStatuses';
 
-const TEXT_OPS = [
-  'equals',
-  'notEquals',
-  'contains',
-  'notContains',
-  'startsWith',
-  'endsWith',
-  'isEmpty',
-  'isNotEmpty',
-];
-const CODE_OPS = ['equals', 'notEquals', 'in', 'notIn'];
-const DATE_OPS = [
-  'before',
-  'after',
-  'between',
-  'withinLastDays',
-  'notWithinLastDays',
-  'isEmpty',
-  'isNotEmpty',
+const FIELD_LABELS: Record<BuilderField, string> = {
+  firstName: 'First name',
+  lastName: 'Last name',
+  displayName: 'Display name',
+  notes: 'Notes',
+  status: 'Status',
+  language: 'Language',
+  timezone: 'Time zone',
+  createdAt: 'Created',
+  updatedAt: 'Updated',
+  lastActivityAt: 'Last activity',
+  tags: 'Tags',
+  lists: 'Lists',
+  channel: 'Channel',
+  email: 'Email address',
+  emailStatus: 'Email status',
+};
+
+interface FieldOption {
+  value: BuilderField;
+  label: string;
+  group: string;
+  operators: readonly SegmentOperator[];
+}
+
+/** The fields of one kind, all with that kind's operators. */
+function kind(
+  fields: readonly BuilderField[],
+  group: string,
+  operators: readonly SegmentOperator[],
+): FieldOption[] {
+  return fields.map((value) => ({ value, label: FIELD_LABELS[value], group, operators }));
+}
+
+export const FIELDS: FieldOption[] = [
+  ...kind(segmentTextFieldValues, 'Contact', segmentTextOperatorValues),
+  ...kind(segmentCodeFieldValues, 'Contact', segmentCodeOperatorValues),
+  ...kind(segmentDateFieldValues, 'Dates', segmentDateOperatorValues),
+  ...kind(['tags'], 'Membership', segmentTagsOperatorValues),
+  ...kind(['lists'], 'Membership', segmentListsOperatorValues),
+  ...kind(['channel'], 'Channels', segmentChannelOperatorValues),
+  ...kind(['email'], 'Channels', segmentEmailOperatorValues),
+  ...kind(['emailStatus'], 'Channels', segmentEmailStatusOperatorValues),
 ];
 
-export const FIELDS: { value: string; label: string; group: string; operators: string[] }[] = [
-  { value: 'firstName', label: 'First name', group: 'Contact', operators: TEXT_OPS },
-  { value: 'lastName', label: 'Last name', group: 'Contact', operators: TEXT_OPS },
-  { value: 'displayName', label: 'Display name', group: 'Contact', operators: TEXT_OPS },
-  { value: 'notes', label: 'Notes', group: 'Contact', operators: TEXT_OPS },
-  { value: 'status', label: 'Status', group: 'Contact', operators: CODE_OPS },
-  { value: 'language', label: 'Language', group: 'Contact', operators: CODE_OPS },
-  { value: 'timezone', label: 'Time zone', group: 'Contact', operators: CODE_OPS },
-  { value: 'createdAt', label: 'Created', group: 'Dates', operators: DATE_OPS },
-  { value: 'updatedAt', label: 'Updated', group: 'Dates', operators: DATE_OPS },
-  { value: 'lastActivityAt', label: 'Last activity', group: 'Dates', operators: DATE_OPS },
-  { value: 'tags', label: 'Tags', group: 'Membership', operators: ['hasAny', 'hasAll', 'hasNone'] },
-  {
-    value: 'lists',
-    label: 'Lists',
-    group: 'Membership',
-    operators: ['subscribedTo', 'notSubscribedTo'],
-  },
-  { value: 'channel', label: 'Channel', group: 'Channels', operators: ['has', 'hasNot'] },
-  {
-    value: 'email',
-    label: 'Email address',
-    group: 'Channels',
-    operators: ['equals', 'isEmpty', 'isNotEmpty'],
-  },
-  { value: 'emailStatus', label: 'Email status', group: 'Channels', operators: ['equals', 'in'] },
-];
-
-export const OPERATOR_LABELS: Record<string, string> = {
+export const OPERATOR_LABELS: Record<SegmentOperator, string> = {
   equals: 'is',
   notEquals: 'is not',
   contains: 'contains',
@@ -89,10 +116,15 @@ export const OPERATOR_LABELS: Record<string, string> = {
   notSubscribedTo: 'not subscribed to any of',
   has: 'has any of',
   hasNot: 'has none of',
+  gt: 'is more than',
+  gte: 'is at least',
+  lt: 'is less than',
+  lte: 'is at most',
 };
 
-export function operatorsOf(field: string): string[] {
-  return FIELDS.find((f) => f.value === field)?.operators ?? TEXT_OPS;
+/** The operators of a field; a field the builder does not offer gets the text operators. */
+export function operatorsOf(field: string): readonly SegmentOperator[] {
+  return FIELDS.find((f) => f.value === field)?.operators ?? segmentTextOperatorValues;
 }
 
 export function valueKind(field: string, operator: string): ValueKind {
@@ -143,9 +175,21 @@ export function initialValue(kind: ValueKind): unknown {
   }
 }
 
-export function newCondition(field = 'firstName'): SegmentCondition {
-  const operator = operatorsOf(field)[0];
-  return { field, operator, value: initialValue(valueKind(field, operator)) };
+/**
+ * A condition of `field` with `operator` and `value`. The builder pairs a field only with its own
+ * operators (operatorsOf); a value still being entered is held back by isComplete, and the API
+ * checks what is sent.
+ */
+export function conditionOf(field: string, operator: string, value: unknown): SegmentCondition {
+  return { field, operator, value } as SegmentCondition;
+}
+
+/** `field` with `operator` (its first by default) and the value that operator starts with. */
+export function newCondition(
+  field = 'firstName',
+  operator: string = operatorsOf(field)[0],
+): SegmentCondition {
+  return conditionOf(field, operator, initialValue(valueKind(field, operator)));
 }
 
 function isGroup(n: SegmentCondition | SegmentGroup): n is SegmentGroup {

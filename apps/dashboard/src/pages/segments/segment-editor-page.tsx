@@ -18,17 +18,24 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, pageOf, unwrap } from '../../api/client';
-import type { ContactList, Segment, SegmentGroup } from '../../api/models';
+import type { Segment, SegmentGroup } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { ErrorAlert, Loading } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { confirmDestructive } from '../../lib/confirm';
 import { applyApiErrors } from '../../lib/form-errors';
 import { runChange } from '../../lib/mutate';
+import { optionsOf } from '../../lib/options';
 import { newCondition } from './rule-fields';
 import { RuleBuilder } from './rule-builder';
 import { SegmentMembers } from './segment-members';
 import { SegmentPreviewPanel } from './segment-preview';
+
+/** Each type of segment, in the order the type switch offers them. */
+const TYPE_LABELS: Record<Segment['type'], string> = {
+  dynamic: 'Dynamic (rules)',
+  static: 'Static (hand-picked)',
+};
 
 const EMPTY_RULES: SegmentGroup = { operator: 'and', conditions: [newCondition()] };
 
@@ -36,10 +43,7 @@ export function SegmentEditorPage() {
   const { id } = useParams();
   const segment = useOrgQuery(
     ['segment', id],
-    () =>
-      dataOf<Segment>(
-        api.GET('/api/v1/user/contact-segments/{id}', { params: { path: { id: id! } } }),
-      ),
+    () => dataOf(api.GET('/api/v1/user/contact-segments/{id}', { params: { path: { id: id! } } })),
     { enabled: Boolean(id) },
   );
   if (id && segment.isLoading) return <Loading />;
@@ -57,13 +61,11 @@ function SegmentForm({ id, loaded }: { id?: string; loaded?: Segment }) {
     initialValues: {
       name: loaded?.name ?? '',
       description: loaded?.description ?? '',
-      type: (loaded?.type ?? 'dynamic') as 'dynamic' | 'static',
+      type: loaded?.type ?? ('dynamic' as Segment['type']),
     },
   });
   const lists = useOrgQuery(['lists', 'picker'], () =>
-    pageOf<ContactList>(
-      api.GET('/api/v1/user/contact-lists', { params: { query: { limit: 100 } } }),
-    ),
+    pageOf(api.GET('/api/v1/user/contact-lists', { params: { query: { limit: 100 } } })),
   );
   const listOptions = (lists.data?.data ?? []).map((l) => ({ value: l.id, label: l.name }));
 
@@ -72,18 +74,17 @@ function SegmentForm({ id, loaded }: { id?: string; loaded?: Segment }) {
   const save = form.onSubmit(async (v) => {
     setError(null);
     const body = { name: v.name, description: v.description || null };
-    const asRules = rules as unknown as Record<string, unknown>;
     try {
       const saved = id
-        ? await dataOf<Segment>(
+        ? await dataOf(
             api.PATCH('/api/v1/user/contact-segments/{id}', {
               params: { path: { id } },
-              body: dynamic ? { ...body, rules: asRules } : body,
+              body: dynamic ? { ...body, rules } : body,
             }),
           )
-        : await dataOf<Segment>(
+        : await dataOf(
             api.POST('/api/v1/user/contact-segments', {
-              body: { ...body, type: v.type, ...(dynamic ? { rules: asRules } : {}) },
+              body: { ...body, type: v.type, ...(dynamic ? { rules } : {}) },
             }),
           );
       await queries.invalidateQueries();
@@ -154,10 +155,7 @@ function SegmentForm({ id, loaded }: { id?: string; loaded?: Segment }) {
                       </Text>
                       <SegmentedControl
                         aria-labelledby="segment-type-label"
-                        data={[
-                          { value: 'dynamic', label: 'Dynamic (rules)' },
-                          { value: 'static', label: 'Static (hand-picked)' },
-                        ]}
+                        data={optionsOf(TYPE_LABELS)}
                         {...form.getInputProps('type')}
                       />
                     </div>

@@ -3,7 +3,6 @@ import { Anchor, Paper, Table, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { Contact } from '../../api/models';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -12,7 +11,7 @@ import { contactName, formatDateTime } from '../../lib/format';
 export function SegmentMembers({ segmentId }: { segmentId: string }) {
   const [page, setPage] = useState(1);
   const members = useOrgQuery(['segment-members', segmentId, page], () =>
-    pageOf<Contact>(
+    pageOf(
       api.GET('/api/v1/user/contact-segments/{id}/contacts', {
         params: { path: { id: segmentId }, query: { page, limit: 20 } },
       }),

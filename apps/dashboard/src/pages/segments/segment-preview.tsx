@@ -2,7 +2,7 @@
 import { Alert, Group, Loader, Paper, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { api, dataOf } from '../../api/client';
-import type { SegmentGroup, SegmentPreview } from '../../api/models';
+import type { SegmentGroup } from '../../api/types';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { contactName, formatCount } from '../../lib/format';
 import { errorMessage } from '../../api/errors';
@@ -14,9 +14,9 @@ export function SegmentPreviewPanel({ rules }: { rules: SegmentGroup }) {
   const preview = useOrgQuery(
     ['segment-preview', JSON.stringify(debounced)],
     () =>
-      dataOf<SegmentPreview>(
+      dataOf(
         api.POST('/api/v1/user/contact-segments/preview', {
-          body: { rules: debounced as unknown as Record<string, unknown> },
+          body: { rules: debounced },
         }),
       ),
     { enabled: ready },

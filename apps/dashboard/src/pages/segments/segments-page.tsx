@@ -2,7 +2,6 @@ import { Anchor, Badge, Button, Table } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { Segment } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -13,7 +12,7 @@ import { useQueryState } from '../../lib/use-page';
 export function SegmentsPage() {
   const { page, setPage } = useQueryState([]);
   const segments = useOrgQuery(['segments', page], () =>
-    pageOf<Segment>(
+    pageOf(
       api.GET('/api/v1/user/contact-segments', {
         params: { query: { page, limit: 20, withCounts: 'true' } },
       }),

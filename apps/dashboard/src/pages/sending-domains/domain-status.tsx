@@ -1,6 +1,8 @@
 // The status badge of a domain or of one of its records, and what each record is for.
 import { Badge } from '@mantine/core';
-import type { DnsRecord, DomainStatus } from '../../api/models';
+import type { DnsRecord, SendingDomain } from '../../api/types';
+
+type DomainStatus = SendingDomain['status'];
 
 const COLOR: Record<DomainStatus, string> = {
   pending: 'yellow',

@@ -4,7 +4,7 @@ import { useForm } from '@mantine/form';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { SendingDomain } from '../../api/models';
+import type { SendingDomain } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
 
 export function NewDomainModal(props: {
@@ -23,7 +23,7 @@ export function NewDomainModal(props: {
   const submit = form.onSubmit(async (v) => {
     setError(null);
     try {
-      const domain = await dataOf<SendingDomain>(
+      const domain = await dataOf(
         api.POST('/api/v1/user/sending-domains', { body: { name: v.name } }),
       );
       await queries.invalidateQueries();

@@ -22,7 +22,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
-import type { DnsRecord, SendingDomain } from '../../api/models';
+import type { DnsRecord, SendingDomain } from '../../api/types';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -208,9 +208,7 @@ export function SendingDomainDetailPage() {
   const queries = useQueryClient();
   const [verifying, setVerifying] = useState(false);
   const domain = useOrgQuery(['sending-domain', id], () =>
-    dataOf<SendingDomain>(
-      api.GET('/api/v1/user/sending-domains/{id}', { params: { path: { id } } }),
-    ),
+    dataOf(api.GET('/api/v1/user/sending-domains/{id}', { params: { path: { id } } })),
   );
   const d = domain.data;
   const path = { params: { path: { id } } };
@@ -219,7 +217,7 @@ export function SendingDomainDetailPage() {
     setVerifying(true);
     await runChange(
       queries,
-      () => dataOf<SendingDomain>(api.POST('/api/v1/user/sending-domains/{id}/verify', path)),
+      () => dataOf(api.POST('/api/v1/user/sending-domains/{id}/verify', path)),
       'DNS records checked',
     );
     setVerifying(false);

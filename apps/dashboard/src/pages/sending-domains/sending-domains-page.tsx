@@ -4,7 +4,6 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconPlus } from '@tabler/icons-react';
 import { Link, useNavigate } from 'react-router';
 import { api, pageOf } from '../../api/client';
-import type { SendingDomain } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -19,9 +18,7 @@ export function SendingDomainsPage() {
   const [adding, { open, close }] = useDisclosure(false);
   const { page, setPage } = useQueryState([]);
   const domains = useOrgQuery(['sending-domains', page], () =>
-    pageOf<SendingDomain>(
-      api.GET('/api/v1/user/sending-domains', { params: { query: { page, limit: 20 } } }),
-    ),
+    pageOf(api.GET('/api/v1/user/sending-domains', { params: { query: { page, limit: 20 } } })),
   );
   const rows = domains.data?.data ?? [];
 

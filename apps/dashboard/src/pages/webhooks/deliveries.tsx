@@ -13,19 +13,20 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import type { WebhookDelivery } from '../../api/models';
+import type { components } from '../../api/schema';
 import { EmptyState, QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
 import { formatDateTime } from '../../lib/format';
 import { runChange } from '../../lib/mutate';
 
-type Status = 'pending' | 'delivered' | 'failed';
-const COLOR: Record<string, string> = { pending: 'blue', delivered: 'green', failed: 'red' };
+type Status = components['schemas']['WebhookDeliveryResponse']['status'];
 
-interface CursorPage {
-  data: WebhookDelivery[];
-  meta: { limit: number; hasMore: boolean; nextCursor: string | null };
-}
+/** Each delivery status: its label in the filter and the colour of its badge. */
+const STATUS: Record<Status, { label: string; color: string }> = {
+  pending: { label: 'Pending', color: 'blue' },
+  delivered: { label: 'Delivered', color: 'green' },
+  failed: { label: 'Failed', color: 'red' },
+};
 
 export function Deliveries({ endpointId }: { endpointId: string }) {
   const queries = useQueryClient();
@@ -35,8 +36,8 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
   const cursor = cursors[cursors.length - 1];
   const deliveries = useOrgQuery(
     ['webhook-deliveries', endpointId, status, cursor],
-    async () =>
-      (await unwrap(
+    () =>
+      unwrap(
         api.GET('/api/v1/user/webhook-deliveries', {
           params: {
             query: {
@@ -48,7 +49,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
             },
           },
         }),
-      )) as unknown as CursorPage,
+      ),
     { refetchInterval: (d) => (d?.data.some((x) => x.status === 'pending') ? 3000 : false) },
   );
   const rows = deliveries.data?.data ?? [];
@@ -78,9 +79,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
           }}
           data={[
             { value: 'all', label: 'All' },
-            { value: 'pending', label: 'Pending' },
-            { value: 'delivered', label: 'Delivered' },
-            { value: 'failed', label: 'Failed' },
+            ...Object.entries(STATUS).map(([value, s]) => ({ value, label: s.label })),
           ]}
         />
       </Group>
@@ -98,7 +97,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
               >
                 <Group justify="space-between" wrap="nowrap">
                   <Group gap="sm">
-                    <Badge variant="light" color={COLOR[d.status] ?? 'gray'}>
+                    <Badge variant="light" color={STATUS[d.status]?.color ?? 'gray'}>
                       {d.status}
                     </Badge>
                     <Text size="sm" fw={500}>

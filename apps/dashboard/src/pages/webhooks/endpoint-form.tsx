@@ -19,7 +19,7 @@ import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, dataOf } from '../../api/client';
-import type { WebhookEndpoint } from '../../api/models';
+import type { WebhookEndpoint } from '../../api/types';
 import { applyApiErrors } from '../../lib/form-errors';
 import {
   DEFAULT_RETRIES,
@@ -58,7 +58,7 @@ export function EndpointFormModal({ endpoint, opened, onClose, onSaved }: Props)
     initialValues: {
       url: endpoint?.url ?? '',
       description: endpoint?.description ?? '',
-      events: endpoint?.events ?? ([] as string[]),
+      events: endpoint?.events ?? ([] as EventType[]),
       retries: currentRetries,
       timeoutSeconds: endpoint?.timeoutSeconds ?? 30,
       isActive: endpoint?.isActive ?? true,
@@ -81,7 +81,7 @@ export function EndpointFormModal({ endpoint, opened, onClose, onSaved }: Props)
     const body = {
       url: v.url.trim(),
       description: v.description || null,
-      events: v.events as EventType[],
+      events: v.events,
       isActive: v.isActive,
       maxRetries: maxRetriesOf(v.retries),
       timeoutSeconds: v.timeoutSeconds,
@@ -90,7 +90,7 @@ export function EndpointFormModal({ endpoint, opened, onClose, onSaved }: Props)
     try {
       const saved = endpoint
         ? {
-            ...(await dataOf<WebhookEndpoint>(
+            ...(await dataOf(
               api.PATCH('/api/v1/user/webhook-endpoints/{id}', {
                 params: { path: { id: endpoint.id } },
                 body,
@@ -98,9 +98,7 @@ export function EndpointFormModal({ endpoint, opened, onClose, onSaved }: Props)
             )),
             secret: null,
           }
-        : await dataOf<WebhookEndpoint & { secret: string }>(
-            api.POST('/api/v1/user/webhook-endpoints', { body }),
-          );
+        : await dataOf(api.POST('/api/v1/user/webhook-endpoints', { body }));
       await queries.invalidateQueries();
       form.reset();
       onSaved(saved, saved.secret);

@@ -6,7 +6,6 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, dataOf, unwrap } from '../../api/client';
-import type { WebhookEndpoint } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { QueryState } from '../../components/query-state';
 import { useOrgQuery } from '../../hooks/use-org-query';
@@ -38,9 +37,7 @@ export function WebhookDetailPage() {
   const [editing, { open, close }] = useDisclosure(false);
   const [secret, setSecret] = useState<string | null>(null);
   const endpoint = useOrgQuery(['webhook-endpoint', id], () =>
-    dataOf<WebhookEndpoint>(
-      api.GET('/api/v1/user/webhook-endpoints/{id}', { params: { path: { id } } }),
-    ),
+    dataOf(api.GET('/api/v1/user/webhook-endpoints/{id}', { params: { path: { id } } })),
   );
   const e = endpoint.data;
   const path = { params: { path: { id } } };
@@ -66,10 +63,7 @@ export function WebhookDetailPage() {
       onConfirm: async () => {
         const result = await runChange(
           queries,
-          () =>
-            dataOf<{ secret: string }>(
-              api.POST('/api/v1/user/webhook-endpoints/{id}/regenerate-secret', path),
-            ),
+          () => dataOf(api.POST('/api/v1/user/webhook-endpoints/{id}/regenerate-secret', path)),
           'Secret regenerated',
         );
         if (result) setSecret(result.secret);

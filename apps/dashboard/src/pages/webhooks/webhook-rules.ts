@@ -1,9 +1,10 @@
 // Webhook endpoints as the dashboard offers them (§10, §15): the spec's messages, the event
 // groups, and the dashboard's retry range.
-import type { components } from '../../api/schema';
+import { webhookEventTypeValues } from '../../api/schema-values';
+import type { WebhookEventType } from '../../api/types';
 
-/** The event names the API accepts (from its OpenAPI document: a renamed event fails to compile). */
-export type EventType = components['schemas']['CreateWebhookEndpointDto']['events'][number];
+/** The event names the API accepts (the OpenAPI document's WebhookEventType). */
+export type EventType = WebhookEventType;
 
 export const MESSAGES = {
   noEvents: 'Select at least one event',
@@ -14,26 +15,18 @@ export const MESSAGES = {
 /** Never the secret: what a listing shows where the secret would be (spec). */
 export const SECRET_PLACEHOLDER = `whsec_${'•'.repeat(24)}`;
 
-export const EVENT_GROUPS: { label: string; events: EventType[] }[] = [
-  {
-    label: 'Email events',
-    events: [
-      'email.sent',
-      'email.delivered',
-      'email.deferred',
-      'email.bounced',
-      'email.opened',
-      'email.clicked',
-      'email.complained',
-    ],
-  },
-  {
-    label: 'Contact events',
-    events: ['contact.created', 'contact.updated', 'contact.deleted', 'contact.unsubscribed'],
-  },
-  { label: 'Campaign events', events: ['campaign.sent'] },
-  { label: 'Push events', events: ['push.token_invalidated'] },
+/** The groups of events the form offers, by name prefix: each holds the document's events of it. */
+const GROUP_PREFIXES = [
+  { label: 'Email events', prefix: 'email.' },
+  { label: 'Contact events', prefix: 'contact.' },
+  { label: 'Campaign events', prefix: 'campaign.' },
+  { label: 'Push events', prefix: 'push.' },
 ];
+
+export const EVENT_GROUPS: { label: string; events: EventType[] }[] = GROUP_PREFIXES.map((g) => ({
+  label: g.label,
+  events: webhookEventTypeValues.filter((e) => e.startsWith(g.prefix)),
+}));
 
 /**
  * The dashboard offers 0–5 retries (spec). maxRetries counts every attempt including the first

@@ -5,7 +5,6 @@ import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, dataOf, pageOf } from '../../api/client';
-import type { WebhookEndpoint, WebhookStatistics } from '../../api/models';
 import { PageHeader } from '../../components/page-header';
 import { Paginator } from '../../components/paginator';
 import { EmptyState, QueryState } from '../../components/query-state';
@@ -22,12 +21,10 @@ export function WebhooksPage() {
   const [secret, setSecret] = useState<string | null>(null);
   const { page, setPage } = useQueryState([]);
   const stats = useOrgQuery(['webhook-stats'], () =>
-    dataOf<WebhookStatistics>(api.GET('/api/v1/user/webhook-endpoints/statistics')),
+    dataOf(api.GET('/api/v1/user/webhook-endpoints/statistics')),
   );
   const endpoints = useOrgQuery(['webhook-endpoints', page], () =>
-    pageOf<WebhookEndpoint>(
-      api.GET('/api/v1/user/webhook-endpoints', { params: { query: { page, limit: 20 } } }),
-    ),
+    pageOf(api.GET('/api/v1/user/webhook-endpoints', { params: { query: { page, limit: 20 } } })),
   );
   const rows = endpoints.data?.data ?? [];
   const st = stats.data;

@@ -6,6 +6,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomInt } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { asOrgId, type OrgId } from '../../common/org-id';
 import { fieldCipher } from '../../crypto/field-encryption';
 import { join, query, sql } from '../../database/sql';
 import { MAX_TRACKED_URL_LENGTH } from './tracking-token';
@@ -20,7 +21,7 @@ const LINK = /\bhttps?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)\]}]/gi;
 const MAX_LINKS = 10;
 
 export interface ShortLinkTarget {
-  organizationId: string;
+  organizationId: OrgId;
   messageId: string;
   recipientIndex: number;
   url: string;
@@ -40,7 +41,7 @@ export class ShortLinks {
   async rewrite(
     text: string,
     base: string,
-    m: { organizationId: string; messageId: string; recipientIndex: number },
+    m: { organizationId: OrgId; messageId: string; recipientIndex: number },
   ): Promise<string> {
     const urls = [...text.matchAll(LINK)]
       .map((x) => x[0])
@@ -88,7 +89,8 @@ export class ShortLinks {
     );
     if (!row) return null;
     return {
-      organizationId: row.organization_id,
+      // The link row we stored with its message: the message's organization.
+      organizationId: asOrgId(row.organization_id),
       messageId: row.message_id,
       recipientIndex: row.recipient_idx,
       url: fieldCipher().decrypt(row.url),

@@ -1,8 +1,9 @@
 // Tracking tokens: signing, tampering and key rotation.
 import { randomBytes } from 'node:crypto';
+import { asOrgId } from '../../common/org-id';
 import { TrackingTokens } from './tracking-token';
 
-const ORG = '0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01';
+const ORG = asOrgId('0b3c8d52-46a7-4c8e-9a3d-6b2f3a1d9e01');
 const MSG = 'f2a1d0c4-5b6e-4f7a-8b9c-0d1e2f3a4b5c';
 
 describe(TrackingTokens.name, () => {

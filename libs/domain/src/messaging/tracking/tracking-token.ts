@@ -2,12 +2,13 @@
 // redirect may go to. HMAC-SHA256 under a key derived from the encryption key; a token that does
 // not verify is unknown (404), never a redirect.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { asOrgId, type OrgId } from '../../common/org-id';
 
 export type TrackingKind = 'open' | 'click';
 
 export interface TrackingClaims {
   kind: TrackingKind;
-  organizationId: string;
+  organizationId: OrgId;
   /** messages.id of the message. */
   messageId: string;
   /** Index of the recipient in the message's recipient list. */
@@ -65,7 +66,8 @@ export class TrackingTokens {
     if (payload[0] !== KIND_CODE[kind]) return null;
     const claims: TrackingClaims = {
       kind,
-      organizationId: uuidString(payload.subarray(1, 17)),
+      // A token we signed: its organization is the message's.
+      organizationId: asOrgId(uuidString(payload.subarray(1, 17))),
       messageId: uuidString(payload.subarray(17, 33)),
       recipientIndex: payload.readUInt16BE(33),
     };

@@ -2,6 +2,7 @@
 // the events those links report into the engagement store.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../common/clock';
+import type { OrgId } from '../../common/org-id';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { NotFoundError } from '../../errors/domain-errors';
@@ -12,7 +13,7 @@ import { SHORT_LINK_ID, ShortLinks } from './short-links';
 import { TrackingClaims, TrackingKind, TrackingTokens } from './tracking-token';
 
 export interface TrackingTarget {
-  organizationId: string;
+  organizationId: OrgId;
   messageId: string;
   recipientIndex: number;
   opens: boolean;
@@ -43,7 +44,7 @@ export class TrackingService {
    */
   async prepare(
     html: string,
-    m: { organizationId: string; messageId: string; clicks: boolean },
+    m: { organizationId: OrgId; messageId: string; clicks: boolean },
   ): Promise<TrackableHtml | null> {
     const scan = await scanHtmlForTracking(html, { clicks: m.clicks });
     if (scan.tracked) return scan.html;
@@ -123,7 +124,7 @@ export class TrackingService {
     const { organizationId, messageId, recipientIndex } = claims;
     await Promise.all([
       this.engagement
-        .record({ organizationId, messageId, recipientIndex, ...event })
+        .record(organizationId, { messageId, recipientIndex, ...event })
         .catch(lost('engagement event not recorded')),
       this.messages
         .engaged(organizationId, messageId, recipientIndex, event)

@@ -1,14 +1,14 @@
 // Every IMPORT_SWEEP_SECONDS and at start: re-enqueues imports whose job was lost or worker died.
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, ImportsService, PeriodicTask } from '@app/domain';
+import { APP_CONFIG, ImportsSweeper, PeriodicTask } from '@app/domain';
 import type { AppConfig } from '@app/domain';
 
 @Injectable()
-export class ImportsSweeper extends PeriodicTask {
+export class ImportsSweepScheduler extends PeriodicTask {
   protected readonly runAtStart = true;
 
   constructor(
-    private readonly imports: ImportsService,
+    private readonly imports: ImportsSweeper,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();

@@ -3,11 +3,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { asOrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
+import type { PurgedMessage } from './engagement/engagement.sweeper';
 import type { Redispatch, SweepCursor } from './message.types';
 
 @Injectable()
-export class MessageSweepRepository {
+export class MessageSweeper {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
@@ -50,7 +52,8 @@ export class MessageSweepRepository {
       const last = tail ? { dueAt: tail.due_at, id: tail.id } : null;
       const lost = await decide(
         rows.map((r) => ({
-          organizationId: r.organization_id,
+          // Rows this scan read: each message's own organization.
+          organizationId: asOrgId(r.organization_id),
           id: r.id,
           dispatchSeq: r.dispatch_seq,
         })),
@@ -64,7 +67,7 @@ export class MessageSweepRepository {
       );
       return {
         lost: bumped.map((r) => ({
-          organizationId: r.organization_id,
+          organizationId: asOrgId(r.organization_id),
           id: r.id,
           dispatchSeq: r.dispatch_seq,
         })),
@@ -76,18 +79,18 @@ export class MessageSweepRepository {
 
   /**
    * The retention purge, across organizations: deletes up to `batch` messages older than their
-   * organization's retention; answers their ids.
+   * organization's retention; answers them.
    */
-  async purgeExpired(now: Date, batch: number): Promise<string[]> {
-    const rows = await query<{ id: string }>(
+  async purgeExpired(now: Date, batch: number): Promise<PurgedMessage[]> {
+    const rows = await query<{ id: string; organization_id: string }>(
       this.ds,
       sql`DELETE FROM messages WHERE id IN (
             SELECT m.id FROM messages m JOIN organizations o ON o.id = m.organization_id
              WHERE m.created_at < ${now}::timestamptz - make_interval(days => o.message_retention_days)
              LIMIT ${batch}
              FOR UPDATE OF m SKIP LOCKED)
-          RETURNING id`,
+          RETURNING id, organization_id`,
     );
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ organizationId: asOrgId(r.organization_id), id: r.id }));
   }
 }
