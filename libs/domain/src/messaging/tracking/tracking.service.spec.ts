@@ -4,7 +4,7 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ManualClock } from '../../../../../test/support/clock';
-import { asOrgId } from '../../common/org-id';
+import { asOrgId, type OrgId } from '../../common/org-id';
 import type { AppConfig } from '../../config/app-config';
 import { NotFoundError } from '../../errors/domain-errors';
 import type { EmailEngagement } from '../email-events';
@@ -22,15 +22,16 @@ const SHORT_ID = 'Ab3dEf6hIj9k';
 
 /** The engagement store and the message service as tracking uses them, each able to fail. */
 class Stores {
-  readonly events: EngagementEventInput[] = [];
+  /** Each event with the organization it was recorded for. */
+  readonly events: (EngagementEventInput & { organizationId: OrgId })[] = [];
   readonly engaged: [string, string, number, EmailEngagement][] = [];
   storeDown: Error | null = null;
   messagesDown: Error | null = null;
 
   readonly engagement = {
-    record: async (e: EngagementEventInput) => {
+    record: async (organizationId: OrgId, e: EngagementEventInput) => {
       if (this.storeDown) throw this.storeDown;
-      this.events.push(e);
+      this.events.push({ organizationId, ...e });
     },
   };
   readonly messages = {
