@@ -13,7 +13,7 @@ import { getQueueToken } from '@nestjs/bull';
 import { Test } from '@nestjs/testing';
 import type { Queue } from 'bull';
 import Redis from 'ioredis';
-import { ChildProcess, fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +24,7 @@ import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { median } from './support/harness';
+import { startSink } from './support/sink';
 
 const ADMIN_URL =
   process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -48,23 +49,6 @@ async function freshDatabase(): Promise<string> {
   const u = new URL(ADMIN_URL);
   u.pathname = `/${DB_NAME}`;
   return u.toString();
-}
-
-function startSink(): Promise<{ child: ChildProcess; port: number; count(): Promise<number> }> {
-  const child = fork(join(__dirname, 'support/sink-process.js'), [], { stdio: 'inherit' });
-  return new Promise((resolve) => {
-    child.once('message', (m: { port: number }) =>
-      resolve({
-        child,
-        port: m.port,
-        count: () =>
-          new Promise((r) => {
-            child.once('message', (c: { count: number }) => r(c.count));
-            child.send('count');
-          }),
-      }),
-    );
-  });
 }
 
 interface CannonResult {

@@ -6,9 +6,8 @@
 // of test/support/hostile-html.ts) until the SMTP sink has it. The worker tokenizes the body a
 // piece per event-loop turn and signs a few hundred links per turn, so an answer waits for one
 // piece at most. Target: the slowest answer during a send under 200 ms.
-import { ChildProcess, fork } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { hostileTrackedHtml } from '../test/support/hostile-html';
 import {
@@ -22,32 +21,9 @@ import {
   startApp,
   stop,
 } from './support/harness';
+import { startSink } from './support/sink';
 
 const rounds = Math.max(1, Number(process.argv[2] || 3));
-
-interface Sink {
-  child: ChildProcess;
-  port: number;
-  count(): Promise<number>;
-}
-
-/** The counting SMTP sink in a process of its own. */
-function startSink(): Promise<Sink> {
-  const child = fork(join(__dirname, 'support/sink-process.js'), [], { stdio: 'inherit' });
-  return new Promise((resolve) => {
-    child.once('message', (m: { port: number }) =>
-      resolve({
-        child,
-        port: m.port,
-        count: () =>
-          new Promise((r) => {
-            child.once('message', (c: { count: number }) => r(c.count));
-            child.send('count');
-          }),
-      }),
-    );
-  });
-}
 
 /** Milliseconds from the request to the end of the answer, on a connection of its own. */
 function healthMs(url: string): Promise<number> {
