@@ -1,10 +1,9 @@
 // The tenancy rule: which repository methods it accepts and refuses, and that the project's
 // configuration applies it to repositories (and not to sweepers or the exempt methods).
 import { RuleTester } from 'eslint';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import tseslint from 'typescript-eslint';
 import rule from './org-id-first.js';
+import { projectLint } from './project-lint';
 
 const tester = new RuleTester({
   languageOptions: { parser: tseslint.parser, ecmaVersion: 2022, sourceType: 'module' },
@@ -85,7 +84,6 @@ tester.run('org-id-first', rule, {
 });
 
 describe('the project configuration of org-id-first', () => {
-  const root = join(__dirname, '..');
   const offending = [
     "import type { OrgId } from '../common/org-id';",
     'export class ProbeRepository {',
@@ -95,27 +93,12 @@ describe('the project configuration of org-id-first', () => {
   ].join('\n');
   const exempt = 'export class EventRepository { notify(channel: string) { return channel; } }';
 
-  /** The org-id-first messages ESLint reports for each (file, text), with the project's config. */
+  /** The methods org-id-first names for each (file, text), with the project's config. */
   function lint(files: Record<string, string>): Record<string, string[]> {
-    const script = `
-      const { ESLint } = require('eslint');
-      (async () => {
-        const eslint = new ESLint({ cwd: process.cwd() });
-        const files = JSON.parse(process.argv[1]);
-        const out = {};
-        for (const [filePath, text] of Object.entries(files)) {
-          const [result] = await eslint.lintText(text, { filePath });
-          out[filePath] = result.messages
-            .filter((m) => m.ruleId === 'local/org-id-first')
-            .map((m) => m.message.split(' ')[0]);
-        }
-        process.stdout.write(JSON.stringify(out));
-      })().catch((e) => { console.error(e); process.exit(1); });`;
-    const stdout = execFileSync(process.execPath, ['-e', script, JSON.stringify(files)], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    return JSON.parse(stdout) as Record<string, string[]>;
+    const found = projectLint(files, 'local/org-id-first');
+    return Object.fromEntries(
+      Object.entries(found).map(([file, messages]) => [file, messages.map((m) => m.split(' ')[0])]),
+    );
   }
 
   it('applies to repositories and stores, not to sweepers or exemptions', () => {

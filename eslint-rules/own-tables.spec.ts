@@ -1,29 +1,12 @@
 // The project's ESLint configuration keeps each area to its own tables: a folder of
 // libs/domain/src may import another folder's services but not its repositories or stores, and
 // the apps import no repository at all.
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-
-const root = join(__dirname, '..');
+import { projectLint } from './project-lint';
 
 /** The files among `files` on which ESLint reports no-restricted-imports, with the project config. */
 function restricted(files: Record<string, string>): string[] {
-  const script = `
-    const { ESLint } = require('eslint');
-    (async () => {
-      const eslint = new ESLint({ cwd: process.cwd() });
-      const out = [];
-      for (const [filePath, text] of Object.entries(JSON.parse(process.argv[1]))) {
-        const [result] = await eslint.lintText(text, { filePath });
-        if (result.messages.some((m) => m.ruleId === 'no-restricted-imports')) out.push(filePath);
-      }
-      process.stdout.write(JSON.stringify(out));
-    })().catch((e) => { console.error(e); process.exit(1); });`;
-  const stdout = execFileSync(process.execPath, ['-e', script, JSON.stringify(files)], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  return JSON.parse(stdout) as string[];
+  const found = projectLint(files, 'no-restricted-imports');
+  return Object.keys(found).filter((file) => found[file].length > 0);
 }
 
 const importing = (from: string) => `import { Thing } from '${from}';\nexport const x = Thing;\n`;
