@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// npm run bench:ab -- <rev-a> <rev-b> [--rounds N] [--match REGEX] -- <bench> [bench args]
+// npm run bench:ab -- <rev-a> <rev-b> [<rev-c>…] [--rounds N] [--match REGEX] -- <bench> [bench args]
 //
-// Runs one bench on two revisions of the repository, alternating A, B, A, B… on the same machine,
-// and prints each run's ratio lines side by side: the way to compare a change (or the removal of
-// an optimisation) with its base when the machine's speed drifts between runs. Each revision is
+// Runs one bench on two or more revisions of the repository, alternating A, B, (C…), A, B… on the
+// same machine, and prints each run's ratio lines side by side: the way to compare a change (or
+// the removal of an optimisation) with its base when the machine's speed drifts between runs. Each revision is
 // checked out once into a worktree under the system's temporary folder (sharing this checkout's node_modules),
 // built, and benched on its own databases (BENCH_DB_PREFIX).
 const { execFileSync, spawnSync } = require('node:child_process');
@@ -16,7 +16,7 @@ const root = path.resolve(__dirname, '..');
 function usage(message) {
   if (message) process.stderr.write(`${message}\n`);
   process.stderr.write(
-    'usage: npm run bench:ab -- <rev-a> <rev-b> [--rounds N] [--match REGEX] -- <bench> [args]\n',
+    'usage: npm run bench:ab -- <rev-a> <rev-b> [<rev-c>…] [--rounds N] [--match REGEX] -- <bench> [args]\n',
   );
   process.exit(2);
 }
@@ -33,7 +33,7 @@ function parseArgs(argv) {
     else if (own[i] === '--match') opts.match = new RegExp(own[++i], 'i');
     else opts.revs.push(own[i]);
   }
-  if (opts.revs.length !== 2) usage('give exactly two revisions');
+  if (opts.revs.length < 2) usage('give two revisions or more');
   if (!Number.isInteger(opts.rounds) || opts.rounds < 1) usage('--rounds takes a positive integer');
   return { ...opts, bench };
 }
@@ -79,7 +79,7 @@ function main() {
   const sides = revs.map(checkout);
   for (let round = 1; round <= rounds; round++) {
     for (const [i, side] of sides.entries()) {
-      const label = `${'AB'[i]} ${side.rev} round ${round}`;
+      const label = `${String.fromCharCode(65 + i)} ${side.rev} round ${round}`;
       const lines = run(side, bench, match, label);
       process.stdout.write(`${label}\n${lines.map((l) => `  ${l.trim()}`).join('\n')}\n`);
     }
