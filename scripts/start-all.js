@@ -21,8 +21,6 @@ const { startMailCatcher } = require('./mail-catcher');
 const root = path.resolve(__dirname, '..');
 const APPS = ['api', 'worker', 'smtp-relay'];
 const dist = (app) => path.join(root, `dist/apps/${app}/apps/${app}/src/main.js`);
-// V8 flags an app runs with (docs/performance.md), the same in compose.yml.
-const nodeArgs = require('./node-args.json');
 const log = (msg, extra = {}) =>
   process.stdout.write(
     JSON.stringify({
@@ -83,7 +81,7 @@ function startDatabase(env) {
 
 /** Starts one app; its log lines pass through, and `onReady` gets its "<app> ready" line. */
 function startApp(app, env, onReady) {
-  const child = spawn(process.execPath, [...(nodeArgs[app] ?? []), dist(app)], {
+  const child = spawn(process.execPath, [dist(app)], {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -63,13 +63,7 @@ export async function startApp(
   const main = resolve(ROOT, `dist/bench/apps/${app}/src/main.js`);
   // BENCH_NODE_ARGS adds flags to the app processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const own = (
-    JSON.parse(readFileSync(resolve(ROOT, 'scripts/node-args.json'), 'utf8')) as Record<
-      string,
-      string[] | undefined
-    >
-  )[app];
-  const child = spawn(process.execPath, [...(own ?? []), ...extra, '-r', ALIAS, main], {
+  const child = spawn(process.execPath, [...extra, '-r', ALIAS, main], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: opts.ownSession ?? false,

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { asOrgId, ContactsService, EmailHashFilter } from '@app/domain';
+import { asOrgId, ContactsService } from '@app/domain';
 import { runAdmin as runCli } from '../../apps/api/src/cli';
 import { createTestApp } from '../support/app';
 import { holdsFor } from '../support/wait-for';
@@ -263,33 +263,6 @@ describe('Contact import processing', () => {
     expect(c.firstName).toBe('Kept');
     expect(c.tags).toEqual(['skipped']);
     expect(c.listMemberships).toHaveLength(1);
-  });
-
-  it('an email written after the duplicate filter was loaded is still a duplicate (retried batch)', async () => {
-    const s = await createSession(app);
-    const existing = await app.get(ContactsService).create(asOrgId(s.org.id), {
-      emails: [{ email: 'late@filter.test' }],
-    });
-    // As if the contact had been created after the worker loaded the organization's hashes.
-    const load = jest.spyOn(EmailHashFilter, 'load').mockResolvedValue(new EmailHashFilter());
-    try {
-      const up = await upload(
-        s,
-        line(['email']) + line(['new1@filter.test']) + line(['LATE@filter.test']),
-      );
-      await start(s, up.import.id, {
-        fieldMappings: [{ csvHeader: 'email', serviceField: 'email' }],
-        tags: ['late'],
-      });
-      const done = await waitForImport(s, up.import.id);
-      expect(done).toMatchObject({ status: 'completed', newCount: 1, duplicateCount: 1 });
-      expect(load).toHaveBeenCalled();
-    } finally {
-      load.mockRestore();
-    }
-    expect(await contactsOf(s)).toBe(2);
-    const c = (await s.http.get(`/api/v1/user/contacts/${existing.contact.id}`)).body.data;
-    expect(c.tags).toEqual(['late']);
   });
 
   it('commits batches in file order: errors file and counters exact over many batches', async () => {

@@ -118,7 +118,7 @@ describe('Inbound port bounds', () => {
     }
   });
 
-  it('stores 10 recipients × 2 MiB once, the relay process staying under 150 MiB', async () => {
+  it('stores 10 recipients × 2 MiB once, the relay growing by less than a copy per recipient', async () => {
     const recipients = Array.from({ length: 10 }, bounceAddress);
     const raw = message(2 * MiB - 1024);
     const { rcpt, data } = await deliver(recipients, raw);
@@ -134,10 +134,10 @@ describe('Inbound port bounds', () => {
       [recipients],
     );
     expect(n).toBe(1);
-    // One copy of the message, not one per recipient (which took ~554 MiB for 10 × 10 MiB).
+    // One copy of the message, not one per recipient (which took ~554 MiB for 10 × 10 MiB): ten
+    // copies alone would raise the resident set by 20 MiB.
     const { peak } = relay.memory();
-    expect(peak).toBeLessThan(150 * MiB);
-    expect(peak - idle).toBeLessThan(GROWTH_LIMIT);
+    expect(peak - idle).toBeLessThan(recipients.length * raw.length);
 
     // The same bytes again (a replay): 250, nothing stored twice.
     expect((await deliver(recipients.slice(0, 1), raw)).data).toMatch(/^250/);

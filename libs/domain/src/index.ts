@@ -151,7 +151,6 @@ export * from './imports/imports.module';
 export * from './imports/imports.repository';
 export * from './imports/imports.service';
 export * from './imports/imports.sweeper';
-export * from './imports/email-hash-filter';
 export * from './sending-domains/dkim-key';
 export * from './sending-domains/dns-records';
 export * from './sending-domains/domain-name';

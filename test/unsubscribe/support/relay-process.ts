@@ -17,15 +17,6 @@ export interface RelayProcess {
   stop(): Promise<void>;
 }
 
-/** The V8 flags the relay runs with everywhere (npm start, compose). */
-function relayNodeArgs(): string[] {
-  const args = JSON.parse(readFileSync(join(ROOT, 'scripts/node-args.json'), 'utf8')) as Record<
-    string,
-    string[]
-  >;
-  return args['smtp-relay'];
-}
-
 function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1];
@@ -39,7 +30,7 @@ export async function spawnRelay(env: Record<string, string> = {}): Promise<Rela
   const [smtpPort, inboundPort] = await freePorts(2);
   const child = spawn(
     process.execPath,
-    [...relayNodeArgs(), join(ROOT, 'dist/apps/smtp-relay/apps/smtp-relay/src/main.js')],
+    [join(ROOT, 'dist/apps/smtp-relay/apps/smtp-relay/src/main.js')],
     {
       cwd: ROOT,
       env: {

@@ -80,15 +80,9 @@ function addPhones(t: BulkTarget, row: NewContactRow): void {
   }
 }
 
-/** The email blind indexes to look up: every key's, of the rows `mightExist` does not rule out. */
-export function hashesToLookUp(
-  rows: NewContactRow[],
-  mightExist: ((hash: string) => boolean) | undefined,
-): string[] {
-  const lookup = mightExist
-    ? rows.filter((r) => r.email?.candidates.some((h) => mightExist(h)))
-    : rows;
-  return [...new Set(lookup.flatMap((r) => r.email?.candidates ?? []))];
+/** The email blind indexes to look up: every key's, of every row. */
+export function hashesToLookUp(rows: NewContactRow[]): string[] {
+  return [...new Set(rows.flatMap((r) => r.email?.candidates ?? []))];
 }
 
 /**

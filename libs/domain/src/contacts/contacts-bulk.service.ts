@@ -72,8 +72,6 @@ export interface BulkCreateOptions {
   tags: string[];
   /** Lists every row's contact joins (an unsubscribed membership is subscribed again). */
   listIds: string[];
-  /** Which email blind indexes may be the organization's already; absent: any may be. */
-  mightExist?: (hash: string) => boolean;
   /** Emits contact.created for each new contact, and answers their views. */
   events: boolean;
   /** What a list that is not the organization's fails with (404 by default). */
@@ -143,7 +141,7 @@ export class ContactsBulkService {
   ): Promise<ContactsWrite> {
     const existing = await this.contacts.idsByEmailHash(
       orgId,
-      hashesToLookUp(rows, options.mightExist),
+      hashesToLookUp(rows),
       options.duplicates === 'update' ? 'FOR NO KEY UPDATE' : 'FOR KEY SHARE',
       em,
     );
@@ -193,11 +191,6 @@ export class ContactsBulkService {
       duplicateCount,
       finish: () => this.finish(em, orgId, options, targets, created, existingOnes),
     };
-  }
-
-  /** The organization's email blind indexes after `after`, in index order, `limit` at most. */
-  emailHashes(orgId: OrgId, after: string, limit: number): Promise<string[]> {
-    return this.contacts.emailHashes(orgId, after, limit);
   }
 
   /** What changes rows other transactions may change too. */

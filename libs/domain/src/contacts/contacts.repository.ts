@@ -215,15 +215,4 @@ export class ContactsRepository {
     );
     return rows.length > 0;
   }
-
-  /** The organization's email blind indexes after `after`, in index order, `limit` at most. */
-  async emailHashes(orgId: OrgId, after: string, limit: number): Promise<string[]> {
-    const rows = await query<{ email_hash: string }>(
-      this.ds,
-      sql`SELECT email_hash FROM contact_emails
-           WHERE organization_id = ${orgId}::uuid AND email_hash > ${after}
-           ORDER BY email_hash LIMIT ${limit}`,
-    );
-    return rows.map((r) => r.email_hash);
-  }
 }

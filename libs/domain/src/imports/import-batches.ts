@@ -8,7 +8,6 @@ import { ContactsBulkService, emailWrittenMeanwhile } from '../contacts/contacts
 import { inTransactionIf } from '../database/transaction';
 import { ContactImport } from './contact-import.entity';
 import { describeCsvError, readCsv } from './csv-file';
-import { EmailHashFilter } from './email-hash-filter';
 import {
   CsvBroken,
   ImportFailure,
@@ -96,7 +95,6 @@ export class ImportBatches {
       imp.errorsFileBytes,
       imp.headers,
     );
-    const filter = await EmailHashFilter.load(this.contacts, imp.organizationId);
     const fromByte = imp.checkpointRow > 0 ? imp.checkpointByte : 0;
     let rowNo = imp.checkpointRow;
     let header = fromByte === 0;
@@ -110,9 +108,8 @@ export class ImportBatches {
       const began = Date.now();
       // Called in file order, so error lines are appended in file order (ErrorsFile.append).
       const errorsLength = await errors.append(p.errorLines);
-      await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, filter, previous);
+      await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, previous);
       errors.commit(errorsLength);
-      for (const r of p.valid) if (r.contact.email) filter.add(r.contact.email.hash);
       const ms = Math.max(1, Date.now() - began);
       const ideal = ((p.lastRow - p.firstRow + 1) * TARGET_COMMIT_MS) / ms;
       size = Math.round(Math.min(this.batchSize, Math.max(MIN_BATCH, (size + ideal) / 2)));
@@ -186,7 +183,8 @@ export class ImportBatches {
    * transaction rolled back to run again, or failed), the turn is not this batch's yet: it rolls
    * back, holding nothing that batch could wait for, waits for that batch's outcome and runs
    * again, or stops. A batch that meets a concurrent write of one of its emails (the unique
-   * index) is retried whole, looking every row up.
+   * index: another writer created that contact between the lookup and the insert) is retried
+   * whole, and its lookup then finds that contact.
    */
   private async commit(
     imp: ContactImport,
@@ -195,7 +193,6 @@ export class ImportBatches {
     p: Prepared,
     errorsPath: string,
     errorsLength: number,
-    filter: EmailHashFilter,
     previous: Outcome | null,
   ): Promise<void> {
     const orgId = imp.organizationId;
@@ -210,9 +207,6 @@ export class ImportBatches {
                 duplicates: imp.duplicateHandling,
                 tags: imp.tags,
                 listIds: listId ? [listId] : [],
-                // A retry after a unique violation: someone wrote one of these emails since the
-                // filter was loaded, so every row is looked up.
-                mightExist: attempt === 1 ? (h) => filter.mightContain(h) : undefined,
                 events: false,
                 missingList: () => new ImportFailure(LIST_DELETED),
               })

@@ -267,9 +267,6 @@ export class ImportsRepository {
 
   /** The settings of a batch's transaction, its first statements. */
   async beginBatch(em: EntityManager): Promise<void> {
-    // The batch and its checkpoint commit together, so a commit lost in a database crash loses
-    // both and the import redoes that batch: it need not wait for the WAL flush.
-    await query(em, sql`SET LOCAL synchronous_commit = off`);
     // A batch's statements (and the triggers they fire) are estimated costly enough for JIT,
     // whose compilation (0.5 s and more per statement) a few thousand rows never repay.
     await query(em, sql`SET LOCAL jit = off`);

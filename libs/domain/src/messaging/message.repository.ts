@@ -160,15 +160,12 @@ export class MessageRepository {
    * when it cannot be read (content under a key this worker lacks), for that request only.
    */
   async claim(orgId: OrgId, requests: LeaseRequest[]): Promise<(ClaimedMessage | null | Error)[]> {
-    // The leases are committed without waiting for the WAL flush: losing one in a database crash
-    // can only lead to a repeated attempt (at-least-once), never to a lost message. The claimed
-    // rows are the organization's own messages, so their recipients are looked up by the primary
+    // The claimed rows are the organization's own messages, so their recipients are looked up by the primary
     // key alone: a second condition on organization_id would let the planner, without statistics
     // yet, AND in a scan of the organization's whole recipient index for every message.
     const rows = await query<ClaimedRow>(
       this.ds,
-      sql`WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
-          req AS (
+      sql`WITH req AS (
             SELECT * FROM unnest(
               ${requests.map((r) => r.id)}::uuid[],
               ${requests.map((r) => r.now)}::timestamptz[],
@@ -199,7 +196,7 @@ export class MessageRepository {
                            ORDER BY r.idx)
                     FROM message_recipients r
                    WHERE r.message_id = c.id) AS recipients
-            FROM claimed c, relaxed`,
+            FROM claimed c`,
       { prepare: 'messages_claim' },
     );
     const cipher = fieldCipher();

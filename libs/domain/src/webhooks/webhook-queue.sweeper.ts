@@ -41,14 +41,6 @@ const claimSet = (lease: string, now: Date): Sql => sql`
   locked_by = ${lease}::uuid,
   locked_until = ${now}::timestamptz + make_interval(secs => e.timeout_seconds + ${LEASE_MARGIN_SECONDS}::int)`;
 
-/**
- * A claim commits without waiting for the WAL flush (`relaxed`, joined into the claim so that it
- * runs): a claim lost in a database crash only makes the delivery claimable again, which delivery
- * at least once allows; visibility to other workers is immediate either way, so two workers still
- * never hold the same lease. Outcomes are recorded with durable commits.
- */
-const RELAXED = sql`relaxed AS (SELECT set_config('synchronous_commit', 'off', true))`;
-
 /** Queue rows among `due` whose delivery is no longer pending (a resend ended it) or gone. */
 const DROP_ENDED = sql`ended AS (
   DELETE FROM webhook_delivery_queue q USING due
@@ -264,9 +256,9 @@ export class WebhookQueueSweeper {
     const lease = randomUUID();
     const rows = await query<ClaimRow>(
       this.ds,
-      sql`WITH ${RELAXED}, ${due}
+      sql`WITH ${due}
       UPDATE webhook_delivery_queue q SET ${claimSet(lease, now)}
-      FROM due, webhook_deliveries d, webhook_endpoints e, relaxed
+      FROM due, webhook_deliveries d, webhook_endpoints e
       WHERE q.delivery_id = due.delivery_id AND d.id = q.delivery_id AND d.status = 'pending'
         AND e.id = d.webhook_endpoint_id
       RETURNING d.id, d.organization_id, d.type, d.data, d.occurred_at, d.attempt_count,
