@@ -4,7 +4,8 @@
 // ('2024-01-01T00:00:00.123456+00:00' in UTC: 0-6 fraction digits, trailing zeros dropped). The
 // response prints it as Date#toISOString does ('2024-01-01T00:00:00.123Z'). The Date path (new
 // Date(text), which keeps the first three fraction digits and drops the rest, then toISOString)
-// costs about 1 µs a value, and a first contacts page carries about 800. For the one form this
+// is skipped: a first contacts page carries about 800 timestamps (a kept optimisation,
+// docs/performance.md). For the one form this
 // module recognises, the text is already that instant's toISOString up to the fraction and the
 // zone; anything else (another offset, a BC date, a year past 9999, infinity) gets null and the
 // caller takes the Date path, so both print the same text or fail the same way.
