@@ -2,7 +2,17 @@
 // unauthenticated route of the same server in the same run, and their ratio (target ≥ 0.6).
 //   npm run bench -- auth-overhead [seconds=10] [connections=50]
 import autocannon from 'autocannon';
-import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
+import {
+  admin,
+  benchDatabase,
+  benchEnv,
+  benchKey,
+  fmt,
+  httpReady,
+  startApp,
+  stop,
+  UNREACHED_KEY_LIMITS,
+} from './support/harness';
 
 const seconds = Number(process.argv[2] || 10);
 const connections = Number(process.argv[3] || 50);
@@ -20,31 +30,17 @@ async function main(): Promise<void> {
   const api = await startApp('api', env, () => httpReady(`http://127.0.0.1:${PORT}/health`));
   try {
     const out = admin(env, ['create-org', '--name', 'bench', '--with-key']) as {
-      apiKey: { id: string; key: string };
+      organization: { id: string };
     };
-    // A high per-minute budget: every request still runs the limiter, none is refused.
-    const key = admin(env, [
-      'create-key',
-      '--org',
-      (out as never as { organization: { id: string } }).organization.id,
-      '--name',
-      'bench',
-      '--scopes',
-      'all',
-      '--per-minute',
-      '100000000',
-      '--per-day',
-      '1000000000',
-    ]) as {
-      apiKey: { key: string };
-    };
+    // A high per-key budget: every request still runs the limiter, none is refused.
+    const key = benchKey(env, out.organization.id, 'bench', 'all', UNREACHED_KEY_LIMITS);
     const base = `http://127.0.0.1:${PORT}`;
     // Warm-up, then alternate so drift affects both sides alike.
     await autocannon({ url: `${base}/health/live`, connections, duration: 2 });
     const open1 = await run(`${base}/health/live`);
-    const auth1 = await run(`${base}/api/v1/user/me`, { 'X-API-Key': key.apiKey.key });
+    const auth1 = await run(`${base}/api/v1/user/me`, { 'X-API-Key': key });
     const open2 = await run(`${base}/health/live`);
-    const auth2 = await run(`${base}/api/v1/user/me`, { 'X-API-Key': key.apiKey.key });
+    const auth2 = await run(`${base}/api/v1/user/me`, { 'X-API-Key': key });
     for (const r of [open1, auth1, open2, auth2]) {
       if (r.non2xx || r.errors)
         throw new Error(`bench saw failures: non2xx=${r.non2xx} errors=${r.errors}`);

@@ -36,13 +36,16 @@ import {
   backendsCpuSince,
   benchDatabase,
   benchEnv,
+  benchKey,
   fmt,
   freePort,
   httpReady,
+  liftOrgLimits,
   processCpuMs,
   ROOT,
   startApp,
   stop,
+  UNREACHED_KEY_LIMITS,
 } from './support/harness';
 
 const N = Number(process.argv[2] || 3000);
@@ -143,37 +146,8 @@ async function main(): Promise<void> {
     organization: { id: string };
   };
   const orgId = org.organization.id;
-  // Limits far above the bench, so every send runs the limit script and none is refused.
-  admin(env, [
-    'set-limits',
-    '--org',
-    orgId,
-    '--per-second',
-    '1000000',
-    '--per-minute',
-    '100000000',
-    '--per-hour',
-    '100000000',
-    '--per-day',
-    '100000000',
-    '--per-month',
-    '1000000000',
-  ]);
-  const key = (
-    admin(env, [
-      'create-key',
-      '--org',
-      orgId,
-      '--name',
-      'bench',
-      '--scopes',
-      'messages:send,channels:write',
-      '--per-minute',
-      '100000000',
-      '--per-day',
-      '1000000000',
-    ]) as { apiKey: { key: string } }
-  ).apiKey.key;
+  liftOrgLimits(env, orgId);
+  const key = benchKey(env, orgId, 'bench', 'messages:send,channels:write', UNREACHED_KEY_LIMITS);
 
   const fake = await startFake();
   const apiApp = await startApp('api', env, () => httpReady(`${api}/health`), {

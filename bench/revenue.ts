@@ -3,7 +3,16 @@
 //   npm run bench -- revenue [iterations=40] [conversions=1000000]
 import { Client } from 'pg';
 import { asOrgId, Clock, revenueReportStatement, RevenueReportService } from '@app/domain';
-import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
+import {
+  admin,
+  benchDatabase,
+  benchEnv,
+  benchKey,
+  fmt,
+  httpReady,
+  startApp,
+  stop,
+} from './support/harness';
 
 const iterations = Number(process.argv[2] || 40);
 const conversions = Number(process.argv[3] || 1_000_000);
@@ -28,22 +37,11 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const out = admin(env, ['create-org', '--name', 'bench', '--with-key']) as unknown as {
+    const out = admin(env, ['create-org', '--name', 'bench', '--with-key']) as {
       organization: { id: string };
-      apiKey: { key: string };
     };
     const orgId = asOrgId(out.organization.id);
-    const key = admin(env, [
-      'create-key',
-      '--org',
-      orgId,
-      '--name',
-      'bench',
-      '--scopes',
-      'analytics:read',
-      '--per-minute',
-      '100000000',
-    ]) as unknown as { apiKey: { key: string } };
+    const key = benchKey(env, orgId, 'bench', 'analytics:read', ['--per-minute', '100000000']);
 
     const seedStart = Date.now();
     const [{ id: listId }] = (
@@ -82,7 +80,7 @@ async function main(): Promise<void> {
     });
     const statement = revenueReportStatement(window);
     const url = `http://127.0.0.1:${PORT}/api/v1/user/reports/revenue-attribution?from=${from}&to=${today}`;
-    const headers = { 'X-API-Key': key.apiKey.key };
+    const headers = { 'X-API-Key': key };
 
     let apiBody: { data: { overview: { totalConversions: number } } } | undefined;
     let sqlRow: { report: { overview: { totalConversions: number } } } | undefined;

@@ -12,7 +12,17 @@ import {
   parseRules,
   sql,
 } from '@app/domain';
-import { admin, benchDatabase, benchEnv, fmt, httpReady, startApp, stop } from './support/harness';
+import {
+  admin,
+  benchDatabase,
+  benchEnv,
+  benchKey,
+  fmt,
+  httpReady,
+  startApp,
+  stop,
+  UNREACHED_KEY_LIMITS,
+} from './support/harness';
 
 const CONTACTS = Number(process.argv[2] || 1_000_000);
 const DAYS = Number(process.argv[3] || 30);
@@ -135,16 +145,12 @@ async function main(): Promise<void> {
         (admin(env, ['create-org', '--name', ORG_NAME]) as { organization: { id: string } })
           .organization.id,
     );
-    const key = admin(env, [
-      'create-key',
-      ...['--org', orgId, '--name', 'bench', '--scopes', 'all'],
-      ...['--per-minute', '100000000', '--per-day', '1000000000'],
-    ]) as { apiKey: { key: string } };
+    const key = benchKey(env, orgId, 'bench', 'all', UNREACHED_KEY_LIMITS);
     if (seeded.rows.length) process.stderr.write(`reusing the seeded organization ${orgId}\n`);
     else await seed(pg, orgId);
 
     const base = `http://127.0.0.1:${PORT}/api/v1/user/contact-segments`;
-    const headers = { 'X-API-Key': key.apiKey.key, 'Content-Type': 'application/json' };
+    const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
     const created = await fetch(base, {
       method: 'POST',
       headers,

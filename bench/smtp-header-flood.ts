@@ -13,6 +13,7 @@ import {
   admin,
   benchDatabase,
   benchEnv,
+  benchKey,
   fmt,
   freePort,
   median,
@@ -107,15 +108,7 @@ async function main(): Promise<void> {
   const org = admin(env, ['create-org', '--name', 'flood bench', '--plan', 'enterprise']) as {
     organization: { id: string };
   };
-  const { apiKey } = admin(env, [
-    'create-key',
-    '--org',
-    org.organization.id,
-    '--name',
-    'relay',
-    '--scopes',
-    'messages:send',
-  ]) as { apiKey: { key: string } };
+  const apiKey = benchKey(env, org.organization.id, 'relay', 'messages:send');
   const relay = await startApp('smtp-relay', env, () =>
     greetingMs(relayPort).then(
       () => true,
@@ -133,13 +126,13 @@ async function main(): Promise<void> {
       );
       folded.push(
         ...(await greetingsDuring(relayPort, async () => {
-          replies.add(`folded header: ${await transaction(relayPort, apiKey.key, FOLDED)}`);
+          replies.add(`folded header: ${await transaction(relayPort, apiKey, FOLDED)}`);
         })),
       );
       lf.push(
         ...(await greetingsDuring(relayPort, async () => {
           replies.add(
-            `flood-like body: ${(await transaction(relayPort, apiKey.key, LF_BODY)).slice(0, 6)}`,
+            `flood-like body: ${(await transaction(relayPort, apiKey, LF_BODY)).slice(0, 6)}`,
           );
         })),
       );

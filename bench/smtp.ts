@@ -17,8 +17,10 @@ import {
   backendsCpuSince,
   benchDatabase,
   benchEnv,
+  benchKey,
   fmt,
   freePort,
+  liftOrgLimits,
   processCpuMs,
   ROOT,
   startApp,
@@ -122,33 +124,8 @@ async function main(): Promise<void> {
     organization: { id: string };
   };
   const id = org.organization.id;
-  // Limits far above the bench, so the script runs on every transaction without refusing any.
-  admin(env, [
-    'set-limits',
-    '--org',
-    id,
-    '--per-second',
-    '1000000',
-    '--per-minute',
-    '100000000',
-    '--per-hour',
-    '100000000',
-    '--per-day',
-    '100000000',
-    '--per-month',
-    '1000000000',
-  ]);
-  const key = admin(env, [
-    'create-key',
-    '--org',
-    id,
-    '--name',
-    'relay',
-    '--scopes',
-    'messages:send',
-  ]) as {
-    apiKey: { key: string };
-  };
+  liftOrgLimits(env, id);
+  const key = benchKey(env, id, 'relay', 'messages:send');
 
   const sink = fork(resolve(ROOT, 'dist/bench/bench/support/sink-process.js'), [], {
     stdio: 'inherit',
@@ -159,11 +136,10 @@ async function main(): Promise<void> {
   const relay = await startApp('smtp-relay', env, () => portOpen(relayPort));
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
-  const relayRun = () =>
-    withCpu(relay.pid!, db, () => drive(relayPort, total, true, key.apiKey.key), total);
+  const relayRun = () => withCpu(relay.pid!, db, () => drive(relayPort, total, true, key), total);
   try {
     await drive(sinkPort, 200, true);
-    await drive(relayPort, 200, true, key.apiKey.key);
+    await drive(relayPort, 200, true, key);
     const bareRuns: Run[] = [];
     const oursRuns: (Run & { relayCpu: number; pgCpu: number })[] = [];
     let sinkCpu = 0;
@@ -178,7 +154,7 @@ async function main(): Promise<void> {
     const ours = mean(oursRuns.map((r) => r.perSecond));
     const fresh = Math.min(400, total);
     const bareFresh = await drive(sinkPort, fresh, false);
-    const oursFresh = await drive(relayPort, fresh, false, key.apiKey.key);
+    const oursFresh = await drive(relayPort, fresh, false, key);
     const line = (name: string, r: Run[]) =>
       `${name} ${fmt(r.reduce((a, b) => a + b.perSecond, 0) / r.length)} msgs/s  p50 ${fmt(
         r.reduce((a, b) => a + b.p50, 0) / r.length,

@@ -14,6 +14,7 @@ import {
   admin,
   benchDatabase,
   benchEnv,
+  benchKey,
   fmt,
   freePort,
   httpReady,
@@ -80,15 +81,7 @@ async function main(): Promise<void> {
   ]) as {
     organization: { id: string };
   };
-  const { apiKey } = admin(env, [
-    'create-key',
-    '--org',
-    org.organization.id,
-    '--name',
-    'bench',
-    '--scopes',
-    'messages:send',
-  ]) as { apiKey: { key: string } };
+  const apiKey = benchKey(env, org.organization.id, 'bench', 'messages:send');
   const apiApp = await startApp('api', env, () => httpReady(`${api}/health`), { ownSession: true });
   let worker: ChildProcess | undefined;
   try {
@@ -100,7 +93,7 @@ async function main(): Promise<void> {
       const before = await sink.count();
       const res = await fetch(`${api}/api/v1/send`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey.key },
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey },
         body: JSON.stringify({
           from: 'Bench <bench@bench.test>',
           to: 'reader@example.test',

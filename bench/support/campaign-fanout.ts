@@ -25,12 +25,15 @@ import {
   admin,
   benchDatabase,
   benchEnv,
+  benchKey,
   fmt,
   freePort,
   httpReady,
+  liftOrgLimits,
   ROOT,
   startApp,
   stop,
+  UNREACHED_KEY_LIMITS,
 } from './harness';
 
 interface Counter {
@@ -193,30 +196,8 @@ async function run(n: number, { sink, twilio, whatsapp }: Receivers): Promise<st
       organization: { id: string };
     }
   ).organization.id;
-  const limit = (name: string) => [`--${name}`, '1000000000'];
-  admin(env, [
-    'set-limits',
-    '--org',
-    orgId,
-    ...['per-second', 'per-minute', 'per-hour', 'per-day', 'per-month'].flatMap(limit),
-  ]);
-  const key = (
-    admin(env, [
-      'create-key',
-      '--org',
-      orgId,
-      '--name',
-      'bench',
-      '--scopes',
-      'all',
-      '--per-minute',
-      '100000000',
-      '--per-day',
-      '1000000000',
-    ]) as {
-      apiKey: { key: string };
-    }
-  ).apiKey.key;
+  liftOrgLimits(env, orgId);
+  const key = benchKey(env, orgId, 'bench', 'all', UNREACHED_KEY_LIMITS);
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
   const started = Date.now();

@@ -96,7 +96,6 @@ export async function httpReady(url: string): Promise<boolean> {
   return res.ok;
 }
 
-/** Runs the admin CLI against the bench environment and returns its JSON. */
 /** Runs an admin command (`input`, when given, is its standard input); answers its JSON output. */
 export function admin(
   env: NodeJS.ProcessEnv,
@@ -120,6 +119,40 @@ export function admin(
     },
   );
   return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+/** `create-key` options of a per-key budget far above any bench: the limiter runs, never refuses. */
+export const UNREACHED_KEY_LIMITS = ['--per-minute', '100000000', '--per-day', '1000000000'];
+
+/**
+ * Sets the organization's limits far above any bench, so the limit script runs on every send
+ * without refusing one.
+ */
+export function liftOrgLimits(env: NodeJS.ProcessEnv, orgId: string): void {
+  admin(env, [
+    'set-limits',
+    ...['--org', orgId, '--per-second', '1000000', '--per-minute', '100000000'],
+    ...['--per-hour', '100000000', '--per-day', '100000000', '--per-month', '1000000000'],
+  ]);
+}
+
+/**
+ * A new API key of the organization through the admin CLI: `scopes` as `create-key` takes them,
+ * `options` any further `create-key` options (its per-key limits); answers the key's value.
+ */
+export function benchKey(
+  env: NodeJS.ProcessEnv,
+  orgId: string,
+  name: string,
+  scopes: string,
+  options: string[] = [],
+): string {
+  const out = admin(env, [
+    'create-key',
+    ...['--org', orgId, '--name', name, '--scopes', scopes],
+    ...options,
+  ]) as { apiKey: { key: string } };
+  return out.apiKey.key;
 }
 
 export function stop(child: ChildProcess): Promise<void> {

@@ -15,6 +15,7 @@ import {
   TrackingTokens,
 } from '@app/domain';
 import { Tokenizer } from 'htmlparser2';
+import { turnCounter } from '../support/event-loop';
 import { hostileTrackedHtml } from '../support/hostile-html';
 import { Session } from '../support/session';
 import { SmtpSink } from './support/smtp-sink';
@@ -27,19 +28,6 @@ import {
 import { waitFor } from '../support/wait-for';
 
 const RECIPIENT = 'hostile@example.test';
-
-/** Counts the turns of this process's event loop (one per check phase) until `stop`. */
-function turnCounter(): { turns: () => number; stop: () => void } {
-  let turns = 0;
-  let on = true;
-  const tick = () => {
-    if (!on) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  return { turns: () => turns, stop: () => (on = false) };
-}
 
 describe('Tracked HTML of hostile shape (worker)', () => {
   let sink: SmtpSink;

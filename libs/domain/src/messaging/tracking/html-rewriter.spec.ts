@@ -10,6 +10,7 @@ import {
   scanHtmlForTracking,
 } from './html-rewriter';
 import { MAX_TRACKED_URL_LENGTH } from './tracking-token';
+import { turnCounter } from '../../../../../test/support/event-loop';
 
 /** Scan and render as the delivery does; null when the body goes untracked. */
 async function rewrite(html: string, opts: RewriteOptions): Promise<string | null> {
@@ -131,18 +132,6 @@ describe('tracking HTML rewrite', () => {
   });
 
   describe('event-loop turns', () => {
-    /** Counts the turns of the event loop (one per check phase) from now until `stop`. */
-    function turnCounter(): { turns: () => number; stop: () => void } {
-      let turns = 0;
-      let on = true;
-      const tick = () => {
-        if (!on) return;
-        turns++;
-        setImmediate(tick);
-      };
-      setImmediate(tick);
-      return { turns: () => turns, stop: () => (on = false) };
-    }
     afterEach(() => jest.restoreAllMocks());
 
     it(`tokenizes at most ${SCAN_CHUNK_CHARS} characters per turn, each piece in a turn of its own`, async () => {
