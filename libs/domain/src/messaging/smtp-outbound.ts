@@ -1,6 +1,7 @@
-// Outbound SMTP (§8): nodemailer pooled transports (in their own thread, smtp-thread.js), to
-// SMTP_OUTBOUND_URL when set, else to each recipient domain's MX on port 25, at an address the
-// private-address guard checked (§16). Reports what the server answered for every recipient.
+// Outbound SMTP (§8): each message built and signed once (mail-build-threads.ts), then sent by
+// nodemailer pooled transports (in their own thread, smtp-thread.js) to SMTP_OUTBOUND_URL when
+// set, else to each recipient domain's MX on port 25, at an address the private-address guard
+// checked (§16). Reports what the server answered for every recipient.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
@@ -11,8 +12,15 @@ import { DnsResolver } from '../dns/resolver';
 import { resolveTarget, TargetNotAllowedError } from '../dns/target';
 import { domainOf } from './address';
 import { cleanSmtpMessage, replyCode } from './delivery-policy';
+import { BuiltMail, MailBuildThreads } from './mail-build-threads';
 import { SmtpThread } from './smtp-thread-client';
-import { SMTP_TIMEOUTS, SmtpEnvelope, SmtpOutcome, SmtpTarget } from './smtp-thread.types';
+import {
+  SMTP_TIMEOUTS,
+  SmtpEnvelope,
+  SmtpMail,
+  SmtpOutcome,
+  SmtpTarget,
+} from './smtp-thread.types';
 
 export { SMTP_TIMEOUTS } from './smtp-thread.types';
 export type { SmtpEnvelope } from './smtp-thread.types';
@@ -77,6 +85,12 @@ export class SmtpOutbound implements OnModuleDestroy {
   private readonly logger = new Logger(SmtpOutbound.name);
   /** nodemailer's pools live in their own thread (smtp-thread.js). */
   private readonly thread: SmtpThread;
+  private readonly builders = new MailBuildThreads();
+  /**
+   * Each message options object is built once: the transactions of one message (a recipient
+   * each, or a domain each) send the same bytes, their envelopes apart.
+   */
+  private readonly built = new WeakMap<SendMailOptions, Promise<BuiltMail>>();
   private readonly localAddresses = new Map<string, Promise<string | null>>();
   private readonly smarthost?: SmtpTarget;
 
@@ -112,8 +126,16 @@ export class SmtpOutbound implements OnModuleDestroy {
    * answer for each recipient, in the envelope's order. Never throws for an SMTP or network
    * failure: that is an answer.
    */
-  async send(mail: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpRecipientResult[]> {
+  async send(options: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpRecipientResult[]> {
     const { from, to } = envelope;
+    let building = this.built.get(options);
+    if (!building) {
+      building = this.builders.build(options);
+      this.built.set(options, building);
+    }
+    const built = await building;
+    if (built.err) return recipientResults(to, { err: built.err }, null, null);
+    const mail = { raw: built.raw };
     if (this.smarthost) return this.transact(this.smarthost, mail, from, to);
     const byDomain = new Map<string, string[]>();
     for (const r of to) {
@@ -129,7 +151,7 @@ export class SmtpOutbound implements OnModuleDestroy {
 
   private async sendToDomain(
     domain: string,
-    mail: SendMailOptions,
+    mail: SmtpMail,
     from: string,
     rcpts: string[],
   ): Promise<SmtpRecipientResult[]> {
@@ -203,7 +225,7 @@ export class SmtpOutbound implements OnModuleDestroy {
 
   private async transact(
     target: SmtpTarget,
-    mail: SendMailOptions,
+    mail: SmtpMail,
     from: string,
     rcpts: string[],
   ): Promise<SmtpRecipientResult[]> {
@@ -248,6 +270,7 @@ export class SmtpOutbound implements OnModuleDestroy {
    */
   async onModuleDestroy(): Promise<void> {
     await this.thread.close();
-    this.logger.debug({ msg: 'outbound SMTP thread ended' });
+    await this.builders.close();
+    this.logger.debug({ msg: 'outbound SMTP and mail build threads ended' });
   }
 }

@@ -3,11 +3,13 @@ import { Logger } from '@nestjs/common';
 import { createServer, Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SmtpThread } from './smtp-thread-client';
-import { SMTP_TIMEOUTS } from './smtp-thread.types';
+import { SMTP_TIMEOUTS, SmtpMail } from './smtp-thread.types';
 
 const config = { poolSize: 1, opportunisticTls: false, timeouts: SMTP_TIMEOUTS };
 const envelope = { from: 'a@sender.test', to: ['b@example.test'] };
-const mail = { from: 'a@sender.test', to: 'b@example.test', subject: 's', text: 't' };
+const mail = {
+  raw: Buffer.from('From: a@sender.test\r\nTo: b@example.test\r\nSubject: s\r\n\r\nt\r\n'),
+};
 
 /** A TCP port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -41,7 +43,7 @@ describe(SmtpThread.name, () => {
 
   it('answers content the thread cannot be given as a failure, and keeps working', async () => {
     const target = { host: '127.0.0.1', port: await closedPort(), secure: false, smarthost: true };
-    const unclonable = { ...mail, headers: { 'X-Fn': (() => 'x') as unknown as string } };
+    const unclonable = { ...mail, fn: () => 'x' } as unknown as SmtpMail;
     expect((await thread.send(target, unclonable, envelope)).err).toMatchObject({
       code: 'EMESSAGE',
     });

@@ -1,7 +1,8 @@
 // The SMTP side of delivery, run in a worker thread (smtp-thread-client.ts starts it): nodemailer's
-// pooled transports, one per outbound host, building each message's MIME and talking SMTP.
+// pooled transports, one per outbound host, sending messages already built (mail-build-thread.js)
+// as they are.
 // Plain JavaScript that needs no compilation, so the thread loads this very file whether the app
-// runs built or from its sources; the message shapes are in smtp-thread.types.ts.
+// runs built or from its sources; the message shapes are in smtp-thread.types.ts and common/request-thread.ts.
 'use strict';
 const nodemailer = require('nodemailer');
 const { parentPort, workerData } = require('node:worker_threads');
@@ -57,13 +58,13 @@ function smtpPools(config) {
 
   const send = async (req) => {
     if (closed) return { err: { code: 'ESHUTDOWN', message: 'the worker is shutting down' } };
-    const mail = req.mail;
     // A Buffer arrives as a plain Uint8Array, which nodemailer would not take as content.
-    if (mail.raw instanceof Uint8Array && !Buffer.isBuffer(mail.raw)) {
-      mail.raw = Buffer.from(mail.raw.buffer, mail.raw.byteOffset, mail.raw.byteLength);
-    }
+    const raw = req.mail.raw;
     try {
-      const info = await poolFor(req.target).sendMail({ ...mail, envelope: req.envelope });
+      const info = await poolFor(req.target).sendMail({
+        raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength),
+        envelope: req.envelope,
+      });
       return { info: { response: info.response, rejectedErrors: rejections(info.rejectedErrors) } };
     } catch (err) {
       return {
@@ -92,14 +93,14 @@ function smtpPools(config) {
 if (parentPort && workerData && workerData.smtpThread) {
   const port = parentPort;
   const { send, close } = smtpPools(workerData.smtpThread);
-  port.on('message', (req) => {
-    if (req.type === 'close') {
+  port.on('message', (msg) => {
+    if (msg.type === 'close') {
       // Every answer is still posted; the thread ends once its last connection has closed (the
       // port no longer keeps it alive).
       close();
       port.unref();
       return;
     }
-    void send(req).then((outcome) => port.postMessage({ id: req.id, ...outcome }));
+    void send(msg.body).then((outcome) => port.postMessage({ id: msg.id, body: outcome }));
   });
 }

@@ -1,7 +1,5 @@
 // The messages between the delivery worker and its SMTP thread (smtp-thread.js): what the thread
 // is given once, what each send asks, and what it answers.
-import type { SendMailOptions } from 'nodemailer';
-
 export const SMTP_TIMEOUTS = {
   connectionTimeout: 30_000,
   greetingTimeout: 30_000,
@@ -35,15 +33,17 @@ export interface SmtpTarget {
   smarthost: boolean;
 }
 
-export type SmtpThreadRequest =
-  | {
-      type: 'send';
-      id: number;
-      target: SmtpTarget;
-      mail: SendMailOptions;
-      envelope: SmtpEnvelope;
-    }
-  | { type: 'close' };
+/** A message built (MIME and DKIM signature) by the build threads: its bytes as they go out. */
+export interface SmtpMail {
+  raw: Buffer;
+}
+
+/** One send: the message, the envelope of its transaction, and the server it goes to. */
+export interface SmtpThreadRequest {
+  target: SmtpTarget;
+  mail: SmtpMail;
+  envelope: SmtpEnvelope;
+}
 
 export interface SmtpRejection {
   recipient?: string;
@@ -62,5 +62,3 @@ export interface SmtpOutcome {
     rejectedErrors?: SmtpRejection[];
   };
 }
-
-export type SmtpThreadReply = { id: number } & SmtpOutcome;
