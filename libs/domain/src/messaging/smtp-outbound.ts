@@ -128,12 +128,7 @@ export class SmtpOutbound implements OnModuleDestroy {
    */
   async send(options: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpRecipientResult[]> {
     const { from, to } = envelope;
-    let building = this.built.get(options);
-    if (!building) {
-      building = this.builders.build(options);
-      this.built.set(options, building);
-    }
-    const built = await building;
+    const built = await this.build(options);
     if (built.err) return recipientResults(to, { err: built.err }, null, null);
     const mail = { raw: built.raw };
     if (this.smarthost) return this.transact(this.smarthost, mail, from, to);
@@ -147,6 +142,20 @@ export class SmtpOutbound implements OnModuleDestroy {
     );
     const byRecipient = new Map(results.flat().map((r) => [r.email, r]));
     return to.map((email) => byRecipient.get(email)!);
+  }
+
+  /**
+   * The message's bytes: built once per options object. A relayed message that is not signed
+   * goes out as it was submitted, with no build.
+   */
+  private build(options: SendMailOptions): Promise<BuiltMail> {
+    if (Buffer.isBuffer(options.raw) && !options.dkim) return Promise.resolve({ raw: options.raw });
+    let building = this.built.get(options);
+    if (!building) {
+      building = this.builders.build(options);
+      this.built.set(options, building);
+    }
+    return building;
   }
 
   private async sendToDomain(
