@@ -169,7 +169,6 @@ export class Contacts1763600000100 implements MigrationInterface {
     await q.query(
       `CREATE INDEX contacts_org_created_idx ON contacts (organization_id, created_at DESC, id DESC)`,
     );
-    await q.query(`CREATE INDEX contacts_org_status_idx ON contacts (organization_id, status)`);
     await q.query(
       `CREATE INDEX contacts_org_updated_idx ON contacts (organization_id, updated_at DESC, id DESC)`,
     );

@@ -9,7 +9,6 @@ import { Webhooks1763600000500 } from './1763600000500-webhooks';
 import { Campaigns1763600000600 } from './1763600000600-campaigns';
 import { Sending1763600000700 } from './1763600000700-sending';
 import { Channels1763600000800 } from './1763600000800-channels';
-import { ContactsIndexes1763600000900 } from './1763600000900-contacts-indexes';
 
 /** TypeORM's record of applied migrations, in the main and in a separate engagement database. */
 export const MIGRATIONS_TABLE = 'schema_migrations';
@@ -25,7 +24,6 @@ export const MIGRATIONS = [
   Campaigns1763600000600,
   Sending1763600000700,
   Channels1763600000800,
-  ContactsIndexes1763600000900,
 ];
 
 /**
