@@ -1,6 +1,6 @@
-// Building outgoing messages, run in worker threads (mail-build-threads.ts starts them, one per
-// core): nodemailer composes each message's MIME and signs it (DKIM) here, off the delivery
-// worker's event loop and off the SMTP thread, which sends the bytes as they are.
+// Building the outgoing messages to sign, run in worker threads (mail-build-threads.ts starts
+// them, one per core): nodemailer composes each message's MIME and signs it (DKIM) here, off the
+// delivery worker's event loop and off the SMTP thread, which sends the bytes as they are.
 // Plain JavaScript that needs no compilation, so the thread loads this very file whether the app
 // runs built or from its sources; the message shapes are in mail-build-threads.ts.
 'use strict';

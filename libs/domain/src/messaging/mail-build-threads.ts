@@ -1,6 +1,7 @@
-// The threads that build outgoing messages (mail-build-thread.js): one per core, each request
-// given to the thread with the fewest in hand. A message is composed and DKIM-signed there, so
-// the delivery worker's event loop keeps to I/O and signing uses every core.
+// The threads that build the outgoing messages to sign (mail-build-thread.js): one per core, each
+// request given to the thread with the fewest in hand. A message is composed and DKIM-signed
+// there, so the RSA signatures use every core while the event loop and the SMTP thread keep to
+// I/O.
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { SendMailOptions } from 'nodemailer';

@@ -1,7 +1,7 @@
-// Outbound SMTP (§8): each message built and signed once (mail-build-threads.ts), then sent by
-// nodemailer pooled transports (in their own thread, smtp-thread.js) to SMTP_OUTBOUND_URL when
-// set, else to each recipient domain's MX on port 25, at an address the private-address guard
-// checked (§16). Reports what the server answered for every recipient.
+// Outbound SMTP (§8): nodemailer pooled transports (in their own thread, smtp-thread.js), to
+// SMTP_OUTBOUND_URL when set, else to each recipient domain's MX on port 25, at an address the
+// private-address guard checked (§16); a message to sign is built and signed once, in the build
+// threads (mail-build-threads.ts). Reports what the server answered for every recipient.
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
@@ -12,7 +12,7 @@ import { DnsResolver } from '../dns/resolver';
 import { resolveTarget, TargetNotAllowedError } from '../dns/target';
 import { domainOf } from './address';
 import { cleanSmtpMessage, replyCode } from './delivery-policy';
-import { BuiltMail, MailBuildThreads } from './mail-build-threads';
+import { BuildError, BuiltMail, MailBuildThreads } from './mail-build-threads';
 import { SmtpThread } from './smtp-thread-client';
 import {
   SMTP_TIMEOUTS,
@@ -87,8 +87,8 @@ export class SmtpOutbound implements OnModuleDestroy {
   private readonly thread: SmtpThread;
   private readonly builders = new MailBuildThreads();
   /**
-   * Each message options object is built once: the transactions of one message (a recipient
-   * each, or a domain each) send the same bytes, their envelopes apart.
+   * Each signed message is built once: the transactions of one message (a recipient each, or a
+   * domain each) send the same bytes, their envelopes apart.
    */
   private readonly built = new WeakMap<SendMailOptions, Promise<BuiltMail>>();
   private readonly localAddresses = new Map<string, Promise<string | null>>();
@@ -128,9 +128,8 @@ export class SmtpOutbound implements OnModuleDestroy {
    */
   async send(options: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpRecipientResult[]> {
     const { from, to } = envelope;
-    const built = await this.build(options);
-    if (built.err) return recipientResults(to, { err: built.err }, null, null);
-    const mail = { raw: built.raw };
+    const mail = await this.prepare(options);
+    if ('code' in mail) return recipientResults(to, { err: mail }, null, null);
     if (this.smarthost) return this.transact(this.smarthost, mail, from, to);
     const byDomain = new Map<string, string[]>();
     for (const r of to) {
@@ -145,17 +144,19 @@ export class SmtpOutbound implements OnModuleDestroy {
   }
 
   /**
-   * The message's bytes: built once per options object. A relayed message that is not signed
-   * goes out as it was submitted, with no build.
+   * What the SMTP thread sends. A message to sign is built (and signed) in the build threads, once
+   * per options object; any other goes as it is, composed by the SMTP thread as it sends.
    */
-  private build(options: SendMailOptions): Promise<BuiltMail> {
-    if (Buffer.isBuffer(options.raw) && !options.dkim) return Promise.resolve({ raw: options.raw });
+  private async prepare(options: SendMailOptions): Promise<SmtpMail | BuildError> {
+    const { dkim, ...mail } = options;
+    if (!dkim) return mail;
     let building = this.built.get(options);
     if (!building) {
       building = this.builders.build(options);
       this.built.set(options, building);
     }
-    return building;
+    const built = await building;
+    return built.err ?? { raw: built.raw };
   }
 
   private async sendToDomain(

@@ -1,6 +1,6 @@
 // The SMTP side of delivery, run in a worker thread (smtp-thread-client.ts starts it): nodemailer's
-// pooled transports, one per outbound host, sending messages already built (mail-build-thread.js)
-// as they are.
+// pooled transports, one per outbound host, composing each message's MIME (a signed message comes
+// built, from mail-build-thread.js) and talking SMTP.
 // Plain JavaScript that needs no compilation, so the thread loads this very file whether the app
 // runs built or from its sources; the message shapes are in smtp-thread.types.ts and common/request-thread.ts.
 'use strict';
@@ -58,13 +58,13 @@ function smtpPools(config) {
 
   const send = async (req) => {
     if (closed) return { err: { code: 'ESHUTDOWN', message: 'the worker is shutting down' } };
+    const mail = req.mail;
     // A Buffer arrives as a plain Uint8Array, which nodemailer would not take as content.
-    const raw = req.mail.raw;
+    if (mail.raw instanceof Uint8Array && !Buffer.isBuffer(mail.raw)) {
+      mail.raw = Buffer.from(mail.raw.buffer, mail.raw.byteOffset, mail.raw.byteLength);
+    }
     try {
-      const info = await poolFor(req.target).sendMail({
-        raw: Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength),
-        envelope: req.envelope,
-      });
+      const info = await poolFor(req.target).sendMail({ ...mail, envelope: req.envelope });
       return { info: { response: info.response, rejectedErrors: rejections(info.rejectedErrors) } };
     } catch (err) {
       return {

@@ -1,5 +1,7 @@
 // The messages between the delivery worker and its SMTP thread (smtp-thread.js): what the thread
 // is given once, what each send asks, and what it answers.
+import type { SendMailOptions } from 'nodemailer';
+
 export const SMTP_TIMEOUTS = {
   connectionTimeout: 30_000,
   greetingTimeout: 30_000,
@@ -33,10 +35,12 @@ export interface SmtpTarget {
   smarthost: boolean;
 }
 
-/** A message built (MIME and DKIM signature) by the build threads: its bytes as they go out. */
-export interface SmtpMail {
-  raw: Buffer;
-}
+/**
+ * A message as the SMTP thread takes it: the options it composes the MIME from, or the bytes of
+ * one already built (a relayed message, a signed one); never with a DKIM key (signing is done in
+ * the build threads).
+ */
+export type SmtpMail = Omit<SendMailOptions, 'dkim'>;
 
 /** One send: the message, the envelope of its transaction, and the server it goes to. */
 export interface SmtpThreadRequest {
