@@ -44,6 +44,28 @@ const SORT_COLUMNS: Record<ContactSortField, { column: string; nullable: boolean
 
 const PHONE_TABLES = ['contact_sms', 'contact_whatsapp', 'contact_telegram'];
 
+/**
+ * Page statements are named (sql.ts `prepare`): each connection parses and analyses a text once
+ * instead of on every request. Planning stays per run (plan_cache_mode auto): without a search the
+ * generic plan (limit and offset unknown) is estimated far dearer than any run's own plan, so it
+ * is never chosen; with a search it reads the same indexes. A named text holds its parsed form and
+ * generic plan in the memory of each connection that ran it, so at most this many texts per
+ * process get a name, in the order they first run; a further combination of sort and filters runs
+ * unnamed.
+ */
+const MAX_NAMED_PAGES = 8;
+const namedPages = new Map<string, string>();
+
+/** The name of a page statement's text, or undefined once MAX_NAMED_PAGES texts have names. */
+function pageStatementName(text: string): string | undefined {
+  let name = namedPages.get(text);
+  if (name === undefined && namedPages.size < MAX_NAMED_PAGES) {
+    name = `contacts_page_${namedPages.size}`;
+    namedPages.set(text, name);
+  }
+  return name;
+}
+
 @Injectable()
 export class ContactViewsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -140,7 +162,7 @@ export class ContactViewsRepository {
       tag_names: string[] | null;
     };
     const { page, count } = this.listQueries(orgId, q);
-    const rows = await query<PageRow>(this.ds, page);
+    const rows = await query<PageRow>(this.ds, page, { prepare: pageStatementName(page.text) });
     if (!rows.length) {
       // An empty first page means nothing matches; past the last page the total is counted apart.
       if (q.page === 1) return { views: [], total: 0 };
@@ -152,18 +174,25 @@ export class ContactViewsRepository {
       Contact,
       rows.map((row) => row.contact),
     );
-    const views = rows.map((row, i) => {
-      const view: ListedContactView = { contact: contacts[i], tags: row.tag_names ?? [] };
-      for (const ch of CONTACT_CHANNELS) {
-        const records = (row[`ch_${ch}`] as Record<string, unknown>[] | null) ?? [];
-        (view as unknown as Record<string, unknown[]>)[CHANNEL_INFO[ch].key] = toListedEntities(
-          this.ds,
-          CHANNEL_INFO[ch].entity,
-          records,
-        );
-      }
-      return view;
-    });
+    const views = rows.map((row, i): ListedContactView => ({
+      contact: contacts[i],
+      tags: row.tag_names ?? [],
+    }));
+    // Each channel's records of the whole page are hydrated in one call, then handed back to their
+    // contacts in order (a contact without a record on the channel gets an empty array).
+    for (const ch of CONTACT_CHANNELS) {
+      const { key, entity } = CHANNEL_INFO[ch];
+      const perRow = rows.map((row) => (row[`ch_${ch}`] as Record<string, unknown>[] | null) ?? []);
+      const records = toListedEntities(this.ds, entity, perRow.flat());
+      let next = 0;
+      views.forEach((view, i) => {
+        const n = perRow[i].length;
+        (view as unknown as Record<string, unknown[]>)[key] = n
+          ? records.slice(next, next + n)
+          : [];
+        next += n;
+      });
+    }
     return { views, total: Number(rows[0].total) };
   }
 
