@@ -12,6 +12,7 @@ export function createRedis(url: string): Redis {
     enableOfflineQueue: true,
     connectTimeout: 2000,
     lazyConnect: false,
+    enableAutoPipelining: true,
   });
 }
 
