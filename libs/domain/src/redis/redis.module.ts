@@ -12,6 +12,8 @@ export function createRedis(url: string): Redis {
     enableOfflineQueue: true,
     connectTimeout: 2000,
     lazyConnect: false,
+    // Commands issued in one event-loop turn (the limit checks of concurrent requests) go out in
+    // one write (docs/performance.md, kept optimisations).
     enableAutoPipelining: true,
   });
 }
