@@ -176,16 +176,27 @@ export function fmt(n: number, digits = 0): string {
   });
 }
 
-/** CPU time (user + system, ms) another process has used, from Linux /proc (0 where it cannot be read). */
-export function processCpuMs(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces), or null. */
+export function procStatFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): utime and stime are the 14th and 15th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
+}
+
+/**
+ * CPU time (user + system, ms) another process has used, from Linux /proc (0 where it cannot be
+ * read); with `reapedChildren`, that of its children it has waited for too.
+ */
+export function processCpuMs(pid: number, opts: { reapedChildren?: boolean } = {}): number {
+  const f = procStatFields(pid);
+  if (!f) return 0;
+  // utime and stime are the 14th and 15th fields, cutime and cstime the 16th and 17th.
+  const ticks = Number(f[11]) + Number(f[12]);
+  const children = opts.reapedChildren ? Number(f[13]) + Number(f[14]) : 0;
+  return ((ticks + children) * 1000) / 100;
 }
 
 /** Runs a statement on a connection to the bench database and returns its rows. */

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, processCpuMs } from './harness';
+import { freePort, processCpuMs, procStatFields } from './harness';
 
 const POSTFIX = '/usr/sbin/postfix';
 const DAEMONS = '/usr/lib/postfix/sbin';
@@ -116,29 +116,12 @@ function masterCf(port: number): string {
   ].join('\n');
 }
 
-/** utime + stime (+ cutime + cstime with `children`) of a process, in ms; 0 once it is gone. */
-function statCpuMs(pid: number, children: boolean): number {
-  if (!children) return processCpuMs(pid);
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
-
 function childrenOf(parent: number): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent)
-        pids.push(Number(entry));
-    } catch {
-      // gone already
-    }
+    // The parent pid is the 4th field; a process gone already has none.
+    if (Number(procStatFields(Number(entry))?.[1]) === parent) pids.push(Number(entry));
   }
   return pids;
 }
@@ -208,8 +191,8 @@ export async function startPostfix(): Promise<PostfixPeer> {
     queued: () => QUEUES.reduce((n, q) => n + countFiles(join(queue, q)), 0),
     delivered: () => readFileSync(maillog, 'utf8').split(' status=sent ').length - 1,
     cpuMs: () =>
-      childrenOf(master).reduce((ms, pid) => ms + statCpuMs(pid, false), 0) +
-      statCpuMs(master, true),
+      childrenOf(master).reduce((ms, pid) => ms + processCpuMs(pid), 0) +
+      processCpuMs(master, { reapedChildren: true }),
     stop,
   };
 }

@@ -128,8 +128,8 @@ export class SmtpOutbound implements OnModuleDestroy {
    */
   async send(options: SendMailOptions, envelope: SmtpEnvelope): Promise<SmtpRecipientResult[]> {
     const { from, to } = envelope;
-    const mail = await this.prepare(options);
-    if ('code' in mail) return recipientResults(to, { err: mail }, null, null);
+    const { mail, err } = await this.prepare(options);
+    if (!mail) return recipientResults(to, { err }, null, null);
     if (this.smarthost) return this.transact(this.smarthost, mail, from, to);
     const byDomain = new Map<string, string[]>();
     for (const r of to) {
@@ -147,16 +147,18 @@ export class SmtpOutbound implements OnModuleDestroy {
    * What the SMTP thread sends. A message to sign is built (and signed) in the build threads, once
    * per options object; any other goes as it is, composed by the SMTP thread as it sends.
    */
-  private async prepare(options: SendMailOptions): Promise<SmtpMail | BuildError> {
+  private async prepare(
+    options: SendMailOptions,
+  ): Promise<{ mail: SmtpMail; err?: undefined } | { mail?: undefined; err: BuildError }> {
     const { dkim, ...mail } = options;
-    if (!dkim) return mail;
+    if (!dkim) return { mail };
     let building = this.built.get(options);
     if (!building) {
       building = this.builders.build(options);
       this.built.set(options, building);
     }
     const built = await building;
-    return built.err ?? { raw: built.raw };
+    return built.err ? { err: built.err } : { mail: { raw: built.raw } };
   }
 
   private async sendToDomain(

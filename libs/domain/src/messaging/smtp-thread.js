@@ -2,7 +2,8 @@
 // pooled transports, one per outbound host, composing each message's MIME (a signed message comes
 // built, from mail-build-thread.js) and talking SMTP.
 // Plain JavaScript that needs no compilation, so the thread loads this very file whether the app
-// runs built or from its sources; the message shapes are in smtp-thread.types.ts and common/request-thread.ts.
+// runs built or from its sources; the message shapes are in smtp-thread.types.ts and
+// common/request-thread.ts.
 'use strict';
 const nodemailer = require('nodemailer');
 const { parentPort, workerData } = require('node:worker_threads');
