@@ -9,6 +9,9 @@ import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 import { basicEmail, sendingEnv } from './support/sending';
 
+/** A worker's lease on a message it delivers (DELIVERY_LEASE_MS's default). */
+const LEASE_MS = 300_000;
+
 describe('MessageService: batched claims and run records', () => {
   let app: INestApplication;
   let s: Session;
@@ -82,7 +85,7 @@ describe('MessageService: batched claims and run records', () => {
     const now = new Date();
     const requested = [ids[0], ids[1], ids[2], ids[0], ids[3], ids[4]];
     const { out: claimed, count } = await statements(() =>
-      Promise.all(requested.map((id) => repo.claim(s.org.id, id, now))),
+      Promise.all(requested.map((id) => repo.claim(s.org.id, id, now, LEASE_MS))),
     );
     expect(count).toBeLessThan(requested.length);
     expect(claimed.map((c) => c?.id ?? null)).toEqual([ids[0], ids[1], ids[2], null, ids[3], null]);
@@ -100,7 +103,7 @@ describe('MessageService: batched claims and run records', () => {
     );
     expect(leases.every((l) => l.leased)).toBe(true);
     // Held: nobody else gets them until the runs are recorded.
-    expect(await repo.claim(s.org.id, ids[1], new Date())).toBeNull();
+    expect(await repo.claim(s.org.id, ids[1], new Date(), LEASE_MS)).toBeNull();
   });
 
   it('a message that cannot be read fails alone: the others of its batch are still delivered', async () => {
@@ -109,7 +112,7 @@ describe('MessageService: batched claims and run records', () => {
     await ds.query(`UPDATE messages SET content = 'not-a-ciphertext' WHERE id = $1`, [ids[1]]);
     const now = new Date();
     const { out: settled, count } = await statements(() =>
-      Promise.allSettled(ids.map((id) => repo.claim(s.org.id, id, now))),
+      Promise.allSettled(ids.map((id) => repo.claim(s.org.id, id, now, LEASE_MS))),
     );
     expect(count).toBeLessThan(ids.length);
     expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -130,7 +133,7 @@ describe('MessageService: batched claims and run records', () => {
     await ds.query(`UPDATE messages SET dispatch_seq = 5 WHERE id = $1`, [ids[1]]);
     const now = new Date();
     const claimed = (await Promise.all(
-      ids.map((id) => repo.claim(s.org.id, id, now)),
+      ids.map((id) => repo.claim(s.org.id, id, now, LEASE_MS)),
     )) as ClaimedMessage[];
     expect(claimed.map((c) => c.id)).toEqual(ids);
     const retryAt = new Date(now.getTime() + 120_000);
@@ -245,9 +248,11 @@ describe('MessageService: batched claims and run records', () => {
     ]);
 
     // The deferred ones are due again at their own time, and only then.
-    expect(await repo.claim(s.org.id, ids[1], new Date(retryAt.getTime() - 1))).toBeNull();
-    expect((await repo.claim(s.org.id, ids[1], retryAt))?.id).toBe(ids[1]);
-    expect((await repo.claim(s.org.id, ids[3], partialRetryAt))?.id).toBe(ids[3]);
-    expect(await repo.claim(s.org.id, ids[0], retryAt)).toBeNull();
+    expect(
+      await repo.claim(s.org.id, ids[1], new Date(retryAt.getTime() - 1), LEASE_MS),
+    ).toBeNull();
+    expect((await repo.claim(s.org.id, ids[1], retryAt, LEASE_MS))?.id).toBe(ids[1]);
+    expect((await repo.claim(s.org.id, ids[3], partialRetryAt, LEASE_MS))?.id).toBe(ids[3]);
+    expect(await repo.claim(s.org.id, ids[0], retryAt, LEASE_MS)).toBeNull();
   });
 });

@@ -93,6 +93,11 @@ export interface AppConfig {
   smtpOutboundPoolSize: number;
   /** Local address outbound SMTP binds to; also what attempts report as outboundIp. */
   smtpOutboundIp: string | undefined;
+  /**
+   * How long a worker holds a message it is delivering; a worker that dies holding one lets it go
+   * to another worker after this long.
+   */
+  deliveryLeaseMs: number;
   /** How often the worker looks for committed messages whose queue job is gone. */
   emailSweepIntervalMs: number;
   /** How long a due message may wait before the sweeper checks its job. */
@@ -329,6 +334,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 50, 1, 1000),
     smtpOutboundPoolSize: int(env, 'SMTP_OUTBOUND_POOL_SIZE', 5, 1, 100),
     smtpOutboundIp: singleIp(env, 'SMTP_OUTBOUND_IP'),
+    deliveryLeaseMs: int(env, 'DELIVERY_LEASE_MS', 300_000, 1000, 3_600_000),
     emailSweepIntervalMs: int(env, 'EMAIL_SWEEP_INTERVAL_MS', 30_000, 100, 86_400_000),
     emailSweepGraceMs: int(env, 'EMAIL_SWEEP_GRACE_MS', 60_000, 0, 86_400_000),
     messageRetentionIntervalMs: int(

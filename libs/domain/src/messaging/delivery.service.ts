@@ -68,7 +68,12 @@ export class DeliveryService {
    */
   async deliver(organizationId: OrgId, messageId: string): Promise<DeliveryRun | null> {
     const claimedAt = this.clock.now();
-    const message = await this.messages.claim(organizationId, messageId, claimedAt);
+    const message = await this.messages.claim(
+      organizationId,
+      messageId,
+      claimedAt,
+      this.config.deliveryLeaseMs,
+    );
     if (!message) return null;
     if (message.channel !== 'email') {
       // Beyond email: one recipient through the message's provider account (§17).

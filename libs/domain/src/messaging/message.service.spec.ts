@@ -191,9 +191,9 @@ describe('MessageService.claim', () => {
     });
     const results = await Promise.all(
       [
-        service.claim(ORG_A, 'good', AT),
-        service.claim(ORG_A, 'bad', AT),
-        service.claim(ORG_B, 'other', AT),
+        service.claim(ORG_A, 'good', AT, 90_000),
+        service.claim(ORG_A, 'bad', AT, 90_000),
+        service.claim(ORG_B, 'other', AT, 90_000),
       ].map((p) =>
         p.then(
           (m) => (m as { id: string }).id,
@@ -214,7 +214,7 @@ describe('MessageService.claim', () => {
   it('throws an unreadable message to its claimer', async () => {
     const unreadable = new Error('No decryption key with id k9');
     const { service } = setup({ claim: () => [unreadable] });
-    await expect(service.claim(ORG_A, 'm1', AT)).rejects.toBe(unreadable);
+    await expect(service.claim(ORG_A, 'm1', AT, 90_000)).rejects.toBe(unreadable);
   });
 
   it('gives a lease back for the organization', async () => {

@@ -22,13 +22,7 @@ import { MessageLogRepository } from './message-log.repository';
 import { ProviderStatusRepository } from './provider-status.repository';
 import type { StatusUpdate } from '../channels/provider-adapter';
 import { LeaseRequest, MessageRepository } from './message.repository';
-import {
-  ClaimedMessage,
-  DELIVERY_LEASE_MS,
-  NewMessage,
-  RecipientState,
-  RunRecord,
-} from './message.types';
+import { ClaimedMessage, NewMessage, RecipientState, RunRecord } from './message.types';
 
 interface ClaimCall extends LeaseRequest {
   organizationId: OrgId;
@@ -157,7 +151,7 @@ export class MessageService {
     organizationId: OrgId,
     id: string,
     now: Date,
-    leaseMs = DELIVERY_LEASE_MS,
+    leaseMs: number,
   ): Promise<ClaimedMessage | null> {
     const until = new Date(now.getTime() + leaseMs);
     const claimed = await this.claims.push({ organizationId, id, now, until });

@@ -31,9 +31,6 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export type RecipientStatus = 'pending' | AttemptStatus;
 export type MessageSource = 'api' | 'smtp' | 'campaign';
 
-/** Lease a worker holds on a message while it talks to SMTP servers. */
-export const DELIVERY_LEASE_MS = 5 * 60_000;
-
 interface NewMessageBase {
   organizationId: OrgId;
   jobId: string;
