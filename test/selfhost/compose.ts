@@ -1,4 +1,4 @@
-// Reads docker/compose.yml as Docker Compose would: YAML merge keys, then `${VAR}`,
+// Reads docker/compose.yml (or another compose file) as Docker Compose would: YAML merge keys, then `${VAR}`,
 // `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}` and `$$` interpolated from a given environment.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,8 +42,11 @@ function walk(node: unknown, env: Record<string, string | undefined>): unknown {
   return node;
 }
 
-export function readCompose(env: Record<string, string | undefined>): ComposeFile {
-  const text = readFileSync(join(ROOT, 'docker/compose.yml'), 'utf8');
+export function readCompose(
+  env: Record<string, string | undefined>,
+  file = 'docker/compose.yml',
+): ComposeFile {
+  const text = readFileSync(join(ROOT, file), 'utf8');
   const parsed = load(text, { schema: CORE_SCHEMA.withTags(mergeTag) });
   return walk(parsed, env) as ComposeFile;
 }
