@@ -90,7 +90,8 @@ describe('csv-file', () => {
     ]);
     // Resumed after the second record, as a run restarting from its checkpoint.
     const resumed: number[][] = [];
-    for await (const r of readCsv(file(path), ',', records[1].endByte)) resumed.push(r.undecodable!);
+    for await (const r of readCsv(file(path), ',', records[1].endByte))
+      resumed.push(r.undecodable!);
     expect(resumed).toEqual([[0]]);
   });
 

@@ -49,11 +49,7 @@ interface Prepared {
 }
 
 /** The file's records from `fromByte`; a broken file surfaces as CsvBroken with a readable reason. */
-export async function* importRecords(
-  source: ByteSource,
-  delimiter: ',' | ';',
-  fromByte: number,
-) {
+export async function* importRecords(source: ByteSource, delimiter: ',' | ';', fromByte: number) {
   try {
     yield* readCsv(source, delimiter, fromByte);
   } catch (err) {
