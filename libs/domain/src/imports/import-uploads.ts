@@ -57,31 +57,38 @@ export class ImportUploads {
   async receive(orgId: OrgId, source: Readable): Promise<ReceivedUpload> {
     const reservationId = randomUUID();
     const key = this.storage.incomingKey(orgId, reservationId);
-    let written = 0;
-    let granted = 0;
-    // Each chunk is let through once its bytes are within the limits.
-    const checked = async function* (this: ImportUploads) {
-      // A refusal leaves `source` alive and drains it: destroyed (as pipeline() or a plain
-      // for-await would), multer takes that as its own error and may answer before the partial
-      // file is removed, or with another status.
-      for await (const chunk of source.iterator({
-        destroyOnReturn: false,
-      }) as AsyncIterable<Buffer>) {
-        const need = written + chunk.length;
-        if (need > IMPORT_MAX_BYTES) throw fileTooLarge();
-        if (need > granted) granted = await this.reserve(orgId, reservationId, need);
-        written = need;
-        yield chunk;
-      }
-    };
+    const count = { bytes: 0 };
     try {
-      await this.storage.objects.write(key, Readable.from(checked.call(this)));
+      const checked = this.withinLimits(orgId, reservationId, source, count);
+      await this.storage.objects.write(key, Readable.from(checked));
     } catch (err) {
       source.resume();
       await this.discard(orgId, key, reservationId);
       throw err;
     }
-    return { path: key, bytes: written, reservationId };
+    return { path: key, bytes: count.bytes, reservationId };
+  }
+
+  /** The chunks of `source`, each let through once its bytes are within the limits. */
+  private async *withinLimits(
+    orgId: OrgId,
+    reservationId: string,
+    source: Readable,
+    count: { bytes: number },
+  ): AsyncGenerator<Buffer> {
+    let granted = 0;
+    // A refusal leaves `source` alive and drains it: destroyed (as pipeline() or a plain
+    // for-await would), multer takes that as its own error and may answer before the partial
+    // file is removed, or with another status.
+    for await (const chunk of source.iterator({
+      destroyOnReturn: false,
+    }) as AsyncIterable<Buffer>) {
+      const need = count.bytes + chunk.length;
+      if (need > IMPORT_MAX_BYTES) throw fileTooLarge();
+      if (need > granted) granted = await this.reserve(orgId, reservationId, need);
+      count.bytes = need;
+      yield chunk;
+    }
   }
 
   /** Removes an upload that will not become an import, and its reservation. */
