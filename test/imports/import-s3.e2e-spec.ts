@@ -165,6 +165,28 @@ describe('Contact imports on an S3 object store', () => {
     }
   });
 
+  it('stores a large file in a multipart upload and reads it from an offset', async () => {
+    const store = app.get(ObjectStore);
+    const key = `imports/${s.org.id}/incoming/large.part`;
+    // 20 MiB of distinct bytes: three parts of the multipart upload, 320 segments.
+    const block = Buffer.alloc(1024 * 1024);
+    const blocks = Array.from({ length: 20 }, (_, i) => Buffer.from(block.fill(i + 1)));
+    await store.write(key, Readable.from(blocks));
+    expect(await store.size(key)).toBe(20 * 1024 * 1024);
+    const at = 7 * 1024 * 1024 + 12_345;
+    const tail = await buffer(await store.read(key, { start: at, end: at + 100_000 }));
+    expect(tail.equals(Buffer.concat(blocks).subarray(at, at + 100_000))).toBe(true);
+    await store.delete(key);
+
+    // A body that fails midway (a refused upload) rejects with its own error and stores nothing.
+    async function* refused() {
+      yield* blocks.slice(0, 10);
+      throw new Error('refused midway');
+    }
+    await expect(store.write(key, Readable.from(refused()))).rejects.toThrow('refused midway');
+    expect(await store.size(key)).toBeNull();
+  });
+
   it('a worker killed mid-import resumes from its checkpoint; the errors file stays exact', async () => {
     const ROWS = 20_000;
     const up = await upload(s, csv(ROWS, 'crash', 7), 'crash.csv');
