@@ -23,10 +23,11 @@ import {
   waitForImport,
 } from './imports-support';
 
-const DATA_DIR = loadConfig().dataDir;
-const abs = (relative: string) => join(DATA_DIR, relative);
+/** The folder of the file:// object store (STORAGE_URL's default, under DATA_DIR). */
+const FILES = (loadConfig().storage as { root: string }).root;
+const abs = (relative: string) => join(FILES, relative);
 const modeOf = (path: string) => statSync(path).mode & 0o777;
-const orgDir = (s: Session) => join(DATA_DIR, 'imports', s.org.id);
+const orgDir = (s: Session) => join(FILES, 'imports', s.org.id);
 
 /**
  * Until `path` is gone: the worker removes an import's source right after it commits the final
@@ -83,7 +84,7 @@ describe('Import files on disk', () => {
     expect(modeOf(join(source, '..'))).toBe(0o700);
     expect(modeOf(orgDir(s))).toBe(0o700);
     expect(modeOf(join(orgDir(s), 'incoming'))).toBe(0o700);
-    expect(modeOf(join(DATA_DIR, 'imports'))).toBe(0o700);
+    expect(modeOf(join(FILES, 'imports'))).toBe(0o700);
   });
 
   it('removes the source when the import completes; the errors file stays, 0600', async () => {

@@ -6,11 +6,14 @@ import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';
 import { existsSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { ImportsSweeper, QUEUES } from '@app/domain';
+import { ImportsSweeper, loadConfig, QUEUES } from '@app/domain';
 import { join } from 'node:path';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
 import { IMPORT_KEYS, IMPORTS, line, start, upload, uploadRaw } from './imports-support';
+
+/** The folder of the file:// object store (STORAGE_URL's default, under DATA_DIR). */
+const FILES = (loadConfig().storage as { root: string }).root;
 
 const CSV =
   '\uFEFF' +
@@ -57,7 +60,7 @@ describe('Contact imports API', () => {
         completedAt: null,
       });
       expect(imp.filePath).toBe(`imports/${s.org.id}/${imp.id}/source.csv`);
-      expect(existsSync(join(process.env.DATA_DIR!, imp.filePath))).toBe(true);
+      expect(existsSync(join(FILES, imp.filePath))).toBe(true);
       // BOM stripped, `;` detected, quoted field with an embedded newline kept whole.
       expect(preview.headers).toEqual([
         'Email',
@@ -287,7 +290,7 @@ describe('Contact imports API', () => {
 
     it('deletes drafts and finished imports with their files; a queued one is a 409', async () => {
       const draft = await upload(s, CSV);
-      const path = join(process.env.DATA_DIR!, draft.import.filePath as string);
+      const path = join(FILES, draft.import.filePath as string);
       expect(existsSync(path)).toBe(true);
       const del = await s.http.delete(`${IMPORTS}/${draft.import.id}`);
       expect(del.status).toBe(200);

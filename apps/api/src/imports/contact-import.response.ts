@@ -28,7 +28,7 @@ export class ContactImportResponse {
 
   fileName: string;
 
-  /** Relative to the data directory. */
+  /** Its key in the import files' store (STORAGE_URL). */
   filePath: string;
 
   @ApiProperty({ enum: IMPORT_STATUSES })
@@ -60,7 +60,9 @@ export class ContactImportResponse {
 
   fieldMappings: ContactImportFieldMappingResponse[];
 
-  /** Relative to the data directory; null while the import has no invalid row. */
+  /**
+   * Its key in the import files' store: a folder of parts (`…/errors/`) while the import runs, one object once it ended; null while the import has no invalid row.
+   */
   @ApiProperty(STRING_OR_NULL)
   errorsFilePath: string | null;
 

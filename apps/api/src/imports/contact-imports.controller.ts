@@ -117,6 +117,8 @@ export class ContactImportsController {
       'Content-Disposition',
       `attachment; filename="import-errors.csv"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
     );
+    // A read failing midway (the file removed meanwhile) ends the response short.
+    file.stream.once('error', () => res.destroy());
     file.stream.pipe(res);
     return new RawResponse();
   }

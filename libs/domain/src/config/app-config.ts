@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { defaultStorageUrl, parseStorageUrl, StorageConfig } from '../storage/storage-url';
 
 export class ConfigError extends Error {
   constructor(
@@ -47,6 +48,8 @@ export interface AppConfig {
   engagementDatabaseUrl: string | undefined;
   embeddedPgPort: number;
   dataDir: string;
+  /** Where import files live (STORAGE_URL, §18): a folder or an S3 bucket. */
+  storage: StorageConfig;
   /** The dashboard's static build, served by the api at /dashboard (§15). */
   dashboardDir: string;
   redisUrl: string;
@@ -232,6 +235,14 @@ function key(name: string, raw: string): Buffer {
   return buf;
 }
 
+function storage(env: Env, dataDir: string): StorageConfig {
+  try {
+    return parseStorageUrl(env.STORAGE_URL || defaultStorageUrl(dataDir));
+  } catch (err) {
+    throw new ConfigError('STORAGE_URL', (err as Error).message);
+  }
+}
+
 function loadEncryptionKey(env: Env, isProduction: boolean, dataDir: string): Buffer {
   const raw = env.ENCRYPTION_KEY;
   if (raw) return key('ENCRYPTION_KEY', raw);
@@ -295,6 +306,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     engagementDatabaseUrl: url(env, 'ENGAGEMENT_DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
     dataDir,
+    storage: storage(env, dataDir),
     dashboardDir: resolve(env.DASHBOARD_DIR || './dist/dashboard'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379')!,
     encryptionKey: loadEncryptionKey(env, isProduction, dataDir),

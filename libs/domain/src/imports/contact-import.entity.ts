@@ -44,7 +44,7 @@ export class ContactImport {
   @PrimaryColumn('uuid') id: string;
   @Column('uuid') organizationId: OrgId;
   @Column('text') fileName: string;
-  /** Relative to DATA_DIR. */
+  /** A key of the import files' store (ImportStorage). */
   @Column('text') filePath: string;
   @Column('bigint', { transformer: bigintNumber }) fileSize: number;
   @Column('text') delimiter: ',' | ';';
@@ -63,7 +63,7 @@ export class ContactImport {
   @Column('text', { array: true }) tags: string[];
   @Column('boolean') consentConfirmed: boolean;
   @Column('jsonb') fieldMappings: FieldMapping[];
-  /** Relative to DATA_DIR; null while the import has no invalid row. */
+  /** A key of the import files' store (ErrorsFile); null while the import has no invalid row. */
   @Column('text', { nullable: true }) errorsFilePath: string | null;
   /** Length of the errors file as of the last committed batch. */
   @Column('bigint', { transformer: bigintNumber }) errorsFileBytes: number;

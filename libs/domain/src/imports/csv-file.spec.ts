@@ -1,11 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csvCell, csvLine, csvParser, detectDelimiter, readCsv } from './csv-file';
+import { Readable } from 'node:stream';
+import { ByteSource, csvCell, csvLine, csvParser, detectDelimiter, readCsv } from './csv-file';
+
+/** A local file's bytes, as the object store hands them out. */
+const file =
+  (path: string): ByteSource =>
+  async ({ start = 0, end }) =>
+    end !== undefined && end <= start
+      ? Readable.from([])
+      : createReadStream(path, { start, end: end === undefined ? undefined : end - 1 });
 
 async function all(path: string, delimiter: ',' | ';', from = 0) {
   const out: { record: string[]; endByte: number }[] = [];
-  for await (const r of readCsv(path, delimiter, from))
+  for await (const r of readCsv(file(path), delimiter, from))
     out.push({ record: r.record, endByte: r.endByte });
   return out;
 }
@@ -73,7 +82,7 @@ describe('csv-file', () => {
       ]),
     );
     const records: { record: string[]; undecodable?: number[]; endByte: number }[] = [];
-    for await (const r of readCsv(path, ',')) records.push(r);
+    for await (const r of readCsv(file(path), ',')) records.push(r);
     expect(records.map((r) => [r.record, r.undecodable])).toEqual([
       [['a', 'b'], undefined],
       [['ok', '\uFFFD'], undefined],
@@ -81,7 +90,8 @@ describe('csv-file', () => {
     ]);
     // Resumed after the second record, as a run restarting from its checkpoint.
     const resumed: number[][] = [];
-    for await (const r of readCsv(path, ',', records[1].endByte)) resumed.push(r.undecodable!);
+    for await (const r of readCsv(file(path), ',', records[1].endByte))
+      resumed.push(r.undecodable!);
     expect(resumed).toEqual([[0]]);
   });
 

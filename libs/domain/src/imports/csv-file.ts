@@ -2,11 +2,14 @@
 import { parse, Parser } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { isUtf8 } from 'node:buffer';
-import { createReadStream } from 'node:fs';
-import { FileHandle, open, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { ValidationFailedError } from '../errors/domain-errors';
 
 export type Delimiter = ',' | ';';
+
+/** The bytes of a file from `start` (inclusive) to `end` (exclusive; default: its end). */
+export type ByteSource = (range: { start?: number; end?: number }) => Promise<Readable>;
 
 /** A record's fields plus the byte offset just after it (from the start of the file). */
 export interface CsvRecord {
@@ -69,14 +72,13 @@ export function csvParser(delimiter: Delimiter, atStart: boolean): Parser {
  * common path pays one string search per field.
  */
 async function undecodableFields(
-  fh: FileHandle,
+  source: ByteSource,
   start: number,
   end: number,
   delimiter: Delimiter,
 ): Promise<number[]> {
-  const bytes = Buffer.alloc(end - start);
-  const { bytesRead } = await fh.read(bytes, 0, bytes.length, start);
-  const [fields] = parseSync(bytes.subarray(0, bytesRead), {
+  const bytes = await buffer(await source({ start, end }));
+  const [fields] = parseSync(bytes, {
     ...parserOptions(delimiter, start === 0),
     encoding: null,
   }) as unknown as Buffer[][];
@@ -94,18 +96,17 @@ export function describeCsvError(err: unknown): string {
  * where a record starts, a checkpoint).
  */
 export async function* readCsv(
-  path: string,
+  source: ByteSource,
   delimiter: Delimiter,
   fromByte = 0,
 ): AsyncGenerator<CsvRecord> {
-  const input = createReadStream(path, { start: fromByte, highWaterMark: 256 * 1024 });
+  const input = await source({ start: fromByte });
   const parser: Parser = csvParser(delimiter, fromByte === 0);
   // pipe() does not pass a read error on: without this, a file removed under the reader (an
   // import cancelled meanwhile) would be an uncaught error and a reader waiting forever.
   input.on('error', (err) => parser.destroy(err));
   input.pipe(parser);
   let start = fromByte;
-  let raw: FileHandle | undefined;
   try {
     for await (const out of parser as AsyncIterable<{
       record: string[];
@@ -114,8 +115,7 @@ export async function* readCsv(
       const endByte = fromByte + out.info.bytes;
       const rec: CsvRecord = { record: out.record, endByte, line: out.info.lines };
       if (out.record.some((f) => f.includes('\uFFFD'))) {
-        raw ??= await open(path, 'r');
-        const undecodable = await undecodableFields(raw, start, endByte, delimiter);
+        const undecodable = await undecodableFields(source, start, endByte, delimiter);
         if (undecodable.length) rec.undecodable = undecodable;
       }
       start = endByte;
@@ -124,7 +124,6 @@ export async function* readCsv(
   } finally {
     input.destroy();
     parser.destroy();
-    await raw?.close();
   }
 }
 
@@ -140,21 +139,12 @@ function badFile(message: string): ValidationFailedError {
 }
 
 /**
- * Checks an uploaded file is a CSV this service can import and returns its header and first rows.
- * Every refusal is a 422 on `file` with a message a person can act on.
+ * Checks an uploaded file of `size` bytes is a CSV this service can import and returns its header
+ * and first rows. Every refusal is a 422 on `file` with a message a person can act on.
  */
-export async function inspectCsv(path: string, rows = 5): Promise<CsvPreview> {
-  const { size } = await stat(path);
+export async function inspectCsv(source: ByteSource, size: number, rows = 5): Promise<CsvPreview> {
   if (size === 0) throw badFile('The file is empty (0 bytes)');
-  const fh = await open(path, 'r');
-  let head: Buffer;
-  try {
-    const buf = Buffer.alloc(Math.min(size, SNIFF_BYTES));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    head = buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
+  const head = await buffer(await source({ start: 0, end: Math.min(size, SNIFF_BYTES) }));
   if (head.includes(0)) throw badFile('The file is not a CSV text file: it contains binary data');
   try {
     // stream: the sniffed block may end inside a multi-byte character.
@@ -166,7 +156,7 @@ export async function inspectCsv(path: string, rows = 5): Promise<CsvPreview> {
   const records: string[][] = [];
   let headerUndecodable = false;
   try {
-    for await (const { record, undecodable } of readCsv(path, delimiter)) {
+    for await (const { record, undecodable } of readCsv(source, delimiter)) {
       if (!records.length) headerUndecodable = !!undecodable;
       records.push(record);
       if (records.length > rows) break;

@@ -1,8 +1,9 @@
 // How import batches take turns, with fakes for the database (a row lock that holds until its
 // transaction ends, a checkpoint that moves only on commit) and for the contacts service.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import type { DataSource, EntityManager } from 'typeorm';
 import { asOrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
@@ -12,11 +13,12 @@ import type {
   NewContactRow,
 } from '../contacts/contacts-bulk.service';
 import { configureFieldEncryption, FieldCipher } from '../crypto/field-encryption';
+import { FileObjectStore } from '../storage/file-object-store';
 import type { ContactImport } from './contact-import.entity';
 import { ImportBatches, RunControl } from './import-batches';
 import { ImportStopped } from './import-errors';
 import { compileMappings } from './import-fields';
-import type { ImportStorage } from './import-storage';
+import { ImportStorage } from './import-storage';
 import type { BatchProgress, ImportsRepository } from './imports.repository';
 
 const ORG = asOrgId('00000000-0000-4000-8000-000000000001');
@@ -62,10 +64,12 @@ class ImportRow {
 
 function setup(rows: number, begin?: (call: number, opts: BulkCreateOptions) => Promise<void>) {
   const dir = mkdtempSync(join(tmpdir(), 'import-batches-spec-'));
-  const source = join(dir, 'source.csv');
+  const storage = new ImportStorage(new FileObjectStore(dir));
+  const key = storage.sourcePath(ORG, IMPORT);
   let csv = 'email\n';
   for (let i = 1; i <= rows; i++) csv += `row${i}@x.test\n`;
-  writeFileSync(source, csv);
+  const stored = storage.objects.write(key, Readable.from([Buffer.from(csv)]));
+  const source = storage.bytes(key);
 
   const row = new ImportRow();
   const pending = new Map<object, BatchProgress>();
@@ -121,11 +125,6 @@ function setup(rows: number, begin?: (call: number, opts: BulkCreateOptions) => 
       };
     },
   } as unknown as ContactsBulkService;
-  const storage = {
-    errorsPath: () => 'errors.csv',
-    ensureImportDir: async () => dir,
-    absolute: (relative: string) => join(dir, relative),
-  } as unknown as ImportStorage;
   const batches = new ImportBatches(ds, imports, contacts, storage, {
     imports: { batchSize: 2 },
   } as AppConfig);
@@ -141,14 +140,16 @@ function setup(rows: number, begin?: (call: number, opts: BulkCreateOptions) => 
     tags: ['imported'],
   } as unknown as ContactImport;
   const run: RunControl = { lease: LEASE, lost: () => false, stopping: () => false };
-  const write = () =>
-    batches.write(
+  const write = async () => {
+    await stored;
+    return batches.write(
       imp,
       compileMappings([{ csvHeader: 'email', serviceField: 'email' }], ['email']),
       source,
       'list-1',
       run,
     );
+  };
   return { write, row, log, calls, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

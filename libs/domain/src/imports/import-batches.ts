@@ -7,7 +7,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { ContactsBulkService, emailWrittenMeanwhile } from '../contacts/contacts-bulk.service';
 import { inTransactionIf } from '../database/transaction';
 import { ContactImport } from './contact-import.entity';
-import { describeCsvError, readCsv } from './csv-file';
+import { ObjectNotFound } from '../storage/object-store';
+import { ByteSource, describeCsvError, readCsv } from './csv-file';
 import {
   CsvBroken,
   ImportFailure,
@@ -48,12 +49,12 @@ interface Prepared {
 }
 
 /** The file's records from `fromByte`; a broken file surfaces as CsvBroken with a readable reason. */
-export async function* importRecords(source: string, delimiter: ',' | ';', fromByte: number) {
+export async function* importRecords(source: ByteSource, delimiter: ',' | ';', fromByte: number) {
   try {
     yield* readCsv(source, delimiter, fromByte);
   } catch (err) {
     // A read error (the file removed: the import was cancelled meanwhile) is not the CSV's.
-    if (err && typeof err === 'object' && 'syscall' in err)
+    if (err instanceof ObjectNotFound || (err && typeof err === 'object' && 'syscall' in err))
       throw new ImportFailure('The uploaded file is no longer available');
     throw new CsvBroken(describeCsvError(err));
   }
@@ -79,19 +80,19 @@ export class ImportBatches {
    * are written while the batch before finishes, so the two use both the worker's and the
    * database's cores; they commit one after the other, in file order (`commit`). Batches are sized so one commits in about TARGET_COMMIT_MS: polls see
    * progress at least every second whatever the machine's speed, and a crash loses at most that
-   * much work.
+   * much work. Answers the errors file's committed length.
    */
   async write(
     imp: ContactImport,
     mapping: CompiledMapping,
-    source: string,
+    source: ByteSource,
     listId: string | null,
     run: RunControl,
-  ): Promise<void> {
-    const errorsPath = this.storage.errorsPath(imp.organizationId, imp.id);
-    await this.storage.ensureImportDir(imp.organizationId, imp.id);
+  ): Promise<number> {
+    const errorsPath = this.storage.errorsPartsPath(imp.organizationId, imp.id);
     const errors = await ErrorsFile.open(
-      this.storage.absolute(errorsPath),
+      this.storage,
+      errorsPath,
       imp.errorsFileBytes,
       imp.headers,
     );
@@ -147,14 +148,12 @@ export class ImportBatches {
       const failure = (await older) ?? (await newer);
       if (failure) throw failure;
     } catch (err) {
-      // Let the batches in flight settle before the file handle goes away; the errors file keeps
-      // what the committed batches hold.
+      // Let the batches in flight settle first; the errors file keeps what committed batches hold.
       await Promise.all([older, newer]);
       await errors.rollback();
       throw err;
-    } finally {
-      await errors.close();
     }
+    return errors.committed;
   }
 
   private prepare(rows: RawRow[], mapping: CompiledMapping): Prepared {

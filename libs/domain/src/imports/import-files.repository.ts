@@ -12,6 +12,7 @@ type Db = DataSource | EntityManager;
 /** What the removal of an import's files needs to know of it. */
 export interface ImportFilesState {
   status: ImportStatus;
+  errors_file_path: string | null;
   errors_file_bytes: string;
 }
 
@@ -19,11 +20,11 @@ export interface ImportFilesState {
 export class ImportFilesRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
-  /** The import's status and errors file length; null once its row is gone. */
+  /** The import's status and errors file; null once its row is gone. */
   async state(orgId: OrgId, id: string): Promise<ImportFilesState | null> {
     const [row] = await query<ImportFilesState>(
       this.ds,
-      sql`SELECT id, organization_id, errors_file_bytes, status FROM contact_imports
+      sql`SELECT id, organization_id, errors_file_path, errors_file_bytes, status FROM contact_imports
            WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
     );
     return row ?? null;

@@ -7,7 +7,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { asOrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
 import { FINISHED_IMPORT_STATUSES } from './contact-import.entity';
-import { DRAFT_HOURS, ERRORS_FILE_DAYS } from './import-files';
+import { DRAFT_HOURS, ERRORS_FILE_DAYS, keptErrorsFile } from './import-files';
 import { ImportStorage } from './import-storage';
 
 /** An incoming file not written for this long is what a dead upload left. */
@@ -19,6 +19,7 @@ const BATCH = 100;
 interface ImportFilesRow {
   id: string;
   organization_id: string;
+  errors_file_path: string | null;
   errors_file_bytes: string;
 }
 
@@ -77,7 +78,7 @@ export class ImportFilesSweeper {
   private async deleteExpiredDrafts(em: EntityManager): Promise<number> {
     const rows = await query<ImportFilesRow>(
       em,
-      sql`SELECT id, organization_id, errors_file_bytes FROM contact_imports
+      sql`SELECT id, organization_id, errors_file_path, errors_file_bytes FROM contact_imports
            WHERE source_removed_at IS NULL AND status = 'uploaded'
              AND created_at < now() - make_interval(hours => ${DRAFT_HOURS})
            ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
@@ -94,21 +95,17 @@ export class ImportFilesSweeper {
     return rows.length;
   }
 
-  /** Ended imports whose source is still on disk (the process that ended them stopped first). */
+  /** Ended imports whose source is still stored (the process that ended them stopped first). */
   private async removeEndedSources(em: EntityManager): Promise<number> {
     const rows = await query<ImportFilesRow>(
       em,
-      sql`SELECT id, organization_id, errors_file_bytes FROM contact_imports
+      sql`SELECT id, organization_id, errors_file_path, errors_file_bytes FROM contact_imports
            WHERE source_removed_at IS NULL AND status = ANY(${FINISHED_IMPORT_STATUSES}::text[])
            ORDER BY created_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
     );
     if (!rows.length) return 0;
     for (const r of rows) {
-      await this.storage.removeEnded(
-        asOrgId(r.organization_id),
-        r.id,
-        Number(r.errors_file_bytes) > 0,
-      );
+      await this.storage.removeEnded(asOrgId(r.organization_id), r.id, keptErrorsFile(r));
     }
     const [orgs, ids] = idArrays(rows);
     await query(
@@ -127,7 +124,7 @@ export class ImportFilesSweeper {
   private async deleteAgedErrorsFiles(em: EntityManager): Promise<number> {
     const rows = await query<ImportFilesRow>(
       em,
-      sql`SELECT id, organization_id, errors_file_bytes FROM contact_imports
+      sql`SELECT id, organization_id, errors_file_path, errors_file_bytes FROM contact_imports
            WHERE errors_file_path IS NOT NULL AND status = ANY(${FINISHED_IMPORT_STATUSES}::text[])
              AND completed_at < now() - make_interval(days => ${ERRORS_FILE_DAYS})
            ORDER BY completed_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,

@@ -1,9 +1,17 @@
-// How long import files stay on disk (§16), and the removal of an import's files once it ends.
+// How long import files are kept (§16), and the removal of an import's files once it ends.
 import { Injectable } from '@nestjs/common';
 import type { OrgId } from '../common/org-id';
 import { FINISHED_IMPORT_STATUSES } from './contact-import.entity';
 import { ImportFilesRepository } from './import-files.repository';
 import { ImportStorage } from './import-storage';
+
+/** The errors file an ended import keeps, if any. */
+export function keptErrorsFile(row: {
+  errors_file_path: string | null;
+  errors_file_bytes: string;
+}): string | null {
+  return Number(row.errors_file_bytes) > 0 ? row.errors_file_path : null;
+}
 
 /** A draft (`uploaded`) not started within this many hours is deleted. */
 export const DRAFT_HOURS = 24;
@@ -35,7 +43,7 @@ export class ImportFiles {
       return;
     }
     if (!(FINISHED_IMPORT_STATUSES as readonly string[]).includes(row.status)) return;
-    await this.storage.removeEnded(orgId, importId, Number(row.errors_file_bytes) > 0);
+    await this.storage.removeEnded(orgId, importId, keptErrorsFile(row));
     await this.repo.markSourceRemoved(orgId, importId);
   }
 }

@@ -1,12 +1,12 @@
 // Processes one import (§7) in the worker or the CLI: lease, first read, then the batches.
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { access, rm } from 'node:fs/promises';
 import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ContactListsService } from '../contacts/contact-lists.service';
 import { ContactImport } from './contact-import.entity';
+import type { ByteSource } from './csv-file';
 import { importRecords, ImportBatches, RunControl } from './import-batches';
 import {
   CsvBroken,
@@ -86,17 +86,15 @@ export class ImportRunner {
           `The import could not be completed after ${MAX_ATTEMPTS} attempts (see the worker log)`,
         );
       }
-      const source = this.storage.absolute(imp.filePath);
-      try {
-        await access(source);
-      } catch {
+      if ((await this.storage.objects.size(imp.filePath)) === null)
         throw new ImportFailure('The uploaded file is no longer available');
-      }
+      const source = this.storage.bytes(imp.filePath);
       const mapping = compileMappings(imp.fieldMappings, imp.headers);
       if (!imp.scanned) await this.scan(imp, mapping, source, run);
       const listId = await this.resolveList(imp, lease);
-      await this.batches.write(imp, mapping, source, listId, run);
-      const status = await this.imports.finish(orgId, importId, lease);
+      const errorsBytes = await this.batches.write(imp, mapping, source, listId, run);
+      const errorsPath = errorsBytes > 0 ? await this.compactErrors(imp, errorsBytes) : null;
+      const status = await this.imports.finish(orgId, importId, lease, errorsPath);
       if (!status) throw new ImportStopped('lease lost or cancelled at the end');
       this.logger.log({ msg: 'import run finished', ...log, status });
       return true;
@@ -136,14 +134,18 @@ export class ImportRunner {
   private async scan(
     imp: ContactImport,
     mapping: CompiledMapping,
-    source: string,
+    source: ByteSource,
     run: RunControl,
   ): Promise<void> {
     const orgId = imp.organizationId;
     const validate = !imp.allowPartialUpload;
-    const errorsPath = this.storage.errorsPath(orgId, imp.id);
     const errors = validate
-      ? await ErrorsFile.open(this.storage.absolute(errorsPath), 0, imp.headers)
+      ? await ErrorsFile.open(
+          this.storage,
+          this.storage.errorsPartsPath(orgId, imp.id),
+          0,
+          imp.headers,
+        )
       : null;
     let rows = 0;
     let invalid = 0;
@@ -151,38 +153,35 @@ export class ImportRunner {
     let header = true;
     let lastReport = Date.now();
     let pendingLines: string[] = [];
-    try {
-      for await (const rec of importRecords(source, imp.delimiter, 0)) {
-        if (header) {
-          header = false;
-          continue;
-        }
-        rows++;
-        if (validate) {
-          const check = checkRow(rec.record, mapping, rec.undecodable);
-          if (!check.ok) {
-            invalid++;
-            if (!firstProblem) firstProblem = `row ${rows}: ${check.error}`;
-            pendingLines.push(errorLine(rec.record, mapping.headerCount, rows, check.error));
-            if (pendingLines.length >= 1000) {
-              await errors!.append(pendingLines);
-              pendingLines = [];
-            }
+    for await (const rec of importRecords(source, imp.delimiter, 0)) {
+      if (header) {
+        header = false;
+        continue;
+      }
+      rows++;
+      if (validate) {
+        const check = checkRow(rec.record, mapping, rec.undecodable);
+        if (!check.ok) {
+          invalid++;
+          if (!firstProblem) firstProblem = `row ${rows}: ${check.error}`;
+          pendingLines.push(errorLine(rec.record, mapping.headerCount, rows, check.error));
+          if (pendingLines.length >= 1000) {
+            await errors!.append(pendingLines);
+            pendingLines = [];
           }
         }
-        if (Date.now() - lastReport >= 500) {
-          lastReport = Date.now();
-          const held = await this.imports.counting(orgId, imp.id, run.lease, rows);
-          if (!held || run.lost()) throw new ImportStopped('lease lost or cancelled');
-          if (run.stopping()) throw new WorkerStopping();
-        }
       }
-      if (errors) await errors.append(pendingLines);
-    } finally {
-      await errors?.close();
+      if (Date.now() - lastReport >= 500) {
+        lastReport = Date.now();
+        const held = await this.imports.counting(orgId, imp.id, run.lease, rows);
+        if (!held || run.lost()) throw new ImportStopped('lease lost or cancelled');
+        if (run.stopping()) throw new WorkerStopping();
+      }
     }
+    if (errors) await errors.append(pendingLines);
     if (invalid > 0) {
       errors!.commit(errors!.committed + errors!.pending);
+      const errorsPath = await this.compactErrors(imp, errors!.committed);
       const reason =
         `${invalid} of ${rows} rows are invalid and partial uploads are off, so nothing was ` +
         `imported. First: ${firstProblem}. The errors file lists every invalid row.`;
@@ -196,11 +195,21 @@ export class ImportRunner {
       if (!held) throw new ImportStopped('lease lost or cancelled during the scan');
       throw new ImportStopped('failed: invalid rows with partial uploads off');
     }
-    if (errors) await rm(this.storage.absolute(errorsPath), { force: true });
     if (!(await this.imports.counted(orgId, imp.id, run.lease, rows)))
       throw new ImportStopped('lease lost or cancelled during the scan');
     imp.totalRows = rows;
     imp.scanned = true;
+  }
+
+  /**
+   * The errors file's parts as one object (the import is ending); answers its key. The parts go
+   * once the row points to it (ImportFiles.settle).
+   */
+  private async compactErrors(imp: ContactImport, bytes: number): Promise<string> {
+    const key = this.storage.errorsPath(imp.organizationId, imp.id);
+    const parts = this.storage.errorsPartsPath(imp.organizationId, imp.id);
+    await ErrorsFile.compact(this.storage, parts, bytes, key);
+    return key;
   }
 
   /** The list named by the import: an existing one (by name, any case) or a new one. */

@@ -1,114 +1,79 @@
-// Where import files live (DATA_DIR/imports/<org>/...): 0600 files in 0700 folders (§16).
-import { Inject, Injectable } from '@nestjs/common';
-import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+// Where import files live in the object store (§16, §18): keys `imports/<org>/incoming/…` for
+// uploads streaming in and `imports/<org>/<import>/…` for an import's source and errors file.
+import { Injectable } from '@nestjs/common';
 import type { OrgId } from '../common/org-id';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import { ObjectStore } from '../storage/object-store';
+import type { ByteSource } from './csv-file';
 
 /** §7: uploads up to 200 MB. */
 export const IMPORT_MAX_BYTES = 200 * 1024 * 1024;
 
-/** Mode of every import file (owner read and write only). */
-export const IMPORT_FILE_MODE = 0o600;
-/** Mode of the folders holding them. */
-export const IMPORT_DIR_MODE = 0o700;
-
 @Injectable()
 export class ImportStorage {
-  private readonly dataDir: string;
-  private readonly root: string;
+  constructor(readonly objects: ObjectStore) {}
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.dataDir = resolve(config.dataDir);
-    this.root = join(this.dataDir, 'imports');
+  /** Where an upload is streamed before it becomes an import. */
+  incomingKey(orgId: OrgId, reservationId: string): string {
+    return `imports/${orgId}/incoming/${reservationId}.part`;
   }
 
-  /**
-   * Creates the folders down to `leaf` (under imports/<org>) and makes sure each is 0700, also
-   * when an earlier version created it with the process's default mode.
-   */
-  private async ensureDir(orgId: OrgId, leaf: string): Promise<string> {
-    const orgDir = join(this.root, orgId);
-    const dir = join(orgDir, leaf);
-    await mkdir(dir, { recursive: true, mode: IMPORT_DIR_MODE });
-    for (const d of [this.root, orgDir, dir]) await chmod(d, IMPORT_DIR_MODE);
-    return dir;
-  }
-
-  /** Where uploads are streamed before they become an import (same filesystem: a rename). */
-  incomingDir(orgId: OrgId): Promise<string> {
-    return this.ensureDir(orgId, 'incoming');
+  private importPrefix(orgId: OrgId, importId: string): string {
+    return `imports/${orgId}/${importId}/`;
   }
 
   sourcePath(orgId: OrgId, importId: string): string {
-    return `imports/${orgId}/${importId}/source.csv`;
+    return `${this.importPrefix(orgId, importId)}source.csv`;
   }
 
+  /** The errors file of an ended import (its parts compacted into one object). */
   errorsPath(orgId: OrgId, importId: string): string {
-    return `imports/${orgId}/${importId}/errors.csv`;
+    return `${this.importPrefix(orgId, importId)}errors.csv`;
   }
 
-  /** Absolute path of a stored relative one; refuses anything outside DATA_DIR. */
-  absolute(relative: string): string {
-    const abs = resolve(this.dataDir, relative);
-    if (!abs.startsWith(this.dataDir + sep)) throw new Error('import path outside DATA_DIR');
-    return abs;
+  /** The errors file of a running import, a part per batch (ErrorsFile). */
+  errorsPartsPath(orgId: OrgId, importId: string): string {
+    return `${this.importPrefix(orgId, importId)}errors/`;
   }
 
-  ensureImportDir(orgId: OrgId, importId: string): Promise<string> {
-    return this.ensureDir(orgId, importId);
+  /** Reads of one stored file, as the CSV reader takes them. */
+  bytes(key: string): ByteSource {
+    return (range) => this.objects.read(key, range);
   }
 
   async removeSource(orgId: OrgId, importId: string): Promise<void> {
-    await rm(this.absolute(this.sourcePath(orgId, importId)), { force: true });
+    await this.objects.delete(this.sourcePath(orgId, importId));
   }
 
-  async removeErrors(orgId: OrgId, importId: string): Promise<void> {
-    await rm(this.absolute(this.errorsPath(orgId, importId)), { force: true });
+  async removeErrorsParts(orgId: OrgId, importId: string): Promise<void> {
+    await this.objects.deletePrefix(this.errorsPartsPath(orgId, importId));
   }
 
   /**
-   * The files an ended import no longer needs: its source, or its whole folder when it has no
-   * errors file to keep.
+   * The files an ended import no longer needs: with no errors file to keep, all of them; else its
+   * source, and the parts of its run once they are compacted into `errorsPath`.
    */
-  async removeEnded(orgId: OrgId, importId: string, keepsErrors: boolean): Promise<void> {
-    if (keepsErrors) await this.removeSource(orgId, importId);
-    else await this.removeImport(orgId, importId);
+  async removeEnded(orgId: OrgId, importId: string, errorsPath: string | null): Promise<void> {
+    if (!errorsPath) return this.removeImport(orgId, importId);
+    await this.removeSource(orgId, importId);
+    if (errorsPath !== this.errorsPartsPath(orgId, importId))
+      await this.removeErrorsParts(orgId, importId);
   }
 
-  /** Removes the import's folder (source and errors files). */
+  /** Removes every file of the import (source and errors file). */
   async removeImport(orgId: OrgId, importId: string): Promise<void> {
-    await rm(join(this.root, orgId, importId), { recursive: true, force: true });
+    await this.objects.deletePrefix(this.importPrefix(orgId, importId));
   }
 
   /**
-   * Removes the files of every organization's incoming folder last written before `before`:
-   * uploads whose process died mid-stream (a live upload writes every few milliseconds).
+   * Removes every organization's incoming files last written before `before`: uploads whose
+   * process died mid-stream (a live upload writes every few milliseconds).
    */
   async removeStaleIncoming(before: Date): Promise<number> {
     let removed = 0;
-    let orgs: string[];
-    try {
-      orgs = await readdir(this.root);
-    } catch {
-      return 0;
-    }
-    for (const org of orgs) {
-      const dir = join(this.root, org, 'incoming');
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        const path = join(dir, name);
-        const info = await stat(path).catch(() => null);
-        if (info && info.mtime < before) {
-          await rm(path, { force: true, recursive: true });
-          removed++;
-        }
+    for (const o of await this.objects.list('imports/')) {
+      if (/^imports\/[^/]+\/incoming\//.test(o.key) && o.lastModified < before) {
+        await this.objects.delete(o.key);
+        removed++;
       }
     }
     return removed;

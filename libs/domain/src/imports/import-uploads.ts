@@ -2,24 +2,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OrgId } from '../common/org-id';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { PayloadTooLargeError } from '../errors/domain-errors';
 import { ImportFilesRepository } from './import-files.repository';
-import { IMPORT_FILE_MODE, IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
+import { IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
 
 /** Quota reserved ahead of what is written: a 200 MB upload takes about 200 reservations (a few ms each); near the quota, an upload under way holds at most this much it may not use. */
 const RESERVE_AHEAD = 1024 * 1024;
 /** A reservation that has not grown for this long belongs to an upload that died. */
 const RESERVATION_TTL_SECONDS = 600;
 
-/** An upload on disk, still holding its reservation until it becomes an import. */
+/** An upload stored, still holding its reservation until it becomes an import. */
 export interface ReceivedUpload {
+  /** Its key in the object store. */
   path: string;
   bytes: number;
   reservationId: string;
@@ -32,9 +31,9 @@ export function fileTooLarge(): PayloadTooLargeError {
 }
 
 /**
- * The stream is written to the organization's incoming folder (0600), and quota is reserved in
- * PostgreSQL before the bytes that need it are written, so an upload over the quota stops at the
- * quota, not at its end.
+ * The stream is written to the organization's incoming key, and quota is reserved in PostgreSQL
+ * before the bytes that need it are written, so an upload over the quota stops at the quota, not
+ * at its end.
  */
 @Injectable()
 export class ImportUploads {
@@ -51,49 +50,55 @@ export class ImportUploads {
   }
 
   /**
-   * Streams `source` into a new file of the organization's incoming folder. Refused with 413 on
+   * Streams `source` into a new key of the organization's incoming folder. Refused with 413 on
    * `file` (the partial file removed, the reservation released) once it passes 200 MB or the
    * organization's quota.
    */
   async receive(orgId: OrgId, source: Readable): Promise<ReceivedUpload> {
     const reservationId = randomUUID();
-    const path = join(await this.storage.incomingDir(orgId), `${reservationId}.part`);
-    const file = await open(path, 'wx', IMPORT_FILE_MODE);
-    let written = 0;
-    let granted = 0;
+    const key = this.storage.incomingKey(orgId, reservationId);
+    const count = { bytes: 0 };
     try {
-      // A refusal leaves `source` alive and drains it: destroyed (as pipeline() or a plain
-      // for-await would), multer takes that as its own error and may answer before the partial
-      // file is removed, or with another status.
-      for await (const chunk of source.iterator({
-        destroyOnReturn: false,
-      }) as AsyncIterable<Buffer>) {
-        const need = written + chunk.length;
-        if (need > IMPORT_MAX_BYTES) throw fileTooLarge();
-        if (need > granted) granted = await this.reserve(orgId, reservationId, need);
-        for (let at = 0; at < chunk.length;) {
-          at += (await file.write(chunk, at, chunk.length - at)).bytesWritten;
-        }
-        written = need;
-      }
-      await file.close();
+      const checked = this.withinLimits(orgId, reservationId, source, count);
+      await this.storage.objects.write(key, Readable.from(checked));
     } catch (err) {
       source.resume();
-      await file.close().catch(() => undefined);
-      await this.discard(orgId, path, reservationId);
+      await this.discard(orgId, key, reservationId);
       throw err;
     }
-    return { path, bytes: written, reservationId };
+    return { path: key, bytes: count.bytes, reservationId };
+  }
+
+  /** The chunks of `source`, each let through once its bytes are within the limits. */
+  private async *withinLimits(
+    orgId: OrgId,
+    reservationId: string,
+    source: Readable,
+    count: { bytes: number },
+  ): AsyncGenerator<Buffer> {
+    let granted = 0;
+    // A refusal leaves `source` alive and drains it: destroyed (as pipeline() or a plain
+    // for-await would), multer takes that as its own error and may answer before the partial
+    // file is removed, or with another status.
+    for await (const chunk of source.iterator({
+      destroyOnReturn: false,
+    }) as AsyncIterable<Buffer>) {
+      const need = count.bytes + chunk.length;
+      if (need > IMPORT_MAX_BYTES) throw fileTooLarge();
+      if (need > granted) granted = await this.reserve(orgId, reservationId, need);
+      count.bytes = need;
+      yield chunk;
+    }
   }
 
   /** Removes an upload that will not become an import, and its reservation. */
-  async discard(orgId: OrgId, path: string, reservationId: string): Promise<void> {
-    await rm(path, { force: true });
+  async discard(orgId: OrgId, key: string, reservationId: string): Promise<void> {
+    await this.storage.objects.delete(key);
     await this.release(orgId, reservationId);
   }
 
   /**
-   * Bytes of import files the organization holds: sources still on disk, errors files, and what
+   * Bytes of import files the organization holds: sources still stored, errors files, and what
    * uploads under way have reserved.
    */
   usage(orgId: OrgId, em?: EntityManager, except?: string): Promise<number> {

@@ -2,6 +2,7 @@
 // and the sweeps across organizations (lost runs, the files housekeeping).
 import { Module } from '@nestjs/common';
 import { ContactsModule } from '../contacts/contacts.module';
+import { StorageModule } from '../storage/storage.module';
 import { ImportBatches } from './import-batches';
 import { ImportFiles } from './import-files';
 import { ImportFilesRepository } from './import-files.repository';
@@ -29,7 +30,7 @@ const SERVICES = [
 ];
 
 @Module({
-  imports: [ContactsModule],
+  imports: [ContactsModule, StorageModule],
   providers: SERVICES,
   exports: SERVICES,
 })

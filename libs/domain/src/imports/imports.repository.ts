@@ -312,14 +312,23 @@ export class ImportsRepository {
     );
   }
 
-  /** The end of a run: completed, with errors or not; answers the status, null if not held. */
-  async finish(orgId: OrgId, id: string, lease: string): Promise<ImportStatus | null> {
+  /**
+   * The end of a run: completed, with errors or not, the errors file at `errorsPath` (its parts
+   * compacted); answers the status, null if not held.
+   */
+  async finish(
+    orgId: OrgId,
+    id: string,
+    lease: string,
+    errorsPath: string | null,
+  ): Promise<ImportStatus | null> {
     const [row] = await query<{ status: ImportStatus }>(
       this.ds,
       sql`UPDATE contact_imports
              SET status = CASE WHEN error_count > 0 THEN 'completed_with_errors'
                                ELSE 'completed' END,
-                 errors_file_path = CASE WHEN error_count > 0 THEN errors_file_path END,
+                 errors_file_path = CASE WHEN error_count > 0
+                                         THEN coalesce(${errorsPath}::text, errors_file_path) END,
                  errors_file_bytes = CASE WHEN error_count > 0 THEN errors_file_bytes ELSE 0 END,
                  completed_at = now(), lease_token = NULL, heartbeat_at = NULL, updated_at = now()
            WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
-import { access, rename, stat } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
@@ -20,6 +20,7 @@ import {
   ImportStatus,
 } from './contact-import.entity';
 import { inspectCsv } from './csv-file';
+import { ErrorsFile as StoredErrorsFile } from './import-errors-file';
 import { compileMappings, suggestMappings } from './import-fields';
 import { ImportFiles } from './import-files';
 import { ImportJobs } from './import-jobs';
@@ -83,21 +84,19 @@ export class ImportsService {
     file: UploadedFile,
   ): Promise<{ import: ContactImport; preview: ImportPreview }> {
     const id = randomUUID();
-    const relative = this.storage.sourcePath(orgId, id);
-    const source = this.storage.absolute(relative);
+    const key = this.storage.sourcePath(orgId, id);
     try {
-      await this.storage.ensureImportDir(orgId, id);
-      await rename(file.path, source);
-      const { size } = await stat(source);
+      await this.storage.objects.move(file.path, key);
+      const size = (await this.storage.objects.size(key)) ?? 0;
       if (size > IMPORT_MAX_BYTES) throw fileTooLarge();
-      const preview = await inspectCsv(source);
+      const preview = await inspectCsv(this.storage.bytes(key), size);
       const saved = await inTransaction(this.ds, async (em) => {
         const row = await this.repo.insert(
           orgId,
           {
             id,
             fileName: displayFileName(file.originalName),
-            filePath: relative,
+            filePath: key,
             fileSize: size,
             delimiter: preview.delimiter,
             headers: preview.headers,
@@ -220,17 +219,12 @@ export class ImportsService {
   async errorsFile(orgId: OrgId, id: string): Promise<ErrorsFile> {
     const imp = await this.get(orgId, id);
     if (!imp.errorsFilePath || imp.errorsFileBytes <= 0) throw new NotFoundError('Errors file');
-    const path = this.storage.absolute(imp.errorsFilePath);
-    try {
-      await stat(path);
-    } catch {
-      throw new NotFoundError('Errors file');
-    }
+    const stream = await StoredErrorsFile.read(
+      this.storage,
+      imp.errorsFilePath,
+      imp.errorsFileBytes,
+    );
     const base = imp.fileName.replace(/\.csv$/i, '');
-    return {
-      stream: createReadStream(path, { start: 0, end: imp.errorsFileBytes - 1 }),
-      fileName: `${base}-errors.csv`,
-      bytes: imp.errorsFileBytes,
-    };
+    return { stream, fileName: `${base}-errors.csv`, bytes: imp.errorsFileBytes };
   }
 }
