@@ -5,16 +5,13 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { TestingModule } from '@nestjs/testing';
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import type { AddressInfo } from 'node:net';
-import S3rver from 's3rver';
 import { DataSource } from 'typeorm';
 import { ObjectStore } from '@app/domain';
 import { createTestApp } from '../support/app';
+import { startS3Server, S3Server } from '../support/s3-server';
 import { createSession, Session } from '../support/session';
 import {
   downloadErrors,
@@ -72,8 +69,7 @@ function exited(child: ChildProcess): Promise<unknown> {
 }
 
 describe('Contact imports on an S3 object store', () => {
-  let s3rver: S3rver;
-  let dir: string;
+  let store: S3Server;
   let s3: S3Client;
   let app: INestApplication;
   let s: Session;
@@ -93,29 +89,16 @@ describe('Contact imports on an S3 object store', () => {
     );
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mp-s3rver-'));
-    s3rver = new S3rver({
-      address: '127.0.0.1',
-      port: 0,
-      silent: true,
-      directory: dir,
-      configureBuckets: [{ name: BUCKET, configs: [] }],
-    });
-    const { port } = (await s3rver.run()) as AddressInfo;
-    const endpoint = `http://127.0.0.1:${port}`;
-    Object.assign(process.env, {
-      STORAGE_URL: `s3://${BUCKET}/${PREFIX}?endpoint=${endpoint}&region=us-east-1&forcePathStyle=true`,
-      // s3rver's fixed credentials, through the SDK's default chain as in production.
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-      // The SDK's notice about future Node versions, once per process: not this test's subject.
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    });
+    store = await startS3Server(BUCKET, PREFIX);
+    Object.assign(process.env, store.env);
     s3 = new S3Client({
-      endpoint,
+      endpoint: store.endpoint,
       region: 'us-east-1',
       forcePathStyle: true,
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      credentials: {
+        accessKeyId: store.env.AWS_ACCESS_KEY_ID,
+        secretAccessKey: store.env.AWS_SECRET_ACCESS_KEY,
+      },
     });
     app = await createTestApp();
     s = await createSession(app);
@@ -126,8 +109,7 @@ describe('Contact imports on an S3 object store', () => {
     await Promise.all(workers.map(exited));
     await app?.close();
     s3?.destroy();
-    await s3rver?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await store?.stop();
   });
 
   it('uploads, processes and serves the errors file from the bucket, encrypted there', async () => {

@@ -38,6 +38,8 @@ export async function startS3Server(bucket = 'mp-files', prefix = 'files'): Prom
       STORAGE_URL: `s3://${bucket}/${prefix}?${query.toString()}`,
       AWS_ACCESS_KEY_ID: KEY,
       AWS_SECRET_ACCESS_KEY: KEY,
+      // The SDK's notice about future Node versions, once per process: not the tests' subject.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
     stop: async () => {
       await server.close();
