@@ -1,10 +1,11 @@
 // Cluster-wide periodic tasks: two replicas of one task, each with its own connection pool to the
 // one database, run it once per period whatever their ticks; a direct run is never refused.
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { AppConfigModule, DatabaseModule, PeriodicTask } from '@app/domain';
+import { AppConfigModule, DatabaseModule, PeriodicTask, setLogSink } from '@app/domain';
 import { claimPeriodicRun, claimPeriodMs } from '@app/domain/common/periodic-runs';
 import { testLogger } from '../support/app';
 
@@ -68,11 +69,16 @@ describe('periodic runs across replicas', () => {
   });
 
   it("runs the task once per period on one replica or the other, as the timers' ticks race", async () => {
+    const lines: Record<string, unknown>[] = [];
+    setLogSink((line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+    Logger.overrideLogger(testLogger('periodic-test', 'debug'));
     await Promise.all([a.init(), b.init()]);
     const started = performance.now();
     await sleep(INTERVAL_MS * 6 + INTERVAL_MS / 2);
     const elapsed = performance.now() - started;
     const seen = [...runs];
+    Logger.overrideLogger(testLogger('periodic-test'));
+    setLogSink((line) => process.stdout.write(line + '\n'));
 
     // Each replica ticked at the start and once per interval: one run per tick of either.
     const periods = Math.floor(elapsed / INTERVAL_MS) + 1;
@@ -81,6 +87,15 @@ describe('periodic runs across replicas', () => {
     // Never two runs within one period (a run starts a few ms after its claim).
     for (let i = 1; i < seen.length; i++)
       expect(seen[i].at - seen[i - 1].at).toBeGreaterThan(claimPeriodMs(INTERVAL_MS) - 50);
+    // One info line per run, saying which replica ran it; a refused tick is a debug line.
+    const replicaId = `${hostname()}:${process.pid}`;
+    const ran = lines.filter((l) => l.msg === 'CountedTask ran');
+    expect(ran).toHaveLength(seen.length);
+    for (const l of ran)
+      expect(l).toMatchObject({ level: 'info', scope: 'cluster', replica: replicaId });
+    const skipped = lines.filter((l) => l.msg === 'CountedTask skipped');
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const l of skipped) expect(l).toMatchObject({ level: 'debug', scope: 'cluster' });
   });
 
   it('runs on a direct call even when another replica holds the period', async () => {
