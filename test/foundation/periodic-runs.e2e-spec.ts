@@ -5,8 +5,15 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { AppConfigModule, DatabaseModule, PeriodicTask, setLogSink } from '@app/domain';
-import { claimPeriodicRun, claimPeriodMs } from '@app/domain/common/periodic-runs';
+import {
+  AppConfigModule,
+  claimPeriodMs,
+  DatabaseModule,
+  PeriodicModule,
+  PeriodicTask,
+  setLogSink,
+} from '@app/domain';
+import { PeriodicRunRepository } from '@app/domain/common/periodic-run.repository';
 import { testLogger } from '../support/app';
 
 const INTERVAL_MS = 300;
@@ -34,7 +41,7 @@ class CountedTask extends PeriodicTask {
 /** One replica: its own Nest context and database pool; its timer starts with `init()`. */
 function replica(): Promise<TestingModule> {
   return Test.createTestingModule({
-    imports: [AppConfigModule, DatabaseModule.forRoot()],
+    imports: [AppConfigModule, DatabaseModule.forRoot(), PeriodicModule],
     providers: [CountedTask],
   })
     .setLogger(testLogger('periodic-test'))
@@ -56,7 +63,8 @@ describe('periodic runs across replicas', () => {
   });
 
   it('grants one claim per period among many concurrent ticks, and one again after it', async () => {
-    const tick = (m: TestingModule) => claimPeriodicRun(m.get(DataSource), 'claim-test', 1000);
+    const tick = (m: TestingModule) =>
+      m.get(PeriodicRunRepository).claim('claim-test', 1000, `replica ${m === a ? 'a' : 'b'}`);
     const ticks = () =>
       Promise.all([a, b].flatMap((m) => Array.from({ length: 20 }, () => tick(m))));
     const granted = async () => (await ticks()).filter(Boolean).length;
@@ -99,7 +107,9 @@ describe('periodic runs across replicas', () => {
   });
 
   it('runs on a direct call even when another replica holds the period', async () => {
-    expect(await claimPeriodicRun(a.get(DataSource), CountedTask.name, 60_000)).toBe(true);
+    expect(await a.get(PeriodicRunRepository).claim(CountedTask.name, 60_000, 'replica a')).toBe(
+      true,
+    );
     await Promise.all([a.get(CountedTask).runNow(), b.get(CountedTask).runNow()]);
     expect(runs.map((r) => r.replica).sort()).toEqual(
       [a.get(CountedTask).replica, b.get(CountedTask).replica].sort(),

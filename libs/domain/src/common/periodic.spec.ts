@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Periodic } from './periodic';
-import { claimPeriodMs } from './periodic-runs';
+import { claimPeriodMs, Periodic } from './periodic';
 
 /** A task whose runs end when the test says so. */
 function controlledTask() {

@@ -3,10 +3,21 @@
 // run is logged and the next tick tries again. A task about shared state runs once per period
 // across replicas (scope 'cluster', claimed in periodic_runs); one about the process's own state,
 // or a poller whose rows are claimed with SKIP LOCKED, runs in every process (scope 'process').
-import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { claimPeriodicRun, claimPeriodMs, REPLICA } from './periodic-runs';
+import { Inject, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { hostname } from 'node:os';
+import { PeriodicRunRepository } from './periodic-run.repository';
+
+/** This process among the replicas, as recorded in periodic_runs.ran_by and in the run logs. */
+export const REPLICA = `${hostname()}:${process.pid}`;
+
+/**
+ * The shortest time between two claimed runs of a task started every `intervalMs`: 10 % less
+ * than the interval, so that the winning replica's own next tick, a little early by timer
+ * jitter, still wins, while another replica's tick within the period is refused.
+ */
+export function claimPeriodMs(intervalMs: number): number {
+  return Math.floor(intervalMs * 0.9);
+}
 
 export interface PeriodicStart {
   /** Also runs the task at once. */
@@ -82,7 +93,7 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnApplicat
   protected readonly runAtStart: boolean = false;
   protected abstract readonly scope: 'cluster' | 'process';
   // A property, not a constructor parameter, so that every task gets it without passing it on.
-  @InjectDataSource() private readonly db!: DataSource;
+  @Inject(PeriodicRunRepository) private readonly runs!: PeriodicRunRepository;
   private readonly periodic = new Periodic(this.constructor.name, this.logger, () =>
     this.runLogged(),
   );
@@ -107,7 +118,7 @@ export abstract class PeriodicTask implements OnApplicationBootstrap, OnApplicat
 
   private async claim(intervalMs: number): Promise<boolean> {
     const name = this.constructor.name;
-    const claimed = await claimPeriodicRun(this.db, name, claimPeriodMs(intervalMs));
+    const claimed = await this.runs.claim(name, claimPeriodMs(intervalMs), REPLICA);
     if (!claimed)
       this.logger.debug({ msg: `${name} skipped`, scope: this.scope, replica: REPLICA });
     return claimed;
