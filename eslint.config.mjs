@@ -60,6 +60,8 @@ const ORG_ID_EXEMPT_FILES = {
     'users and access tokens belong to no single organization (memberships tie a user to several)',
   'libs/domain/src/tenancy/login-ip.repository.ts':
     'login_ips rows are keyed by user, and a user belongs to no single organization',
+  'libs/domain/src/common/periodic-run.repository.ts':
+    'periodic_runs is a system table: one row per cluster-wide periodic task, of no organization',
 };
 
 /** Methods that run before an organization is known, with why. */

@@ -6,6 +6,7 @@ import {
   DatabaseModule,
   ImportsModule,
   LimitsModule,
+  PeriodicModule,
   QueuesModule,
   RedisModule,
 } from '@app/domain';
@@ -23,6 +24,7 @@ import { SendingDomainsWorkerModule } from './sending-domains/sending-domains-wo
   imports: [
     AppConfigModule,
     DatabaseModule.forRoot({ migrate: false }),
+    PeriodicModule,
     RedisModule,
     QueuesModule,
     LimitsModule,

@@ -3,6 +3,7 @@ export * from './common/ids';
 export * from './common/org-id';
 export * from './common/pagination';
 export * from './common/periodic';
+export * from './common/periodic.module';
 export * from './config/app-config';
 export * from './config/config.module';
 export * from './contacts/blind-index';

@@ -15,7 +15,7 @@ import type { Job, Queue } from 'bull';
 /**
  * The kick queued by the send endpoint and a timer every CAMPAIGN_POLL_INTERVAL_MS (held
  * recipients whose window reopened, kicks lost in Redis) both run every due campaign. Runs of one
- * process never overlap; across processes the rows are claimed with SKIP LOCKED.
+ * process never overlap; the timer runs in every process, as the rows are claimed with SKIP LOCKED.
  */
 @Injectable()
 export class CampaignFanoutWorker

@@ -1,4 +1,4 @@
-// Every 10 minutes: the import files housekeeping (§16), safe on N replicas.
+// Every 10 minutes, on one replica: the import files housekeeping (§16).
 import { Injectable } from '@nestjs/common';
 import { ImportFilesSweeper, PeriodicTask } from '@app/domain';
 
@@ -6,6 +6,8 @@ const INTERVAL_MS = 10 * 60 * 1000;
 
 @Injectable()
 export class ImportsHousekeeping extends PeriodicTask {
+  protected readonly scope = 'cluster';
+
   constructor(private readonly files: ImportFilesSweeper) {
     super();
   }

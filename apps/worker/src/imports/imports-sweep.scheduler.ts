@@ -1,10 +1,12 @@
-// Every IMPORT_SWEEP_SECONDS and at start: re-enqueues imports whose job was lost or worker died.
+// Every IMPORT_SWEEP_SECONDS and at start, on one replica: re-enqueues imports whose job was lost
+// or whose worker died.
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, ImportsSweeper, PeriodicTask } from '@app/domain';
 import type { AppConfig } from '@app/domain';
 
 @Injectable()
 export class ImportsSweepScheduler extends PeriodicTask {
+  protected readonly scope = 'cluster';
   protected readonly runAtStart = true;
 
   constructor(

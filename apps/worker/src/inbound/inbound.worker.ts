@@ -1,7 +1,8 @@
 // Worker transport of inbound mail (§14): the `inbound.process` job the inbound port queues runs the
 // processing now, and a timer runs it every INBOUND_POLL_INTERVAL_MS for rows whose job was lost
-// (Redis flushed, a worker killed mid-way) or whose retry is due; another timer purges processed
-// rows. Runs of one process never overlap; across processes rows are leased with SKIP LOCKED.
+// (Redis flushed, a worker killed mid-way) or whose retry is due (InboundPurge deletes processed
+// rows). Runs of one process never overlap; the timer runs in every process, as rows are leased
+// with SKIP LOCKED.
 import { InjectQueue } from '@nestjs/bull';
 import {
   Inject,
@@ -15,9 +16,6 @@ import { APP_CONFIG, InboundService, JOBS, Periodic, QUEUES } from '@app/domain'
 import type { AppConfig } from '@app/domain';
 import type { Job, Queue } from 'bull';
 
-/** How often processed inbound mail older than its keep time is purged. */
-const PURGE_INTERVAL_MS = 60 * 60_000;
-
 @Injectable()
 export class InboundWorker implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InboundWorker.name);
@@ -25,9 +23,6 @@ export class InboundWorker implements OnModuleInit, OnApplicationBootstrap, OnAp
   private readonly processing = new Periodic('inbound processing', this.logger, async () => {
     while ((await this.service.processDue()) > 0);
   });
-  private readonly purge = new Periodic('inbound purge', this.logger, () =>
-    this.service.purgeFinished(),
-  );
 
   constructor(
     @InjectQueue(QUEUES.inbound) private readonly queue: Queue,
@@ -46,11 +41,10 @@ export class InboundWorker implements OnModuleInit, OnApplicationBootstrap, OnAp
 
   onApplicationBootstrap(): void {
     this.processing.start(this.config.inboundPollIntervalMs, { now: true, catchUp: true });
-    this.purge.start(PURGE_INTERVAL_MS);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.processing.stop(), this.purge.stop()]);
+    await this.processing.stop();
   }
 
   private async kick(job: Job): Promise<void> {

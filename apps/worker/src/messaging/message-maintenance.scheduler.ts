@@ -1,37 +1,48 @@
 // Timers, not queue jobs: the sweeper must keep running after Redis lost every job, and so must
-// the daily retention purge. Both are safe on N replicas (rows are claimed with SKIP LOCKED).
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
-import { APP_CONFIG, MessageMaintenanceService, Periodic } from '@app/domain';
+// the daily retention purge. Each runs on one replica per period; each first runs one interval
+// after the start.
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, MessageMaintenanceService, PeriodicTask } from '@app/domain';
 import type { AppConfig } from '@app/domain';
 
+/** Re-queues messages whose job was lost. */
 @Injectable()
-export class MessageMaintenanceScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(MessageMaintenanceScheduler.name);
-  private readonly sweep = new Periodic('message sweep', this.logger, () =>
-    this.maintenance.sweep(this.config.emailSweepGraceMs),
-  );
-  private readonly retention = new Periodic('message retention', this.logger, () =>
-    this.maintenance.purgeExpired(),
-  );
+export class MessageSweepScheduler extends PeriodicTask {
+  protected readonly scope = 'cluster';
 
   constructor(
     private readonly maintenance: MessageMaintenanceService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  /** Each task first runs one interval after the start. */
-  onApplicationBootstrap(): void {
-    this.sweep.start(this.config.emailSweepIntervalMs);
-    this.retention.start(this.config.messageRetentionIntervalMs);
+  ) {
+    super();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.sweep.stop(), this.retention.stop()]);
+  protected intervalMs(): number {
+    return this.config.emailSweepIntervalMs;
+  }
+
+  protected run(): Promise<unknown> {
+    return this.maintenance.sweep(this.config.emailSweepGraceMs);
+  }
+}
+
+/** Deletes messages past their organization's retention. */
+@Injectable()
+export class MessageRetentionScheduler extends PeriodicTask {
+  protected readonly scope = 'cluster';
+
+  constructor(
+    private readonly maintenance: MessageMaintenanceService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  protected intervalMs(): number {
+    return this.config.messageRetentionIntervalMs;
+  }
+
+  protected run(): Promise<unknown> {
+    return this.maintenance.purgeExpired();
   }
 }

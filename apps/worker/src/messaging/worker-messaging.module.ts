@@ -2,10 +2,10 @@
 import { Module } from '@nestjs/common';
 import { MessagingModule } from '@app/domain';
 import { EmailProcessor } from './email.processor';
-import { MessageMaintenanceScheduler } from './message-maintenance.scheduler';
+import { MessageRetentionScheduler, MessageSweepScheduler } from './message-maintenance.scheduler';
 
 @Module({
   imports: [MessagingModule],
-  providers: [EmailProcessor, MessageMaintenanceScheduler],
+  providers: [EmailProcessor, MessageSweepScheduler, MessageRetentionScheduler],
 })
 export class WorkerMessagingModule {}

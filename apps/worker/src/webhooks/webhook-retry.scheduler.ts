@@ -7,6 +7,9 @@ import { APP_CONFIG, PeriodicTask, WebhookDispatcher } from '@app/domain';
 
 @Injectable()
 export class WebhookRetryScheduler extends PeriodicTask {
+  // Every replica: the claim shares due deliveries out, each up to its own free request slots.
+  protected readonly scope = 'process';
+
   constructor(
     private readonly dispatcher: WebhookDispatcher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

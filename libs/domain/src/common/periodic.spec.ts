@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Periodic } from './periodic';
+import { claimPeriodMs, Periodic } from './periodic';
 
 /** A task whose runs end when the test says so. */
 function controlledTask() {
@@ -64,5 +64,40 @@ describe(Periodic.name, () => {
     );
     await p.run();
     expect(warn).toHaveBeenCalledWith({ msg: 'the task failed', err: 'boom' });
+  });
+
+  it('runs the task only when the claim answers true', async () => {
+    let runs = 0;
+    const p = new Periodic('task', quiet, () => Promise.resolve((runs += 1)));
+    await p.run(() => Promise.resolve(false));
+    expect(runs).toBe(0);
+    await p.run(() => Promise.resolve(true));
+    await p.run();
+    expect(runs).toBe(2);
+  });
+
+  it('asks no claim when joining a run under way', async () => {
+    const t = controlledTask();
+    const p = new Periodic('task', quiet, t.task);
+    const claim = jest.fn(() => Promise.resolve(true));
+    const first = p.run();
+    expect(p.run(claim)).toBe(first);
+    t.endRun();
+    await first;
+    expect(claim).not.toHaveBeenCalled();
+  });
+
+  it('logs a failed claim as a failed run', async () => {
+    const warn = jest.fn();
+    const p = new Periodic('the task', { warn } as unknown as Logger, () => Promise.resolve());
+    await p.run(() => Promise.reject(new Error('database down')));
+    expect(warn).toHaveBeenCalledWith({ msg: 'the task failed', err: 'database down' });
+  });
+});
+
+describe(claimPeriodMs.name, () => {
+  it("is a tenth shorter than the interval, so that the winner's next tick is never refused", () => {
+    expect(claimPeriodMs(60_000)).toBe(54_000);
+    expect(claimPeriodMs(10)).toBe(9);
   });
 });

@@ -1,5 +1,5 @@
 // Tenancy baseline: organizations (and their change notification), users, memberships, API keys,
-// access tokens and the addresses users signed in from.
+// access tokens, the addresses users signed in from, and the system table of periodic task runs.
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Tenancy1763600000000 implements MigrationInterface {
@@ -99,11 +99,22 @@ export class Tenancy1763600000000 implements MigrationInterface {
         last_success_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (user_id, ip_hash)
       )`);
+
+    // --- periodic task runs ----------------------------------------------------------------------
+    // A system table, without an organization: one row per cluster-wide periodic task, claimed
+    // by the replica that starts the period's run (PeriodicTask).
+    await q.query(`
+      CREATE TABLE periodic_runs (
+        name text PRIMARY KEY,
+        last_started_at timestamptz NOT NULL,
+        ran_by text NOT NULL
+      )`);
   }
 
   // The extension stays: it may have been there before, and other schemas may use it.
   async down(q: QueryRunner): Promise<void> {
     for (const t of [
+      'periodic_runs',
       'login_ips',
       'access_tokens',
       'memberships',
