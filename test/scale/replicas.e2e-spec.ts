@@ -243,22 +243,26 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
   });
 
   it('run each periodic task once per period across both workers', () => {
-    const runs = new Map<string, { at: number; by: string }[]>();
+    const runs = new Map<string, number[]>();
     for (const w of t.workers)
       for (const l of t.logLines(w.name)) {
-        if (l.scope !== 'cluster' || typeof l.task !== 'string') continue;
-        const list = runs.get(l.task) ?? [];
-        list.push({ at: Number(l.time), by: w.name });
-        runs.set(l.task, list);
+        const task = /^(\w+) ran$/.exec(String(l.msg))?.[1];
+        if (!task || l.scope !== 'cluster') continue;
+        runs.set(task, [...(runs.get(task) ?? []), Date.parse(String(l.time))]);
       }
-    expect(runs.size).toBeGreaterThan(3);
+    // Sweeps, retention, domain re-checks, purges, import housekeeping: each at PERIOD_MS or a
+    // longer period of its own, several times during the suite.
+    expect([...runs.keys()].length).toBeGreaterThanOrEqual(4);
     for (const [task, list] of runs) {
-      const times = list.map((r) => r.at).sort((a, b) => a - b);
+      const times = list.sort((a, b) => a - b);
       const gaps = times.slice(1).map((at, i) => at - times[i]);
-      expect({ task, tooClose: gaps.filter((g) => g < PERIOD_MS * 0.8) }).toEqual({
+      expect({ task, tooClose: gaps.filter((g) => g < PERIOD_MS * 0.85) }).toEqual({
         task,
         tooClose: [],
       });
+    }
+  });
+});
     }
   });
 });

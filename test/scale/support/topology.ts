@@ -95,7 +95,7 @@ export async function startTopology(): Promise<Topology> {
     WEBHOOK_SCAN_INTERVAL_MS: '500',
     INBOUND_POLL_INTERVAL_MS: String(PERIOD_MS),
     IMPORT_LEASE_SECONDS: '5',
-    IMPORT_SWEEP_SECONDS: '1',
+    IMPORT_SWEEP_SECONDS: '2',
   };
   execFileSync(process.execPath, [join(ROOT, 'scripts/migrate.js')], {
     env: common,
