@@ -1,15 +1,14 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { REDIS } from '@app/domain';
+import { REDIS, type RedisClient } from '@app/domain';
 import type { Response } from 'express';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
 @Controller('health')
 export class WorkerHealthController {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   @Get()

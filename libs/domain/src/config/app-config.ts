@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { parseRedisUrl } from '../redis/redis-client';
 
 export class ConfigError extends Error {
   constructor(
@@ -49,6 +50,7 @@ export interface AppConfig {
   dataDir: string;
   /** The dashboard's static build, served by the api at /dashboard (§15). */
   dashboardDir: string;
+  /** One server (`redis:`, `rediss:`) or a cluster's seed nodes (`redis+cluster:`, `rediss+cluster:`). */
   redisUrl: string;
   encryptionKey: Buffer;
   encryptionKeysOld: Buffer[];
@@ -158,6 +160,16 @@ function url(env: Env, name: string, protocols: string[], fallback?: string): st
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  }
+  return raw;
+}
+
+function redisUrl(env: Env): string {
+  const raw = env.REDIS_URL || 'redis://127.0.0.1:6379';
+  try {
+    parseRedisUrl(raw);
+  } catch (e) {
+    throw new ConfigError('REDIS_URL', (e as Error).message);
   }
   return raw;
 }
@@ -291,7 +303,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
     dataDir,
     dashboardDir: resolve(env.DASHBOARD_DIR || './dist/dashboard'),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379')!,
+    redisUrl: redisUrl(env),
     encryptionKey: loadEncryptionKey(env, isProduction, dataDir),
     encryptionKeysOld: (env.ENCRYPTION_KEYS_OLD || '')
       .split(',')
