@@ -14,6 +14,7 @@ import {
   REDIS,
   RedisClient,
 } from '@app/domain';
+import { queueKeyCount } from '../support/redis';
 import { startRedisCluster, RedisCluster } from '../support/redis-cluster';
 import { createKey, Session } from '../support/session';
 import { waitFor } from '../support/wait-for';
@@ -93,6 +94,8 @@ describe('Redis Cluster', () => {
     const res = await s.http.post('/api/v1/send', basicEmail({ to: 'c@example.test' })).expect(202);
     await waitForMessage(s.http, res.body.data.jobId, (m) => m.status === 'delivered');
     expect(sink.messages.some((m) => m.to.includes('c@example.test'))).toBe(true);
+    // The queue's keys, found by a scan of every master.
+    expect(await queueKeyCount()).toBeGreaterThan(0);
   });
 
   it('answers 503 with Retry-After while the master of a key limit is down, then recovers', async () => {
