@@ -1,5 +1,12 @@
+import Redis, { Cluster } from 'ioredis';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { bullQueuePrefix, isRedisCluster, parseRedisUrl } from './redis-client';
+import {
+  bullQueuePrefix,
+  isRedisCluster,
+  openRedis,
+  parseRedisUrl,
+  type RedisRole,
+} from './redis-client';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -96,5 +103,56 @@ describe('bullQueuePrefix', () => {
     const config = { redisUrl: 'rediss+cluster://h1:7000', bullPrefix: 'mp' };
     expect(bullQueuePrefix(config, 'email')).toBe('{mp:email}');
     expect(bullQueuePrefix(config, 'imports')).toBe('{mp:imports}');
+  });
+});
+
+describe('openRedis', () => {
+  // Nothing listens there: the tests read the options and disconnect at once.
+  const opened = (url: string, role: RedisRole) => {
+    const client = openRedis(url, role);
+    client.on('error', () => undefined);
+    client.disconnect();
+    return client;
+  };
+
+  it('opens one server with the role options', () => {
+    const shared = opened('redis://127.0.0.1:1/3', 'shared') as Redis;
+    expect(shared).not.toBeInstanceOf(Cluster);
+    expect(shared.options).toMatchObject({
+      db: 3,
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: true,
+      enableAutoPipelining: true,
+    });
+    const blocking = opened('redis://127.0.0.1:1', 'bull-blocking') as Redis;
+    expect(blocking.options).toMatchObject({
+      maxRetriesPerRequest: null,
+      enableReadyCheck: false,
+      enableAutoPipelining: false,
+    });
+  });
+
+  it('opens a cluster from the seed nodes: masters only, TLS, hostnames kept, Bull options per node', () => {
+    const shared = opened('rediss+cluster://app:pw@cache.invalid:6380,10.0.0.2', 'shared');
+    expect(shared).toBeInstanceOf(Cluster);
+    const { options } = shared as Cluster;
+    expect(options).toMatchObject({ scaleReads: 'master', enableAutoPipelining: true });
+    expect(options.redisOptions).toMatchObject({
+      username: 'app',
+      password: 'pw',
+      tls: {},
+      maxRetriesPerRequest: 2,
+    });
+    const looked: string[] = [];
+    options.dnsLookup!('cache.invalid', (_err, address) => looked.push(address));
+    expect(looked).toEqual(['cache.invalid']);
+
+    const subscriber = opened('redis+cluster://127.0.0.1:1', 'bull-subscriber') as Cluster;
+    expect(subscriber.options.enableReadyCheck).toBe(false);
+    expect(subscriber.options.redisOptions).toMatchObject({
+      maxRetriesPerRequest: null,
+      enableReadyCheck: false,
+    });
+    expect(subscriber.options.redisOptions).not.toHaveProperty('tls');
   });
 });
