@@ -117,6 +117,8 @@ describe('Redis Cluster', () => {
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toBeDefined();
       expect(res.body.code).toBe('E_SERVICE_UNAVAILABLE');
+      const health = await request(app.getHttpServer()).get('/health').expect(503);
+      expect(health.body.data.redis).toBe('down');
     } finally {
       await cluster.startNode(node);
     }

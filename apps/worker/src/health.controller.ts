@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { REDIS, type RedisClient } from '@app/domain';
+import { pingRedis, REDIS, type RedisClient } from '@app/domain';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 
@@ -18,7 +18,7 @@ export class WorkerHealthController {
         () => 'up',
         () => 'down',
       ),
-      this.redis.ping().then(
+      pingRedis(this.redis).then(
         () => 'up',
         () => 'down',
       ),

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { REDIS, type RedisClient } from '@app/domain';
+import { pingRedis, REDIS, type RedisClient } from '@app/domain';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
 import { Public } from '../http/decorators';
@@ -47,7 +47,7 @@ export class HealthController {
   async health(@Res({ passthrough: true }) res: Response): Promise<HealthResponse> {
     const [database, redis] = await Promise.all([
       probe(() => this.ds.query('SELECT 1')),
-      probe(() => this.redis.ping()),
+      probe(() => pingRedis(this.redis)),
     ]);
     const ok = database === 'up' && redis === 'up';
     res.status(ok ? 200 : 503);

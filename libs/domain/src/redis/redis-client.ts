@@ -147,6 +147,22 @@ export async function closeRedis(redis: RedisClient): Promise<void> {
 }
 
 /**
+ * PING; on a cluster, every master that serves slots must answer (one down leaves its slots
+ * unusable, and ioredis drops its connection from the client's list, so the slot map counts them).
+ */
+export async function pingRedis(redis: RedisClient): Promise<void> {
+  if (!(redis instanceof Cluster)) {
+    await redis.ping();
+    return;
+  }
+  const ranges = await redis.cluster('SLOTS');
+  const masters = new Set(ranges.map(([, , [host, port]]) => `${host}:${port}`));
+  const connected = redis.nodes('master');
+  if (connected.length < masters.size) throw new Error('a Redis Cluster master is unreachable');
+  await Promise.all(connected.map((n) => n.ping()));
+}
+
+/**
  * The keys matching `pattern`, in batches: SCAN on the server, or on every master of a cluster
  * (a SCAN sent to a cluster client reaches one node only).
  */
