@@ -6,6 +6,7 @@ import { TestingModule } from '@nestjs/testing';
 import Bull from 'bull';
 import request from 'supertest';
 import {
+  AccountFailureLimiter,
   APP_CONFIG,
   AppConfig,
   bullQueuePrefix,
@@ -13,6 +14,8 @@ import {
   QUEUES,
   REDIS,
   RedisClient,
+  scanKeys,
+  SendingLimiter,
 } from '@app/domain';
 import { queueKeyCount } from '../support/redis';
 import { startRedisCluster, RedisCluster } from '../support/redis-cluster';
@@ -85,6 +88,21 @@ describe('Redis Cluster', () => {
     expect((await get()).status).toBe(429);
   });
 
+  it("ends an account's login delays on every master (a scan of each, one DEL of its slot)", async () => {
+    const limiter = app.get(AccountFailureLimiter);
+    for (const ip of ['192.0.2.1', '192.0.2.2', '2001:db8::1']) {
+      expect(await limiter.begin('acct-1', ip, false)).toMatchObject({ allowed: true });
+    }
+    const keys = async () => {
+      const found: string[] = [];
+      for await (const batch of scanKeys(redis, 'lf:{acct:acct-1}:*')) found.push(...batch);
+      return found;
+    };
+    expect(await keys()).toHaveLength(4);
+    await limiter.reset('acct-1');
+    expect(await keys()).toEqual([]);
+  });
+
   it('answers the readiness probe ok', async () => {
     const res = await request(app.getHttpServer()).get('/health').expect(200);
     expect(res.body.data).toEqual({ status: 'ok', database: 'up', redis: 'up' });
@@ -94,6 +112,8 @@ describe('Redis Cluster', () => {
     const res = await s.http.post('/api/v1/send', basicEmail({ to: 'c@example.test' })).expect(202);
     await waitForMessage(s.http, res.body.data.jobId, (m) => m.status === 'delivered');
     expect(sink.messages.some((m) => m.to.includes('c@example.test'))).toBe(true);
+    const { perDay } = await app.get(SendingLimiter).remaining(s.org.id);
+    expect(perDay.used).toBe(1);
     // The queue's keys, found by a scan of every master.
     expect(await queueKeyCount()).toBeGreaterThan(0);
   });
