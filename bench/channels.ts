@@ -159,13 +159,11 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
   const connections = new BullConnections(env.REDIS_URL!);
-  const queue = new Bull(QUEUES.email, {
-    prefix: bullQueuePrefix(
-      { redisUrl: env.REDIS_URL!, bullPrefix: env.BULL_PREFIX! },
-      QUEUES.email,
-    ),
-    createClient: connections.create,
-  });
+  const prefix = bullQueuePrefix(
+    { redisUrl: env.REDIS_URL!, bullPrefix: env.BULL_PREFIX! },
+    QUEUES.email,
+  );
+  const queue = new Bull(QUEUES.email, { prefix, createClient: connections.create });
   const toApi = new Agent({ keepAliveTimeout: 10_000, connections: CONCURRENCY });
   const toFake = new Agent({ keepAliveTimeout: 10_000, connections: CONCURRENCY });
   try {
