@@ -28,7 +28,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { Agent } from 'undici';
+import { BullConnections } from '@app/domain/queues/bull-connections';
 import { QUEUES } from '@app/domain/queues/jobs';
+import { bullQueuePrefix } from '@app/domain/redis/redis-client';
 import { campaignFanoutBench } from './support/campaign-fanout';
 import {
   admin,
@@ -156,7 +158,12 @@ async function main(): Promise<void> {
   let worker: ChildProcess | undefined;
   const db = new Client({ connectionString: dbUrl });
   await db.connect();
-  const queue = new Bull(QUEUES.email, env.REDIS_URL!, { prefix: env.BULL_PREFIX });
+  const connections = new BullConnections(env.REDIS_URL!);
+  const prefix = bullQueuePrefix(
+    { redisUrl: env.REDIS_URL!, bullPrefix: env.BULL_PREFIX! },
+    QUEUES.email,
+  );
+  const queue = new Bull(QUEUES.email, { prefix, createClient: connections.create });
   const toApi = new Agent({ keepAliveTimeout: 10_000, connections: CONCURRENCY });
   const toFake = new Agent({ keepAliveTimeout: 10_000, connections: CONCURRENCY });
   try {
@@ -373,6 +380,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await queue.close();
+    await connections.close();
     await toApi.close();
     await toFake.close();
     await db.end();

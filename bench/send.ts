@@ -12,7 +12,7 @@ import { INestApplication } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import { Test } from '@nestjs/testing';
 import type { Queue } from 'bull';
-import Redis from 'ioredis';
+import type { RedisClient } from '@app/domain/redis/redis-client';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
 
   // 2. The limit script against a no-op EVALSHA: same connection, same concurrency, alternating
   // half-second rounds; the ratio is the median of the rounds' ratios.
-  const redis = app.get<Redis>(domain.REDIS);
+  const redis = app.get<RedisClient>(domain.REDIS);
   const limiter = app.get(domain.SendingLimiter);
   const noop = (await redis.script('LOAD', 'return 1')) as string;
   const usage = { requests: 1, recipients: 1 };

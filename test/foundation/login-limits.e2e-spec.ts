@@ -8,12 +8,12 @@ import { INestApplication } from '@nestjs/common';
 import nodeCrypto from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import Redis from 'ioredis';
 import {
   loginAccountId,
   loginPairKey,
   PASSWORD_PARAMS,
   REDIS,
+  type RedisClient,
   setPasswordParamsForTests,
   UserService,
   ValidationFailedError,
@@ -167,7 +167,7 @@ describe('Login limits and password storage (§16)', () => {
   it('delays a pair after its third failure, and its wait once over admits the next check', async () => {
     const email = await newUser('typos');
     const ip = freshIp();
-    const redis = app.get<Redis>(REDIS);
+    const redis = app.get<RedisClient>(REDIS);
     const pair = loginPairKey(loginAccountId(email), ip);
     /** Redis's clock in ms, the one the pair's wait is kept in. */
     const redisNow = async () => {

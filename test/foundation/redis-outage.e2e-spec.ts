@@ -3,8 +3,7 @@
 // Retry-After, never 500. The app's Redis client points at a port nothing listens on.
 import { INestApplication } from '@nestjs/common';
 import { createServer } from 'node:net';
-import Redis from 'ioredis';
-import { createRedis, REDIS } from '@app/domain';
+import { openRedis, REDIS, type RedisClient } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
 
@@ -19,11 +18,11 @@ function closedPort(): Promise<number> {
 
 describe('Redis outage', () => {
   let app: INestApplication;
-  let redis: Redis;
+  let redis: RedisClient;
   let s: Session;
 
   beforeAll(async () => {
-    redis = createRedis(`redis://127.0.0.1:${await closedPort()}`);
+    redis = openRedis(`redis://127.0.0.1:${await closedPort()}`, 'shared');
     redis.on('error', () => undefined);
     app = await createTestApp({
       override: (b) => b.overrideProvider(REDIS).useValue(redis),

@@ -84,7 +84,15 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
 
   it('deliver every accepted message once: none lost, no Message-ID twice at the sink', async () => {
     const org = t.createOrg('Scale sends');
-    t.admin(['set-limits', '--org', org.id, '--per-second', 'unlimited', '--per-minute', 'unlimited']);
+    t.admin([
+      'set-limits',
+      '--org',
+      org.id,
+      '--per-second',
+      'unlimited',
+      '--per-minute',
+      'unlimited',
+    ]);
     const subject = `once ${Date.now()}`;
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, n) =>
@@ -92,7 +100,10 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
       ),
     );
     expect(results.filter((r) => r.status !== 202 && r.status !== 250)).toEqual([]);
-    await waitFor(() => atSink(subject).length >= 200, { what: '200 deliveries', timeoutMs: 60_000 });
+    await waitFor(() => atSink(subject).length >= 200, {
+      what: '200 deliveries',
+      timeoutMs: 60_000,
+    });
     await sleep(1000);
     const ids = atSink(subject).map((m) => m.parsed.messageId);
     expect(new Set(ids).size).toBe(200);
@@ -210,7 +221,15 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
 
   it('answer 503 with Retry-After at worst while a Redis master is down, and deliver everything acknowledged', async () => {
     const org = t.createOrg('Scale outage');
-    t.admin(['set-limits', '--org', org.id, '--per-second', 'unlimited', '--per-minute', 'unlimited']);
+    t.admin([
+      'set-limits',
+      '--org',
+      org.id,
+      '--per-second',
+      'unlimited',
+      '--per-minute',
+      'unlimited',
+    ]);
     const subject = `outage ${Date.now()}`;
     const results: { status: number; retryAfter?: string }[] = [];
     let n = 0;
@@ -218,7 +237,15 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
     const loops = Array.from({ length: 8 }, async (_, lane) => {
       while (sending) {
         const i = n++;
-        results.push(await sendVia(lane % 2 ? 'relay' : 'api', lane % 4 >> 1, org.key, subject, `r${i}@rcpt.test`));
+        results.push(
+          await sendVia(
+            lane % 2 ? 'relay' : 'api',
+            (lane % 4) >> 1,
+            org.key,
+            subject,
+            `r${i}@rcpt.test`,
+          ),
+        );
       }
     });
     await sleep(1500);
@@ -260,9 +287,6 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
         task,
         tooClose: [],
       });
-    }
-  });
-});
     }
   });
 });

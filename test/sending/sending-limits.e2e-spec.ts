@@ -2,7 +2,6 @@
 // asserted through the counters, with an injected clock for the UTC boundaries.
 import { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import {
   Clock,
@@ -10,6 +9,7 @@ import {
   OrgId,
   PLAN_SENDING_LIMITS,
   REDIS,
+  type RedisClient,
   SENDING_WINDOWS,
   SendingLimiter,
   SendingLimitExceededError,
@@ -244,7 +244,7 @@ describe(SendingLimiter.name, () => {
 
   it('keeps the limit key alive for the month of its last write (TTL renewed once a day)', async () => {
     const orgId = await org({});
-    const redis = app.get<Redis>(REDIS);
+    const redis = app.get<RedisClient>(REDIS);
     const key = `sl:{org:${orgId}}`;
     clock.set('2031-03-15T10:20:30.000Z');
     let written = Date.now();

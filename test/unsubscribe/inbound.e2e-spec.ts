@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { UnsubscribeTokens, loadConfig } from '@app/domain';
 import { startWorker, waitForMessage } from '../sending/support/sending';
+import { flushQueues } from '../support/redis';
 import { holdsFor, waitFor } from '../support/wait-for';
 import { spawnWorker } from '../sending/support/worker-process';
 import { createSession, Session } from '../support/session';
@@ -19,7 +20,6 @@ import {
   createContact,
   createList,
   emailState,
-  flushOwnQueues,
   inboundRows,
   memberships,
   received,
@@ -316,7 +316,7 @@ describe('Inbound bounces and complaints', () => {
       // No worker now: the next report is answered 250 from PostgreSQL alone, and its job lost.
       const next = second.verp;
       expect(await sendInbound(stack, next, dsn(second, next))).toMatch(/^250 /);
-      expect(await flushOwnQueues()).toBeGreaterThan(0);
+      expect(await flushQueues()).toBeGreaterThan(0);
       expect((await inboundRows(stack, next))[0].status).toBe('received');
     } finally {
       await proc.kill();

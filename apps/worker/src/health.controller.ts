@@ -1,15 +1,14 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { REDIS } from '@app/domain';
+import { pingRedis, REDIS, type RedisClient } from '@app/domain';
 import type { Response } from 'express';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 
 @Controller('health')
 export class WorkerHealthController {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   @Get()
@@ -19,7 +18,7 @@ export class WorkerHealthController {
         () => 'up',
         () => 'down',
       ),
-      this.redis.ping().then(
+      pingRedis(this.redis).then(
         () => 'up',
         () => 'down',
       ),

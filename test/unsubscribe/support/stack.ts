@@ -3,13 +3,12 @@
 // the relay with its inbound port, and an HTTP receiver for webhooks.
 import { INestApplication } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
-import Redis from 'ioredis';
 import type { ParsedMail } from 'mailparser';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { DataSource } from 'typeorm';
-import { fieldCipher, JsonLogger, loadConfig, normaliseEmail } from '@app/domain';
+import { fieldCipher, JsonLogger, normaliseEmail } from '@app/domain';
 import { InboundSmtpService } from '../../../apps/smtp-relay/src/inbound/inbound-smtp.service';
 import { SmtpRelayModule } from '../../../apps/smtp-relay/src/smtp-relay.module';
 import { createTestApp } from '../../support/app';
@@ -225,18 +224,6 @@ export function inboundRows(
       WHERE $1 = ANY(recipients) ORDER BY received_at DESC`,
     [recipient],
   );
-}
-
-/** Drops this run's Bull jobs (its own prefix only: other runs share the Redis database). */
-export async function flushOwnQueues(): Promise<number> {
-  const redis = new Redis(loadConfig().redisUrl);
-  try {
-    const keys = await redis.keys(`${loadConfig().bullPrefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    return keys.length;
-  } finally {
-    await redis.quit();
-  }
 }
 
 /** A header of a delivered message as mailparser read it, unfolded (null when absent). */

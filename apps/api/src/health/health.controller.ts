@@ -1,9 +1,8 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { REDIS } from '@app/domain';
+import { pingRedis, REDIS, type RedisClient } from '@app/domain';
 import type { Response } from 'express';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Public } from '../http/decorators';
 import { ApiEnvelope } from '../http/openapi-envelope';
@@ -29,7 +28,7 @@ async function probe(fn: () => Promise<unknown>, ms = 1500): Promise<ProbeStatus
 export class HealthController {
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   /** Liveness: the process answers; no dependency is consulted. */
@@ -48,7 +47,7 @@ export class HealthController {
   async health(@Res({ passthrough: true }) res: Response): Promise<HealthResponse> {
     const [database, redis] = await Promise.all([
       probe(() => this.ds.query('SELECT 1')),
-      probe(() => this.redis.ping()),
+      probe(() => pingRedis(this.redis)),
     ]);
     const ok = database === 'up' && redis === 'up';
     res.status(ok ? 200 : 503);

@@ -76,6 +76,15 @@ describe(GlobalExceptionFilter.name, () => {
         'Reached the max retries per request limit (which is 2). Refer to "maxRetriesPerRequest" option for details.',
       ),
     ],
+    ['a Redis Cluster with a master down', named('ReplyError', 'CLUSTERDOWN The cluster is down')],
+    [
+      'a Redis Cluster out of redirections',
+      named('Error', 'Too many Cluster redirections. Last error: Error: Connection is closed.'),
+    ],
+    [
+      'a Redis Cluster with no node reachable',
+      named('ClusterAllFailedError', 'Failed to refresh slots cache.'),
+    ],
   ])('answers %s with 503 and Retry-After', (_what, err) => {
     const out = answer(err);
     expect(logged).toEqual([

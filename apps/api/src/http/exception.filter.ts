@@ -71,12 +71,13 @@ export function fromHttpException(exception: HttpException): DomainError | null 
  * Database and Redis errors that mean a store is unreachable rather than a bug: answer 503, not
  * 500. Redis: ioredis gives up on a command after `maxRetriesPerRequest` reconnection attempts
  * (MaxRetriesPerRequestError) while the server is down, e.g. in the per-key limit of every
- * authenticated route; the client reconnects by itself once the server is back.
+ * authenticated route; the client reconnects by itself once the server is back. A Redis Cluster
+ * with a master down answers CLUSTERDOWN, or ioredis gives up on its redirections.
  */
 function isStoreOutage(err: unknown): boolean {
   const e = err as { code?: string; message?: string; name?: string } | null;
   if (!e) return false;
-  if (e.name === 'MaxRetriesPerRequestError') return true;
+  if (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError') return true;
   // TypeORM releases a transaction's connection as soon as the pg client reports it dead (the
   // server terminating sessions when it shuts down); the transaction's next statement then
   // fails with this error instead of a connection error.
@@ -96,7 +97,7 @@ function isStoreOutage(err: unknown): boolean {
   ) {
     return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Connection is closed|the database system is|Reached the max retries per request limit|Stream isn't writeable/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Connection is closed|the database system is|Reached the max retries per request limit|Stream isn't writeable|CLUSTERDOWN|Too many Cluster redirections|None of startup nodes is available/i.test(
     e.message ?? '',
   );
 }

@@ -6,8 +6,8 @@
 // seconds fall), keyed by the address's blind index. Keys are
 // hash-tagged by account, so they land in one Redis Cluster slot.
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
 import { Clock } from '../common/clock';
+import type { RedisClient } from '../redis/redis-client';
 import { REDIS } from '../redis/redis.module';
 
 // KEYS[1] the window's counter, KEYS[2] the pause, KEYS[3] the address's last send; ARGV[1] the
@@ -31,7 +31,7 @@ if perAddress > 0 then redis.call('SET', KEYS[3], now, 'PX', 2000) end
 return 0
 `;
 
-type ThrottleRedis = Redis & {
+type ThrottleRedis = RedisClient & {
   providerThrottleTake(
     window: string,
     pause: string,
@@ -45,7 +45,7 @@ type ThrottleRedis = Redis & {
 @Injectable()
 export class ProviderThrottle {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly clock: Clock,
   ) {
     if (!(redis as unknown as Partial<ThrottleRedis>).providerThrottleTake) {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { parseRedisUrl } from '../redis/redis-client';
 import { defaultStorageUrl, parseStorageUrl, StorageConfig } from '../storage/storage-url';
 
 export class ConfigError extends Error {
@@ -52,6 +53,7 @@ export interface AppConfig {
   storage: StorageConfig;
   /** The dashboard's static build, served by the api at /dashboard (§15). */
   dashboardDir: string;
+  /** One server (`redis:`, `rediss:`) or a cluster's seed nodes (`redis+cluster:`, `rediss+cluster:`). */
   redisUrl: string;
   encryptionKey: Buffer;
   encryptionKeysOld: Buffer[];
@@ -166,6 +168,16 @@ function url(env: Env, name: string, protocols: string[], fallback?: string): st
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must use one of ${protocols.join(', ')}`);
+  }
+  return raw;
+}
+
+function redisUrl(env: Env): string {
+  const raw = env.REDIS_URL || 'redis://127.0.0.1:6379';
+  try {
+    parseRedisUrl(raw);
+  } catch (e) {
+    throw new ConfigError('REDIS_URL', (e as Error).message);
   }
   return raw;
 }
@@ -308,7 +320,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir,
     storage: storage(env, dataDir),
     dashboardDir: resolve(env.DASHBOARD_DIR || './dist/dashboard'),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:'], 'redis://127.0.0.1:6379')!,
+    redisUrl: redisUrl(env),
     encryptionKey: loadEncryptionKey(env, isProduction, dataDir),
     encryptionKeysOld: (env.ENCRYPTION_KEYS_OLD || '')
       .split(',')

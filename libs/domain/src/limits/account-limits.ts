@@ -5,7 +5,7 @@
 // stranger's IP, and the ceiling spares the owner's known addresses. Counted per normalised email
 // whether or not an account exists, so the answers do not tell which emails exist.
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
+import { scanKeys, type RedisClient } from '../redis/redis-client';
 import { REDIS } from '../redis/redis.module';
 import { ipLimitKey } from './ip-limits';
 
@@ -62,7 +62,7 @@ end
 return 1
 `;
 
-type LoginRedis = Redis & {
+type LoginRedis = RedisClient & {
   loginBegin(pair: string, account: string, ...args: (string | number)[]): Promise<number[]>;
   loginEnd(pair: string, account: string, op: string, prev: number): Promise<number>;
 };
@@ -76,7 +76,7 @@ export type LoginAttempt =
 export class AccountFailureLimiter {
   private readonly redis: LoginRedis;
 
-  constructor(@Inject(REDIS) redis: Redis) {
+  constructor(@Inject(REDIS) redis: RedisClient) {
     const r = redis as unknown as Partial<LoginRedis>;
     if (!r.loginBegin) redis.defineCommand('loginBegin', { numberOfKeys: 2, lua: BEGIN });
     if (!r.loginEnd) redis.defineCommand('loginEnd', { numberOfKeys: 2, lua: END });
@@ -127,18 +127,9 @@ export class AccountFailureLimiter {
   /** Ends the account's ceiling window and every delay of its pairs (`unlock-login --email`). */
   async reset(account: string): Promise<void> {
     const keys: string[] = [accountKey(account)];
-    let cursor = '0';
-    do {
-      const [next, found] = await this.redis.scan(
-        cursor,
-        'MATCH',
-        `lf:{acct:${account}}:ip:*`,
-        'COUNT',
-        1000,
-      );
+    for await (const found of scanKeys(this.redis, `lf:{acct:${account}}:ip:*`))
       keys.push(...found);
-      cursor = next;
-    } while (cursor !== '0');
+    // One hash tag: one slot, so one DEL on a cluster too.
     await this.redis.del(...keys);
   }
 }

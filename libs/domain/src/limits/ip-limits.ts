@@ -4,10 +4,10 @@
 // Counters live in Redis so every replica and transport shares them; an IPv6 client is counted by
 // its /64 (§16).
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import Redis from 'ioredis';
 import ipaddr from 'ipaddr.js';
 import { randomBytes } from 'node:crypto';
 import { RateLimitedError } from '../errors/domain-errors';
+import type { RedisClient } from '../redis/redis-client';
 import { REDIS } from '../redis/redis.module';
 
 export const TOO_MANY_REQUESTS_MESSAGE = 'Too many requests, please try again later.';
@@ -89,7 +89,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-type IpRedis = Redis & {
+type IpRedis = RedisClient & {
   ipLimitHit(n: number, ...args: (string | number)[]): Promise<number[]>;
   ipAuthFailures(key: string, record: string, windowMs: number): Promise<number[]>;
   ipConnectionOpen(key: string, lease: string, leaseMs: number, limit: number): Promise<number>;
@@ -123,7 +123,7 @@ export function ipLimitKey(ip: string | undefined): string {
 
 @Injectable()
 export class IpRequestLimiter {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {
     if (!(redis as unknown as Partial<IpRedis>).ipLimitHit) {
       redis.defineCommand('ipLimitHit', { lua: HIT });
     }
@@ -163,7 +163,7 @@ export interface AuthFailureState {
  */
 @Injectable()
 export class AuthFailureLimiter {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
 
   /** Counts one failed authentication from `ip`. */
   recordFailure(ip: string): Promise<AuthFailureState> {
@@ -210,7 +210,7 @@ export type FailureOp = '1' | '0' | '-1';
  * happens after.
  */
 export async function countFailures(
-  redis: Redis,
+  redis: RedisClient,
   key: string,
   op: FailureOp,
   windowSeconds: number,
@@ -248,7 +248,7 @@ export class IpConnectionLimiter implements OnModuleDestroy {
   private readonly open = new Set<ConnectionLease>();
   private timer?: NodeJS.Timeout;
 
-  constructor(@Inject(REDIS) private readonly redis: Redis) {
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {
     const r = redis as unknown as Partial<IpRedis>;
     if (!r.ipConnectionOpen)
       redis.defineCommand('ipConnectionOpen', { numberOfKeys: 1, lua: OPEN });
@@ -297,13 +297,14 @@ export class IpConnectionLimiter implements OnModuleDestroy {
   private async renew(): Promise<void> {
     const leases = [...this.open];
     if (!leases.length) return;
-    // One key per call, as every script here keeps to one client's hash slot. A failed renewal is
-    // retried at the next tick; a lease that ends meanwhile only frees a slot.
-    const pipeline = this.redis.pipeline() as unknown as {
-      ipConnectionRenew(key: string, member: string, leaseMs: number): void;
-      exec(): Promise<unknown>;
-    };
-    for (const l of leases) pipeline.ipConnectionRenew(l.key, l.member, CONNECTION_LEASE_MS);
-    await pipeline.exec().catch(() => undefined);
+    // One call per lease (each lease's key has its client's hash slot); the shared connection
+    // pipelines them, per node on a cluster. A failed renewal is retried at the next tick; a lease
+    // that ends meanwhile only frees a slot.
+    const redis = this.redis as unknown as IpRedis;
+    await Promise.all(
+      leases.map((l) =>
+        redis.ipConnectionRenew(l.key, l.member, CONNECTION_LEASE_MS).catch(() => undefined),
+      ),
+    );
   }
 }

@@ -2,8 +2,8 @@
 // windows, one atomic Lua check-and-consume. Keys never share a budget: every counter is
 // named by the key id (hash-tagged so both windows land in one Redis Cluster slot).
 import { Inject, Injectable } from '@nestjs/common';
-import Redis from 'ioredis';
 import { Clock } from '../common/clock';
+import type { RedisClient } from '../redis/redis-client';
 import { REDIS } from '../redis/redis.module';
 
 const SCRIPT = `
@@ -36,7 +36,7 @@ export interface KeyLimitDecision {
   resetAt?: Date;
 }
 
-type LimitRedis = Redis & {
+type LimitRedis = RedisClient & {
   keyRateLimit(
     k1: string,
     k2: string,
@@ -53,7 +53,7 @@ const DAY = 86_400_000;
 @Injectable()
 export class KeyRateLimiter {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly clock: Clock,
   ) {
     if (!(redis as unknown as Partial<LimitRedis>).keyRateLimit) {

@@ -3,12 +3,12 @@
 // none. Every key carries the hash tag {org:<id>} so the script also runs on Redis Cluster.
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import type { OrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
 import { NotFoundError, RateLimitedError } from '../errors/domain-errors';
+import type { RedisClient } from '../redis/redis-client';
 import { REDIS } from '../redis/redis.module';
 import type { Plan } from '../tenancy/organization.entity';
 import {
@@ -153,7 +153,7 @@ export class SendingLimitExceededError extends RateLimitedError {
   }
 }
 
-type LimiterRedis = Redis & {
+type LimiterRedis = RedisClient & {
   sendingLimitConsume(key: string, ...args: number[]): Promise<0 | number[]>;
   sendingLimitRead(key: string, now: number): Promise<number[]>;
 };
@@ -166,7 +166,7 @@ function stateKey(organizationId: OrgId): string {
 @Injectable()
 export class SendingLimiter {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     @InjectDataSource() private readonly ds: DataSource,
     private readonly clock: Clock,
   ) {

@@ -1,25 +1,51 @@
 // Bull on Redis, shared by the api (producers) and the worker (processors).
 import { BullModule } from '@nestjs/bull';
-import { Global, Module } from '@nestjs/common';
+import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { bullQueuePrefix } from '../redis/redis-client';
+import { BullConnections } from './bull-connections';
 import { QUEUES } from './jobs';
 
-const queues = Object.values(QUEUES).map((name) => ({ name }));
+@Module({
+  providers: [
+    {
+      provide: BullConnections,
+      inject: [APP_CONFIG],
+      useFactory: (c: AppConfig) => new BullConnections(c.redisUrl),
+    },
+  ],
+  exports: [BullConnections],
+})
+class BullConnectionsModule {}
 
 @Global()
 @Module({
   imports: [
+    BullConnectionsModule,
     BullModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        redis: config.redisUrl,
-        prefix: config.bullPrefix,
+      imports: [BullConnectionsModule],
+      inject: [BullConnections],
+      useFactory: (connections: BullConnections) => ({
+        createClient: connections.create,
         defaultJobOptions: { removeOnComplete: 1000, removeOnFail: 5000 },
       }),
     }),
-    BullModule.registerQueue(...queues),
+    BullModule.registerQueueAsync(
+      ...Object.values(QUEUES).map((name) => ({
+        name,
+        inject: [APP_CONFIG],
+        useFactory: (c: AppConfig) => ({ prefix: bullQueuePrefix(c, name) }),
+      })),
+    ),
   ],
   exports: [BullModule],
 })
-export class QueuesModule {}
+export class QueuesModule implements OnApplicationShutdown {
+  constructor(private readonly connections: BullConnections) {}
+
+  // A global module's hooks run after those of the queues' module, so every queue has closed.
+  async onApplicationShutdown(): Promise<void> {
+    await this.connections.close();
+  }
+}

@@ -1,10 +1,10 @@
 // API keys (§3): issued once, stored as SHA-256, resolved per request through a short cache.
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import Redis from 'ioredis';
 import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { generateApiKey, isWellFormedApiKey, sha256Hex } from '../crypto/tokens';
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
+import type { RedisClient } from '../redis/redis-client';
 import { REDIS } from '../redis/redis.module';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyRepository } from './api-key.repository';
@@ -57,11 +57,11 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   /** The invalidation channel is subscribed; while it is not, invalidations would be missed. */
   private listening = false;
   private readonly lastUsedWritten = new Map<string, number>();
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
 
   constructor(
     private readonly keys: ApiKeyRepository,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
   ) {}
 
   async onModuleInit(): Promise<void> {
