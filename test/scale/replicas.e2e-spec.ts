@@ -2,7 +2,7 @@
 // organization limits stay exact, no message is lost or delivered twice, an import crosses hosts,
 // periodic tasks run once per period, and a worker killed mid-campaign or a Redis master
 // restarted loses nothing acknowledged.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createTransport } from 'nodemailer';
 import { contactsCsv, startImport, waitImportDone } from '../resilience/faults/imports';
 import type { SinkMessage } from '../sending/support/smtp-sink';
@@ -67,7 +67,7 @@ async function awayFromMinuteEdge(ms: number): Promise<void> {
 describe('replicas on a Redis Cluster and S3 storage', () => {
   it('keep an organization limit exact: sends spread over both apis and both relays accept exactly the limit', async () => {
     const org = t.createOrg('Scale limits');
-    t.admin(['set-limits', '--org', org.id, '--per-second', 'unlimited', '--per-minute', '40']);
+    t.admin(['set-limits', '--org', org.id, '--per-minute', '40']);
     await awayFromMinuteEdge(20_000);
     const subject = `limits ${Date.now()}`;
     const tries = Array.from({ length: 100 }, (_, n) =>
@@ -84,15 +84,6 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
 
   it('deliver every accepted message once: none lost, no Message-ID twice at the sink', async () => {
     const org = t.createOrg('Scale sends');
-    t.admin([
-      'set-limits',
-      '--org',
-      org.id,
-      '--per-second',
-      'unlimited',
-      '--per-minute',
-      'unlimited',
-    ]);
     const subject = `once ${Date.now()}`;
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, n) =>
@@ -139,7 +130,9 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
       expect(errorFiles[0].text.trim().split('\n')).toHaveLength(expected.invalid + 1);
       // Nothing of the import is on either host's own disk.
       for (const r of [...t.apis, ...t.workers]) {
-        const files = readdirSync(r.dataDir, { recursive: true }) as string[];
+        const files = existsSync(r.dataDir)
+          ? (readdirSync(r.dataDir, { recursive: true }) as string[])
+          : [];
         expect(files.filter((f) => f.includes(id))).toEqual([]);
       }
     } finally {
@@ -215,21 +208,13 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
     expect([...byRecipient.keys()].filter((e) => !recipients.has(e))).toEqual([]);
     // A copy delivered twice (a transaction in flight when the worker died) is the same message.
     expect([...byRecipient.values()].filter((ids) => ids.size !== 1)).toEqual([]);
+    // At most what the killed worker had on the wire: DELIVERY_CONCURRENCY (50) transactions.
     const copies = atSink(subject).length - recipients.size;
-    expect(copies).toBeLessThanOrEqual(100);
+    expect(copies).toBeLessThanOrEqual(50);
   });
 
   it('answer 503 with Retry-After at worst while a Redis master is down, and deliver everything acknowledged', async () => {
     const org = t.createOrg('Scale outage');
-    t.admin([
-      'set-limits',
-      '--org',
-      org.id,
-      '--per-second',
-      'unlimited',
-      '--per-minute',
-      'unlimited',
-    ]);
     const subject = `outage ${Date.now()}`;
     const results: { status: number; retryAfter?: string }[] = [];
     let n = 0;
@@ -256,6 +241,8 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
     sending = false;
     await Promise.all(loops);
 
+    // The outage was seen: some requests were refused for it, never with anything else.
+    expect(results.filter((r) => [503, 451, 421].includes(r.status)).length).toBeGreaterThan(0);
     const api503 = results.filter((r) => r.status === 503);
     expect(api503.every((r) => Number(r.retryAfter) > 0)).toBe(true);
     const unexpected = results.filter((r) => ![202, 250, 503, 451, 421].includes(r.status));
@@ -275,7 +262,9 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
       for (const l of t.logLines(w.name)) {
         const task = /^(\w+) ran$/.exec(String(l.msg))?.[1];
         if (!task || l.scope !== 'cluster') continue;
-        runs.set(task, [...(runs.get(task) ?? []), Date.parse(String(l.time))]);
+        // A run's line is written when it ends, `ms` after it started.
+        const started = Date.parse(String(l.time)) - Number(l.ms);
+        runs.set(task, [...(runs.get(task) ?? []), started]);
       }
     // Sweeps, retention, domain re-checks, purges, import housekeeping: each at PERIOD_MS or a
     // longer period of its own, several times during the suite.
@@ -283,7 +272,7 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
     for (const [task, list] of runs) {
       const times = list.sort((a, b) => a - b);
       const gaps = times.slice(1).map((at, i) => at - times[i]);
-      expect({ task, tooClose: gaps.filter((g) => g < PERIOD_MS * 0.85) }).toEqual({
+      expect({ task, tooClose: gaps.filter((g) => g < PERIOD_MS * 0.8) }).toEqual({
         task,
         tooClose: [],
       });

@@ -40,7 +40,10 @@ export interface Topology {
   /** The JSON log lines a replica wrote, parsed. */
   logLines(name: string): Record<string, unknown>[];
   apiUrl(index: number): string;
-  /** An organization with an API key (the admin CLI, as an operator creates one). */
+  /**
+   * An organization without sending limits and an API key of every scope (the admin CLI, as an
+   * operator creates them).
+   */
   createOrg(name: string): { id: string; key: string };
   admin(args: string[]): Record<string, unknown>;
   /** Waits until a restarted replica says it is ready again. */
@@ -76,6 +79,8 @@ export async function startTopology(): Promise<Topology> {
     LOG_LEVEL: 'info',
     DATABASE_URL: database.url,
     RUN_MIGRATIONS: 'false',
+    // Six processes on the run's PostgreSQL, next to the other test files' connections.
+    DB_POOL_SIZE: '5',
     REDIS_URL: cluster.url,
     BULL_PREFIX: 'mp',
     ...s3.env,
@@ -88,6 +93,7 @@ export async function startTopology(): Promise<Topology> {
     EMAIL_SWEEP_INTERVAL_MS: String(PERIOD_MS),
     EMAIL_SWEEP_GRACE_MS: '2000',
     DELIVERY_LEASE_MS: '5000',
+    JOB_LOCK_MS: '4000',
     DELIVERY_RETRY_BASE_MS: '500',
     CAMPAIGN_POLL_INTERVAL_MS: '300',
     DOMAIN_CHECK_INTERVAL_MS: String(PERIOD_MS),
@@ -136,7 +142,8 @@ export async function startTopology(): Promise<Topology> {
     await db.end();
     await Promise.all([cluster.stop(), s3.stop(), sink.close(), database.drop()]);
     await logs.close();
-    rmSync(root, { recursive: true, force: true });
+    // SCALE_KEEP_LOGS=1 keeps every replica's log (<tmp>/mp-scale-*/<replica>.log) for a look.
+    if (!process.env.SCALE_KEEP_LOGS) rmSync(root, { recursive: true, force: true });
   };
   const db = new Pool({ connectionString: database.url, max: 4 });
   try {
@@ -174,11 +181,22 @@ export async function startTopology(): Promise<Topology> {
         .map((e) => JSON.parse(e.line) as Record<string, unknown>),
     apiUrl: (index) => `http://127.0.0.1:${byApp('api')[index].port}`,
     createOrg: (name) => {
-      const out = admin(['create-org', '--name', name, '--with-key']) as {
+      const { organization } = admin(['create-org', '--name', name]) as {
         organization: { id: string };
-        apiKey: { key: string };
       };
-      return { id: out.organization.id, key: out.apiKey.key };
+      // A key whose own budget (300 a minute by default) is not what a test measures.
+      const { apiKey } = admin([
+        'create-key',
+        ...['--org', organization.id, '--name', 'scale', '--scopes', 'all'],
+        ...['--per-minute', '1000000'],
+      ]) as { apiKey: { key: string } };
+      // No sending window in the way either; a test of limits sets its own.
+      admin([
+        'set-limits',
+        ...['--org', organization.id, '--per-second', 'unlimited', '--per-minute', 'unlimited'],
+        ...['--per-hour', 'unlimited', '--per-day', 'unlimited', '--per-month', 'unlimited'],
+      ]);
+      return { id: organization.id, key: apiKey.key };
     },
     admin,
     restart: async (replica, signal) => {

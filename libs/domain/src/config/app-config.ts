@@ -83,6 +83,11 @@ export interface AppConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   runMigrations: boolean;
   dbPoolSize: number;
+  /**
+   * How long a worker's hold on a queue job lasts without renewal: a job of a worker that died is
+   * handed to another within about twice this.
+   */
+  jobLockMs: number;
   bullPrefix: string;
   /** Trust X-Forwarded-For from one proxy hop when computing the client IP. */
   trustProxy: boolean;
@@ -351,6 +356,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     runMigrations: bool(env, 'RUN_MIGRATIONS', !isProduction),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 1, 1000),
     bullPrefix: env.BULL_PREFIX || 'mp',
+    jobLockMs: int(env, 'JOB_LOCK_MS', 30_000, 1000, 600_000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     sendIpAllowlist: ipList(env, 'SEND_IP_ALLOWLIST'),
     deliveryRetryBaseMs: int(env, 'DELIVERY_RETRY_BASE_MS', 60_000, 1, 86_400_000),

@@ -35,7 +35,12 @@ class BullConnectionsModule {}
       ...Object.values(QUEUES).map((name) => ({
         name,
         inject: [APP_CONFIG],
-        useFactory: (c: AppConfig) => ({ prefix: bullQueuePrefix(c, name) }),
+        useFactory: (c: AppConfig) => ({
+          prefix: bullQueuePrefix(c, name),
+          // Bull renews a running job's lock every half of it; the stalled-job check takes a dead
+          // worker's jobs back at the same period.
+          settings: { lockDuration: c.jobLockMs, stalledInterval: c.jobLockMs },
+        }),
       })),
     ),
   ],
