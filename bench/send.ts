@@ -7,12 +7,14 @@
 //     sending of the same messages into the same sink, and the worker's with DKIM signing (From a
 //     sending domain verified against a DNS server on loopback) next to the same run unsigned.
 // Uses its own database (mp_bench_send on the local PostgreSQL) and Redis db 11 unless
-// BENCH_DATABASE_URL / BENCH_REDIS_URL say otherwise.
+// BENCH_DATABASE_URL / BENCH_REDIS_URL say otherwise; `--cluster` runs it on a three-master Redis
+// Cluster started on loopback for the run.
 import { INestApplication } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import { Test } from '@nestjs/testing';
 import type { Queue } from 'bull';
 import type { RedisClient } from '@app/domain/redis/redis-client';
+import { Cluster } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -23,7 +25,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { median } from './support/harness';
+import { benchRedis, median, redisServerPids } from './support/harness';
 import { startSink } from './support/sink';
 
 const ADMIN_URL =
@@ -116,10 +118,14 @@ async function main(): Promise<void> {
     require('../test/support/dns-server') as typeof import('../test/support/dns-server');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const dnsServer = await startDnsServer();
+  const redisServer = await benchRedis(
+    process.argv.includes('--cluster'),
+    process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/11',
+  );
   Object.assign(process.env, {
     NODE_ENV: 'test',
     DATABASE_URL: process.env.BENCH_DATABASE_URL || (await freshDatabase()),
-    REDIS_URL: process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/11',
+    REDIS_URL: redisServer.url,
     BULL_PREFIX: `mp-bench-${randomBytes(3).toString('hex')}`,
     ENCRYPTION_KEY: process.env.ENCRYPTION_KEY || randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
@@ -212,7 +218,10 @@ async function main(): Promise<void> {
   // half-second rounds; the ratio is the median of the rounds' ratios.
   const redis = app.get<RedisClient>(domain.REDIS);
   const limiter = app.get(domain.SendingLimiter);
-  const noop = (await redis.script('LOAD', 'return 1')) as string;
+  // On a cluster the no-op is loaded on every master: a key-less EVALSHA goes to any of them.
+  const masters = redis instanceof Cluster ? redis.nodes('master') : [redis];
+  const loaded = await Promise.all(masters.map((m) => m.script('LOAD', 'return 1')));
+  const noop = loaded[0] as string;
   const usage = { requests: 1, recipients: 1 };
   const check = () => limiter.consume(s.org.id, usage, { limits: unlimited });
   await loops(0.5, CONCURRENCY, check);
@@ -252,8 +261,10 @@ async function main(): Promise<void> {
     return (d.user + d.system) / DELIVERIES;
   };
   const workerPgCpu: number[] = [];
-  // Redis's CPU (the whole server: other clients of the same server count too) in 10 ms ticks.
-  const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
+  // Redis's CPU (the whole server, every master of a cluster: other clients of the same servers
+  // count too) in 10 ms ticks.
+  const redisPids = await redisServerPids(redis);
+  const redisTicks = () => redisPids.reduce((sum, pid) => sum + procTicks(pid), 0);
   const procTicks = (pid: number, file = `/proc/${pid}/stat`): number => {
     try {
       const f = readFileSync(file, 'utf8').split(') ')[1].split(' ');
@@ -366,7 +377,7 @@ async function main(): Promise<void> {
         await sender.send(s.org.id, signed ? signedEmail : email);
       const before = await sink.count();
       const pg0 = pgTicks();
-      const r0 = procTicks(redisPid);
+      const r0 = redisTicks();
       const s1 = procTicks(sink.child.pid!);
       const m1 = mainThreadTicks();
       const c1 = process.cpuUsage();
@@ -401,7 +412,7 @@ async function main(): Promise<void> {
       workerCpu.push(cpuMicros(c1));
       workerMainCpu.push(((mainThreadTicks() - m1) * 10_000) / DELIVERIES);
       workerPgCpu.push(((pgTicks() - pg0) * 10_000) / DELIVERIES);
-      workerRedisCpu.push(((procTicks(redisPid) - r0) * 10_000) / DELIVERIES);
+      workerRedisCpu.push(((redisTicks() - r0) * 10_000) / DELIVERIES);
       sinkCpu.push(((procTicks(sink.child.pid!) - s1) * 10_000) / DELIVERIES);
       await queue.pause();
       received += (await sink.count()) - before;
@@ -437,6 +448,7 @@ async function main(): Promise<void> {
   await worker.close();
   await app.close();
   await dnsServer.stop();
+  await redisServer.stop();
   sink.child.send('stop');
 }
 

@@ -1,6 +1,6 @@
 // The SMTP relay driven by 20 concurrent connections of 10 KB messages,
 // next to a bare smtp-server that discards messages, driven by the same client in the same run.
-//   npm run bench -- smtp [messages=3000] [connections=20] [rounds=4] [--peer postfix]
+//   npm run bench -- smtp [messages=3000] [connections=20] [rounds=4] [--peer postfix] [--cluster]
 // Each round drives the bare sink, then the relay; the ratio is of the means over all rounds, and
 // every round's own ratio is printed, since the bare sink alone swings by a third between runs.
 // The relay does per message what the platform promises: AUTH'd session, the organization limits
@@ -10,6 +10,7 @@
 // and the worker delivering every message to a counting SMTP sink. Each round drives Postfix, then
 // the platform; both report the accept rate and the end-to-end rate (first send to the last
 // message delivered: Postfix's queue empty, the sink holding all of them), and CPU per message.
+// With --cluster the apps run on a three-master Redis Cluster started on loopback for the run.
 import { ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -18,6 +19,7 @@ import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import {
+  benchRedis,
   admin,
   backendsCpu,
   backendsCpuSince,
@@ -37,7 +39,7 @@ import { postfixUnavailable, startPostfix } from './support/postfix-peer';
 import { startSink } from './support/sink';
 
 const { values: flags, positionals } = parseArgs({
-  options: { peer: { type: 'string' } },
+  options: { peer: { type: 'string' }, cluster: { type: 'boolean' } },
   allowPositionals: true,
 });
 const total = Number(positionals[0] || 3000);
@@ -330,17 +332,25 @@ async function peerMain(): Promise<void> {
   }
 }
 
-function start(): Promise<void> {
-  if (flags.peer === undefined) return main();
-  const missing =
-    flags.peer === 'postfix'
-      ? postfixUnavailable()
-      : `--peer ${flags.peer}: the one peer is postfix`;
-  if (missing) {
-    process.stderr.write(`smtp --peer: ${missing}\n`);
-    process.exit(1);
+async function start(): Promise<void> {
+  if (flags.peer !== undefined) {
+    const missing =
+      flags.peer === 'postfix'
+        ? postfixUnavailable()
+        : `--peer ${flags.peer}: the one peer is postfix`;
+    if (missing) {
+      process.stderr.write(`smtp --peer: ${missing}\n`);
+      process.exit(1);
+    }
   }
-  return peerMain();
+  // --cluster: the apps on a three-master Redis Cluster started for the run (benchEnv reads it).
+  const redis = await benchRedis(!!flags.cluster, process.env.BENCH_REDIS_URL ?? '');
+  if (flags.cluster) process.env.BENCH_REDIS_URL = redis.url;
+  try {
+    await (flags.peer === undefined ? main() : peerMain());
+  } finally {
+    await redis.stop();
+  }
 }
 
 start().then(
