@@ -72,11 +72,19 @@ export function fromHttpException(exception: HttpException): DomainError | null 
  * 500. Redis: ioredis gives up on a command after `maxRetriesPerRequest` reconnection attempts
  * (MaxRetriesPerRequestError) while the server is down, e.g. in the per-key limit of every
  * authenticated route; the client reconnects by itself once the server is back. A Redis Cluster
- * with a master down answers CLUSTERDOWN, or ioredis gives up on its redirections.
+ * with a master down answers CLUSTERDOWN, or ioredis gives up on its redirections. An S3 store
+ * unreachable fails with the socket's code, or answers 5xx.
  */
 function isStoreOutage(err: unknown): boolean {
-  const e = err as { code?: string; message?: string; name?: string } | null;
+  const e = err as {
+    code?: string;
+    message?: string;
+    name?: string;
+    $metadata?: { httpStatusCode?: number };
+  } | null;
   if (!e) return false;
+  // The object store (S3) answering with a server error: SlowDown, InternalError, unavailable.
+  if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
   if (e.name === 'MaxRetriesPerRequestError' || e.name === 'ClusterAllFailedError') return true;
   // TypeORM releases a transaction's connection as soon as the pg client reports it dead (the
   // server terminating sessions when it shuts down); the transaction's next statement then

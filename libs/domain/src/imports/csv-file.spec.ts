@@ -2,7 +2,15 @@ import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ByteSource, csvCell, csvLine, csvParser, detectDelimiter, readCsv } from './csv-file';
+import {
+  ByteSource,
+  csvCell,
+  csvLine,
+  csvParser,
+  detectDelimiter,
+  isCsvError,
+  readCsv,
+} from './csv-file';
 
 /** A local file's bytes, as the object store hands them out. */
 const file =
@@ -121,5 +129,20 @@ describe('csv-file', () => {
 
   it('ends lines with CRLF', () => {
     expect(csvLine(['a', 'b'])).toBe('a,b\r\n');
+  });
+});
+
+describe('isCsvError', () => {
+  it("tells the parser's verdict on a file from a failure to read it", async () => {
+    const parser = csvParser(',', true);
+    const failure = new Promise((resolve) => parser.once('error', resolve));
+    parser.end('"unterminated,field\n');
+    expect(isCsvError(await failure)).toBe(true);
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), {
+      code: 'ECONNREFUSED',
+      syscall: 'connect',
+    });
+    expect(isCsvError(refused)).toBe(false);
+    expect(isCsvError(null)).toBe(false);
   });
 });

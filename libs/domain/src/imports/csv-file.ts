@@ -85,6 +85,12 @@ async function undecodableFields(
   return (fields ?? []).flatMap((f, i) => (isUtf8(f) ? [] : [i]));
 }
 
+/** Whether an error is the parser's verdict on the file (csv-parse's codes are `CSV_…`). */
+export function isCsvError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('CSV_');
+}
+
 /** The reason a parser error gives, as one readable sentence. */
 export function describeCsvError(err: unknown): string {
   const message = (err as Error)?.message ?? String(err);
@@ -162,6 +168,8 @@ export async function inspectCsv(source: ByteSource, size: number, rows = 5): Pr
       if (records.length > rows) break;
     }
   } catch (err) {
+    // A store that cannot be read (an outage) is no verdict on the file.
+    if (!isCsvError(err)) throw err;
     throw badFile(describeCsvError(err));
   }
   // Only a header longer than the sniffed block can get here with such bytes.

@@ -7,8 +7,9 @@ import { APP_CONFIG } from '../config/config.module';
 import { ContactsBulkService, emailWrittenMeanwhile } from '../contacts/contacts-bulk.service';
 import { inTransactionIf } from '../database/transaction';
 import { ContactImport } from './contact-import.entity';
+import { ObjectIntegrityError } from '../storage/object-cipher';
 import { ObjectNotFound } from '../storage/object-store';
-import { ByteSource, describeCsvError, readCsv } from './csv-file';
+import { ByteSource, describeCsvError, isCsvError, readCsv } from './csv-file';
 import {
   CsvBroken,
   ImportFailure,
@@ -53,10 +54,15 @@ export async function* importRecords(source: ByteSource, delimiter: ',' | ';', f
   try {
     yield* readCsv(source, delimiter, fromByte);
   } catch (err) {
-    // A read error (the file removed: the import was cancelled meanwhile) is not the CSV's.
-    if (err instanceof ObjectNotFound || (err && typeof err === 'object' && 'syscall' in err))
+    // The file removed (the import was cancelled meanwhile) or changed in the store is not the
+    // CSV's fault; a store that cannot be reached is no fault of the file either: that error goes
+    // on, and the run is handed back and resumed from its checkpoint.
+    if (err instanceof ObjectNotFound || (err as NodeJS.ErrnoException)?.code === 'ENOENT')
       throw new ImportFailure('The uploaded file is no longer available');
-    throw new CsvBroken(describeCsvError(err));
+    if (err instanceof ObjectIntegrityError)
+      throw new ImportFailure('The uploaded file failed its integrity check in storage');
+    if (isCsvError(err)) throw new CsvBroken(describeCsvError(err));
+    throw err;
   }
 }
 
