@@ -44,6 +44,7 @@ export * from './database/database.module';
 export * from './database/embedded-postgres';
 export * from './database/migrate';
 export * from './database/pg-listener';
+export * from './database/read-database';
 export * from './database/sql';
 export * from './database/transaction';
 export * from './errors/domain-errors';

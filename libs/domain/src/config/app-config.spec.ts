@@ -64,6 +64,7 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: 'abc' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_READ_URL: 'mysql://x' }, 'DATABASE_READ_URL'],
     [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],

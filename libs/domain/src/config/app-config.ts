@@ -47,6 +47,8 @@ export interface AppConfig {
   /** Unset means: start (or reuse) the embedded PostgreSQL. */
   databaseUrl: string | undefined;
   engagementDatabaseUrl: string | undefined;
+  /** Replica for the reads that tolerate lag (DATABASE_READ_URL); unset: they read the primary. */
+  databaseReadUrl: string | undefined;
   embeddedPgPort: number;
   dataDir: string;
   /** Where import files live (STORAGE_URL, §18): a folder or an S3 bucket. */
@@ -321,6 +323,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     inboundSmtpPort: int(env, 'INBOUND_SMTP_PORT', 2526, 0),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     engagementDatabaseUrl: url(env, 'ENGAGEMENT_DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseReadUrl: url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:']),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
     dataDir,
     storage: storage(env, dataDir),

@@ -1,4 +1,5 @@
-// The TypeORM connection: DATABASE_URL or the embedded server; migrations on start when asked.
+// The TypeORM connection: DATABASE_URL or the embedded server; migrations on start when asked;
+// the connection of lag-tolerant reads (ReadDatabase).
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -8,6 +9,7 @@ import { configureFieldEncryption, FieldCipher } from '../crypto/field-encryptio
 import { dataSourceOptions } from './data-source-options';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { migrateEngagementDatabase, runMigrations } from './migrate';
+import { ReadDatabase } from './read-database';
 
 export async function resolveDatabaseUrl(config: AppConfig): Promise<string> {
   if (config.databaseUrl) return config.databaseUrl;
@@ -41,6 +43,9 @@ export class DatabaseModule {
   static forRoot(opts: { migrate?: boolean } = {}): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
+      providers: [ReadDatabase],
+      exports: [ReadDatabase],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [APP_CONFIG],
