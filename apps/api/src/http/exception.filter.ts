@@ -96,6 +96,8 @@ function isStoreOutage(err: unknown): boolean {
       'ECONNREFUSED',
       'ECONNRESET',
       'ETIMEDOUT',
+      // A report on a read replica cancelled by its replication (a conflict with recovery).
+      '40001',
       '57P01',
       '57P03',
       '08006',
