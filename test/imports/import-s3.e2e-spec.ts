@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { ObjectStore } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { startS3Server, S3Server } from '../support/s3-server';
+import { waitFor } from '../support/wait-for';
 import { createSession, Session } from '../support/session';
 import {
   downloadErrors,
@@ -41,9 +42,12 @@ function csv(rows: number, tag: string, badEvery = 0): string {
   return out;
 }
 
-/** The worker app in its own process (as worker-crash.e2e-spec.ts), with small batches. */
-function spawnWorker(): ChildProcess {
-  return spawn(
+/**
+ * The worker app in its own process (as worker-crash.e2e-spec.ts), with small batches; `output`
+ * collects what it writes (its log lines, warnings and errors) instead of showing it.
+ */
+function spawnWorker(output?: string[]): ChildProcess {
+  const child = spawn(
     process.execPath,
     ['-r', join(ROOT, 'test/imports/ts-register.js'), join(ROOT, 'apps/worker/src/main.ts')],
     {
@@ -56,9 +60,12 @@ function spawnWorker(): ChildProcess {
         IMPORT_BATCH_SIZE: '100',
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'inherit'],
     },
   );
+  for (const out of [child.stdout, child.stderr])
+    out?.on('data', (chunk: Buffer) => output?.push(chunk.toString()));
+  return child;
 }
 
 function exited(child: ChildProcess): Promise<unknown> {
@@ -213,5 +220,40 @@ describe('Contact imports on an S3 object store', () => {
       Array.from({ length: invalid }, (_, i) => (i + 1) * 7),
     );
     expect(errors.rows[0]).toEqual(['email', 'status', 'row', 'error']);
+  }, 120_000);
+
+  it('an S3 outage mid-import hands the run back; it completes, exact, once the store answers', async () => {
+    const ROWS = 20_000;
+    const up = await upload(s, csv(ROWS, 'outage', 9), 'outage.csv');
+    await start(s, up.import.id, { fieldMappings: MAP, allowPartialUpload: true });
+    const logged: string[] = [];
+    const worker = spawnWorker(logged);
+    workers.push(worker);
+    await waitForImport(s, up.import.id, {
+      timeoutMs: 40_000,
+      everyMs: 50,
+      until: (i) => i.processedRows >= ROWS * 0.2,
+    });
+    await store.pause();
+    try {
+      await waitFor(() => logged.join('').includes('import run failed'), {
+        what: 'the run to meet the outage',
+        timeoutMs: 20_000,
+      });
+      // Not failed: handed back for another run.
+      expect((await getImport(s, up.import.id)).status).toMatch(/^(queued|processing)$/);
+    } finally {
+      await store.resume();
+    }
+    const done = await waitForImport(s, up.import.id, { timeoutMs: 60_000, everyMs: 250 });
+    const invalid = Math.floor(ROWS / 9);
+    expect(done).toMatchObject({
+      status: 'completed_with_errors',
+      processedRows: ROWS,
+      errorCount: invalid,
+      newCount: ROWS - invalid,
+    });
+    const errors = await downloadErrors(s, up.import.id);
+    expect(errors.rows).toHaveLength(invalid + 1);
   }, 120_000);
 });

@@ -2,6 +2,7 @@
 // auth, multipart uploads, ranged reads) over files in a temporary folder.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 
@@ -12,6 +13,9 @@ export interface S3Server {
   directory: string;
   /** STORAGE_URL and the credentials, as a process's environment takes them. */
   env: Record<string, string>;
+  /** Stops answering (connections refused) and keeps the objects; `resume` serves them again. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -20,13 +24,15 @@ const KEY = 'S3RVER';
 
 export async function startS3Server(bucket = 'mp-files', prefix = 'files'): Promise<S3Server> {
   const directory = mkdtempSync(join(tmpdir(), 'mp-s3-'));
-  const server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory,
-    configureBuckets: [{ name: bucket, configs: [] }],
-  });
+  const serve = (port: number) =>
+    new S3rver({
+      address: '127.0.0.1',
+      port,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: bucket, configs: [] }],
+    });
+  let server = serve(0);
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   const query = new URLSearchParams({ endpoint, region: 'us-east-1', forcePathStyle: 'true' });
@@ -41,8 +47,18 @@ export async function startS3Server(bucket = 'mp-files', prefix = 'files'): Prom
       // The SDK's notice about future Node versions, once per process: not the tests' subject.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
+    pause: async () => {
+      const closed = server.close();
+      // As a store going away does: the clients' kept-alive connections end too.
+      (server as unknown as { httpServer: Server }).httpServer.closeAllConnections();
+      await closed;
+    },
+    resume: async () => {
+      server = serve(port);
+      await server.run();
+    },
     stop: async () => {
-      await server.close();
+      await server.close().catch(() => undefined);
       rmSync(directory, { recursive: true, force: true });
     },
   };
