@@ -4,8 +4,7 @@
 // removes the import's objects.
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { TestingModule } from '@nestjs/testing';
-import { ChildProcess, spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { DataSource } from 'typeorm';
@@ -16,19 +15,23 @@ import { waitFor } from '../support/wait-for';
 import { createSession, Session } from '../support/session';
 import {
   downloadErrors,
+  exited,
   getImport,
   IMPORTS,
   INestApplication,
   line,
+  spawnImportWorker,
   start,
   startInProcessWorker,
   upload,
   waitForImport,
 } from './imports-support';
 
-const ROOT = resolve(__dirname, '../..');
 const BUCKET = 'mp-imports';
 const PREFIX = 'e2e';
+/** Small batches and a short lease: a run is caught mid-file, and a dead one seen fast. */
+const SMALL_BATCHES = { IMPORT_LEASE_SECONDS: '2', IMPORT_BATCH_SIZE: '100' };
+
 const MAP = [
   { csvHeader: 'email', serviceField: 'email' },
   { csvHeader: 'status', serviceField: 'status' },
@@ -40,39 +43,6 @@ function csv(rows: number, tag: string, badEvery = 0): string {
   for (let i = 1; i <= rows; i++)
     out += line([`p${i}@${tag}.test`, badEvery && i % badEvery === 0 ? 'deleted' : 'active']);
   return out;
-}
-
-/**
- * The worker app in its own process (as worker-crash.e2e-spec.ts), with small batches; `output`
- * collects what it writes (its log lines, warnings and errors) instead of showing it.
- */
-function spawnWorker(output?: string[]): ChildProcess {
-  const child = spawn(
-    process.execPath,
-    ['-r', join(ROOT, 'test/imports/ts-register.js'), join(ROOT, 'apps/worker/src/main.ts')],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        WORKER_HEALTH_PORT: '0',
-        IMPORT_LEASE_SECONDS: '2',
-        IMPORT_SWEEP_SECONDS: '1',
-        IMPORT_BATCH_SIZE: '100',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'inherit'],
-    },
-  );
-  for (const out of [child.stdout, child.stderr])
-    out?.on('data', (chunk: Buffer) => output?.push(chunk.toString()));
-  return child;
-}
-
-function exited(child: ChildProcess): Promise<unknown> {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done(child.signalCode);
-    child.once('exit', (code, signal) => done(signal ?? code));
-  });
 }
 
 describe('Contact imports on an S3 object store', () => {
@@ -180,7 +150,7 @@ describe('Contact imports on an S3 object store', () => {
     const ROWS = 20_000;
     const up = await upload(s, csv(ROWS, 'crash', 7), 'crash.csv');
     await start(s, up.import.id, { fieldMappings: MAP, allowPartialUpload: true });
-    const first = spawnWorker();
+    const first = spawnImportWorker(SMALL_BATCHES);
     workers.push(first);
     await waitForImport(s, up.import.id, {
       timeoutMs: 40_000,
@@ -203,7 +173,7 @@ describe('Contact imports on an S3 object store', () => {
       .get(ObjectStore)
       .write(`${errorsDir}${bytes.padStart(12, '0')}.csv`, Readable.from(['stray,line\r\n']));
 
-    const second = spawnWorker();
+    const second = spawnImportWorker(SMALL_BATCHES);
     workers.push(second);
     const done = await waitForImport(s, up.import.id, { timeoutMs: 60_000, everyMs: 250 });
     const invalid = Math.floor(ROWS / 7);
@@ -227,7 +197,7 @@ describe('Contact imports on an S3 object store', () => {
     const up = await upload(s, csv(ROWS, 'outage', 9), 'outage.csv');
     await start(s, up.import.id, { fieldMappings: MAP, allowPartialUpload: true });
     const logged: string[] = [];
-    const worker = spawnWorker(logged);
+    const worker = spawnImportWorker(SMALL_BATCHES, logged);
     workers.push(worker);
     await waitForImport(s, up.import.id, {
       timeoutMs: 40_000,

@@ -1,5 +1,7 @@
 // Helpers shared by the imports e2e files: uploads, polling, an in-process worker, CSV builders.
 import { INestApplication } from '@nestjs/common';
+import { ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { Test, TestingModule } from '@nestjs/testing';
 import { parse } from 'csv-parse/sync';
 import { WorkerModule } from '../../apps/worker/src/worker.module';
@@ -140,6 +142,47 @@ export function line(cells: (string | number)[], delimiter = ','): string {
       })
       .join(delimiter) + '\n'
   );
+}
+
+const ROOT = resolve(__dirname, '../..');
+
+/**
+ * The worker app from its sources, in its own process, with a short lease so a death is seen
+ * fast; `env` adds to the test's environment. `output` collects what it writes (its log lines,
+ * warnings and errors) instead of showing it.
+ */
+export function spawnImportWorker(
+  env: Record<string, string> = {},
+  output?: string[],
+): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    ['-r', join(ROOT, 'test/imports/ts-register.js'), join(ROOT, 'apps/worker/src/main.ts')],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        WORKER_HEALTH_PORT: '0',
+        IMPORT_LEASE_SECONDS: '3',
+        IMPORT_SWEEP_SECONDS: '1',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', output ? 'pipe' : 'ignore', output ? 'pipe' : 'inherit'],
+    },
+  );
+  for (const out of [child.stdout, child.stderr])
+    out?.on('data', (chunk: Buffer) => output?.push(chunk.toString()));
+  return child;
+}
+
+/** Resolves with the signal or code a child process ended with. */
+export function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
+  return new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      return done(child.signalCode ?? child.exitCode);
+    child.once('exit', (code, signal) => done(signal ?? code));
+  });
 }
 
 export type { INestApplication };

@@ -4,43 +4,21 @@
 // `completed` with exact counters and no contact written twice. (Two columns and no list keep the
 // test near a minute on a 2-core machine; test 1 covers memberships and tags.)
 import { INestApplication } from '@nestjs/common';
-import { ChildProcess, spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '../support/app';
 import { createSession, Session } from '../support/session';
-import { getImport, start, upload, waitForImport } from './imports-support';
+import {
+  exited,
+  getImport,
+  spawnImportWorker,
+  start,
+  upload,
+  waitForImport,
+} from './imports-support';
 import { holdsFor } from '../support/wait-for';
 
 const ROWS = 200_000;
-const ROOT = resolve(__dirname, '../..');
-
-/** The worker app from its sources, in its own process, with a short lease so a death is seen fast. */
-function spawnWorker(): ChildProcess {
-  return spawn(
-    process.execPath,
-    ['-r', join(ROOT, 'test/imports/ts-register.js'), join(ROOT, 'apps/worker/src/main.ts')],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        WORKER_HEALTH_PORT: '0',
-        IMPORT_LEASE_SECONDS: '3',
-        IMPORT_SWEEP_SECONDS: '1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-}
-
-function exited(child: ChildProcess): Promise<NodeJS.Signals | number | null> {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null)
-      return done(child.signalCode ?? child.exitCode);
-    child.once('exit', (code, signal) => done(signal ?? code));
-  });
-}
 
 describe('Contact import: a worker killed mid-import', () => {
   let app: INestApplication;
@@ -79,7 +57,7 @@ describe('Contact import: a worker killed mid-import', () => {
       allowPartialUpload: true,
     });
 
-    const first = spawnWorker();
+    const first = spawnImportWorker();
     workers.push(first);
     const mid = await waitForImport(s, up.import.id, {
       timeoutMs: 60_000,
@@ -100,7 +78,7 @@ describe('Contact import: a worker killed mid-import', () => {
       { everyMs: 100 },
     );
 
-    const second = spawnWorker();
+    const second = spawnImportWorker();
     workers.push(second);
     const done = await waitForImport(s, up.import.id, { timeoutMs: 120_000, everyMs: 250 });
 
