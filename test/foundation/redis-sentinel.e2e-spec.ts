@@ -16,7 +16,7 @@ import {
 import { queueKeyCount } from '../support/redis';
 import { startRedisSentinel, RedisSentinel } from '../support/redis-sentinel';
 import { createKey, Session } from '../support/session';
-import { waitFor } from '../support/wait-for';
+import { holdsFor, waitFor } from '../support/wait-for';
 import { SmtpSink } from '../sending/support/smtp-sink';
 import {
   basicEmail,
@@ -102,8 +102,15 @@ describe('Redis Sentinel', () => {
       async () => (await served()) && (await connectedPort()) === (await group.masterPort()),
       { what: 'the api answering from the new master', timeoutMs: 5_000, everyMs: 100 },
     );
-    expect(await group.masterPort()).not.toBe(before);
+    const after = await group.masterPort();
+    expect(after).not.toBe(before);
     expect(others.filter((o) => o.status !== 503 || o.retryAfter !== '5')).toEqual([]);
+    // And stays there while the sentinel demotes the former master.
+    await holdsFor(async () => (await get()).status === 200 && (await connectedPort()) === after, {
+      what: 'the api answering from the new master',
+      forMs: 2_000,
+      everyMs: 250,
+    });
     const res = await s.http.post('/api/v1/send', basicEmail({ to: 'b@example.test' })).expect(202);
     await waitForMessage(s.http, res.body.data.jobId, (m) => m.status === 'delivered');
     expect(sink.messages.some((m) => m.to.includes('b@example.test'))).toBe(true);
