@@ -55,7 +55,7 @@ export interface AppConfig {
   storage: StorageConfig;
   /** The dashboard's static build, served by the api at /dashboard (§15). */
   dashboardDir: string;
-  /** One server (`redis:`, `rediss:`) or a cluster's seed nodes (`redis+cluster:`, `rediss+cluster:`). */
+  /** One server (`redis:`, `rediss:`), a cluster's seed nodes (`redis+cluster:`, `rediss+cluster:`) or a Sentinel group (`redis+sentinel:`, `rediss+sentinel:`). */
   redisUrl: string;
   encryptionKey: Buffer;
   encryptionKeysOld: Buffer[];

@@ -4,7 +4,7 @@ import type { OrgId } from '../common/org-id';
 import { Page, PageRequest } from '../common/pagination';
 import { generateApiKey, isWellFormedApiKey, sha256Hex } from '../crypto/tokens';
 import { NotFoundError, ValidationFailedError } from '../errors/domain-errors';
-import type { RedisClient } from '../redis/redis-client';
+import { closeRedis, type RedisClient } from '../redis/redis-client';
 import { REDIS } from '../redis/redis.module';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyRepository } from './api-key.repository';
@@ -93,7 +93,7 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    if (this.subscriber) await closeRedis(this.subscriber);
   }
 
   private validateScopes(scopes: string[]): Scope[] {
