@@ -147,7 +147,7 @@ describe('Contact imports on an S3 object store', () => {
   });
 
   it('a worker killed mid-import resumes from its checkpoint; the errors file stays exact', async () => {
-    const ROWS = 20_000;
+    const ROWS = 8_000;
     const up = await upload(s, csv(ROWS, 'crash', 7), 'crash.csv');
     await start(s, up.import.id, { fieldMappings: MAP, allowPartialUpload: true });
     const first = spawnImportWorker(SMALL_BATCHES);
@@ -193,7 +193,7 @@ describe('Contact imports on an S3 object store', () => {
   }, 120_000);
 
   it('an S3 outage mid-import hands the run back; it completes, exact, once the store answers', async () => {
-    const ROWS = 20_000;
+    const ROWS = 8_000;
     const up = await upload(s, csv(ROWS, 'outage', 9), 'outage.csv');
     await start(s, up.import.id, { fieldMappings: MAP, allowPartialUpload: true });
     const logged: string[] = [];

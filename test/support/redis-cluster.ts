@@ -34,6 +34,8 @@ export interface RedisCluster {
   stopNode(i: number): Promise<void>;
   /** Starts master `i` again with its files and waits until the whole cluster is ok. */
   startNode(i: number): Promise<void>;
+  /** The index of the master that serves `key`'s hash slot. */
+  masterOf(key: string): Promise<number>;
 }
 
 function listenable(port: number): Promise<boolean> {
@@ -154,6 +156,21 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
       startProcess(i);
       await answers(ports[i]);
       await clusterOk();
+    },
+    async masterOf(key) {
+      const slot = Number(await cli(ports[0], 'cluster', 'keyslot', key));
+      for (const [i, port] of ports.entries()) {
+        // CLUSTER NODES: the node's own line ends with its slot ranges ("0-5460", "5461").
+        const own = (await cli(port, 'cluster', 'nodes'))
+          .split('\n')
+          .find((l) => l.includes('myself'));
+        const ranges = (own ?? '').trim().split(' ').slice(8);
+        for (const range of ranges) {
+          const [from, to = from] = range.split('-').map(Number);
+          if (slot >= from && slot <= to) return i;
+        }
+      }
+      throw new Error(`no master serves slot ${slot}`);
     },
     async stop() {
       await Promise.all(ports.map((_, i) => stopNode(i)));

@@ -22,6 +22,7 @@ const ORG = asOrgId('00000000-0000-4000-8000-000000000001');
 const NOW = new Date('2031-05-01T12:00:00.000Z');
 const at = (ms: number) => new Date(NOW.getTime() + ms);
 const BASE_MS = 60_000;
+const LEASE_MS = 300_000;
 
 class FixedClock extends Clock {
   now(): Date {
@@ -140,6 +141,7 @@ function setup(
     deliver: jest.fn(async () => ({ status: 'sent', attempts: 1, nextAttemptAt: null })),
   };
   const config = {
+    deliveryLeaseMs: LEASE_MS,
     deliveryRetryBaseMs: BASE_MS,
     deliveryRetryMaxAgeMs: 3 * 86_400_000,
   } as AppConfig;
@@ -164,7 +166,7 @@ describe('DeliveryService.deliver', () => {
   it("claims the organization's message at now, and does nothing when it is not due", async () => {
     const { service, messages, envelopes } = setup(null);
     expect(await service.deliver(ORG, 'm1')).toBeNull();
-    expect(messages.claim).toHaveBeenCalledWith(ORG, 'm1', NOW);
+    expect(messages.claim).toHaveBeenCalledWith(ORG, 'm1', NOW, LEASE_MS);
     expect(envelopes).toEqual([]);
   });
 

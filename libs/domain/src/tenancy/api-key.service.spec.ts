@@ -31,6 +31,8 @@ function fakeKeys(reads: Promise<Row | null>[]): ApiKeyRepository {
 function fakeRedis() {
   const subscriber = Object.assign(new EventEmitter(), {
     status: 'ready',
+    // A connection to one server (not a Sentinel group): closed with QUIT.
+    options: {},
     subscribe: () => Promise.resolve(1),
     quit: () => Promise.resolve('OK'),
   });
