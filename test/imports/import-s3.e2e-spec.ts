@@ -206,10 +206,13 @@ describe('Contact imports on an S3 object store', () => {
     });
     await store.pause();
     try {
-      await waitFor(() => logged.join('').includes('import run failed'), {
-        what: 'the run to meet the outage',
-        timeoutMs: 20_000,
-      });
+      await waitFor(
+        () => logged.join('').includes('import run handed back: a store is unavailable'),
+        {
+          what: 'the run to meet the outage',
+          timeoutMs: 20_000,
+        },
+      );
       // Not failed: handed back for another run.
       expect((await getImport(s, up.import.id)).status).toMatch(/^(queued|processing)$/);
     } finally {

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { ContactListsService } from '../contacts/contact-lists.service';
 import { ContactImport } from './contact-import.entity';
 import type { ByteSource } from './csv-file';
+import { isStoreOutage } from '../errors/store-outage';
 import { importRecords, ImportBatches, RunControl } from './import-batches';
 import {
   CsvBroken,
@@ -112,8 +113,17 @@ export class ImportRunner {
         await this.fail(imp, lease, err.message);
         return true;
       }
-      this.logger.error({ msg: 'import run failed', ...log, err: (err as Error).message });
       // Let the sweeper hand it to a worker again (the next attempt resumes from the checkpoint).
+      if (isStoreOutage(err)) {
+        this.logger.warn({
+          msg: 'import run handed back: a store is unavailable',
+          ...log,
+          err: (err as Error).message,
+        });
+        await this.imports.release(orgId, importId, lease, false).catch(() => undefined);
+        return true;
+      }
+      this.logger.error({ msg: 'import run failed', ...log, err: (err as Error).message });
       await this.imports.release(orgId, importId, lease).catch(() => undefined);
       throw err;
     } finally {

@@ -207,11 +207,16 @@ export class ImportsRepository {
     );
   }
 
-  /** Gives the lease up, so the next sweep enqueues the import again. */
-  async release(orgId: OrgId, id: string, lease: string): Promise<void> {
+  /**
+   * Gives the lease up, so the next sweep enqueues the import again. A run cut short by a store's
+   * outage gives its attempt back (`attemptCounts` false): only runs that failed on their own
+   * count toward the import's limit of attempts.
+   */
+  async release(orgId: OrgId, id: string, lease: string, attemptCounts = true): Promise<void> {
     await query(
       this.ds,
-      sql`UPDATE contact_imports SET lease_token = NULL, heartbeat_at = NULL, enqueued_at = NULL
+      sql`UPDATE contact_imports SET lease_token = NULL, heartbeat_at = NULL, enqueued_at = NULL,
+                 attempts = attempts - ${attemptCounts ? 0 : 1}
            WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid
              AND lease_token = ${lease}::uuid`,
     );
