@@ -12,9 +12,12 @@ import { client, dataOf, PERIOD_MS, startTopology, Topology } from './support/to
 jest.setTimeout(120_000);
 
 let t: Topology;
+/** The organization of every test but the limits one: each test sends under its own subject. */
+let shared: { id: string; key: string };
 
 beforeAll(async () => {
   t = await startTopology();
+  shared = t.createOrg('Scale');
 }, 180_000);
 afterAll(() => t?.stop());
 
@@ -58,17 +61,18 @@ async function sendVia(
   }
 }
 
-/** Waits out the end of the current UTC minute when less than `ms` of it is left. */
-async function awayFromMinuteEdge(ms: number): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
+/** Waits out the end of the current UTC hour when less than `ms` of it is left. */
+async function awayFromHourEdge(ms: number): Promise<void> {
+  const left = 3_600_000 - (Date.now() % 3_600_000);
   if (left < ms) await sleep(left + 200);
 }
 
 describe('replicas on a Redis Cluster and S3 storage', () => {
   it('keep an organization limit exact: sends spread over both apis and both relays accept exactly the limit', async () => {
     const org = t.createOrg('Scale limits');
-    t.admin(['set-limits', '--org', org.id, '--per-minute', '40']);
-    await awayFromMinuteEdge(10_000);
+    // An hourly window (reset at the start of each hour) the burst cannot straddle.
+    t.admin(['set-limits', '--org', org.id, '--per-hour', '40']);
+    await awayFromHourEdge(20_000);
     const subject = `limits ${Date.now()}`;
     const tries = Array.from({ length: 100 }, (_, n) =>
       sendVia(n % 2 ? 'api' : 'relay', (n >> 1) % 2, org.key, subject, `l${n}@rcpt.test`),
@@ -83,7 +87,7 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
   });
 
   it('deliver every accepted message once: none lost, no Message-ID twice at the sink', async () => {
-    const org = t.createOrg('Scale sends');
+    const org = shared;
     const subject = `once ${Date.now()}`;
     const results = await Promise.all(
       Array.from({ length: 200 }, (_, n) =>
@@ -102,7 +106,7 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
   });
 
   it('process an import uploaded through one api by the worker of the other host, its errors file readable through either api', async () => {
-    const org = t.createOrg('Scale import');
+    const org = shared;
     // Host 1's worker is down: only host 2's can take the job, and it shares no disk with api 1.
     await t.workers[0].proc.stop('SIGTERM');
     try {
@@ -141,7 +145,7 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
   });
 
   it('deliver a 2,000-recipient campaign to everyone when a worker is SIGKILLed mid-way; a second copy keeps the first one’s Message-ID', async () => {
-    const org = t.createOrg('Scale campaign');
+    const org = shared;
     const http = client(t, 0, org.key);
     const { csv, emails } = contactsCsv(2060, 'cmp');
     const importId = await startImport(http, csv, 'Campaign audience');
@@ -215,7 +219,7 @@ describe('replicas on a Redis Cluster and S3 storage', () => {
   });
 
   it('answer 503 with Retry-After at worst while a Redis master is down, and deliver everything acknowledged', async () => {
-    const org = t.createOrg('Scale outage');
+    const org = shared;
     const subject = `outage ${Date.now()}`;
     const results: { status: number; retryAfter?: string }[] = [];
     let n = 0;

@@ -8,6 +8,7 @@ describe(isStoreOutage.name, () => {
     expect(isStoreOutage(withCode('ECONNRESET'))).toBe(true);
     expect(isStoreOutage(withCode('57P01'))).toBe(true);
     expect(isStoreOutage(new Error('CLUSTERDOWN The cluster is down'))).toBe(true);
+    expect(isStoreOutage(new Error('NOSCRIPT No matching script. Please use EVAL.'))).toBe(true);
     const slowDown = Object.assign(new Error('Please reduce your request rate.'), {
       name: 'SlowDown',
       $metadata: { httpStatusCode: 503 },

@@ -5,7 +5,8 @@
  * gives up on a command after `maxRetriesPerRequest` reconnection attempts
  * (MaxRetriesPerRequestError) while the server is down, e.g. in the per-key limit of every
  * authenticated route; the client reconnects by itself once the server is back. A Redis Cluster
- * with a master down answers CLUSTERDOWN, or ioredis gives up on its redirections. An S3 store
+ * with a master down answers CLUSTERDOWN, or ioredis gives up on its redirections; a node that
+ * restarted has lost its scripts (NOSCRIPT) until the client loads them again. An S3 store
  * unreachable fails with the socket's code, or answers 5xx.
  */
 export function isStoreOutage(err: unknown): boolean {
@@ -42,7 +43,7 @@ export function isStoreOutage(err: unknown): boolean {
   ) {
     return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Connection is closed|the database system is|Reached the max retries per request limit|Stream isn't writeable|CLUSTERDOWN|Too many Cluster redirections|None of startup nodes is available/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Connection is closed|the database system is|Reached the max retries per request limit|Stream isn't writeable|CLUSTERDOWN|Too many Cluster redirections|None of startup nodes is available|^NOSCRIPT/i.test(
     e.message ?? '',
   );
 }
