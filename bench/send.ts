@@ -13,8 +13,7 @@ import { INestApplication } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import { Test } from '@nestjs/testing';
 import type { Queue } from 'bull';
-import type { RedisClient } from '@app/domain/redis/redis-client';
-import { Cluster } from 'ioredis';
+import { redisMasters, type RedisClient } from '@app/domain/redis/redis-client';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -25,7 +24,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { benchRedis, median, redisServerPids } from './support/harness';
+import { benchCluster, median, redisServerPids } from './support/harness';
 import { startSink } from './support/sink';
 
 const ADMIN_URL =
@@ -118,14 +117,11 @@ async function main(): Promise<void> {
     require('../test/support/dns-server') as typeof import('../test/support/dns-server');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const dnsServer = await startDnsServer();
-  const redisServer = await benchRedis(
-    process.argv.includes('--cluster'),
-    process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/11',
-  );
+  const cluster = process.argv.includes('--cluster') ? await benchCluster() : undefined;
   Object.assign(process.env, {
     NODE_ENV: 'test',
     DATABASE_URL: process.env.BENCH_DATABASE_URL || (await freshDatabase()),
-    REDIS_URL: redisServer.url,
+    REDIS_URL: cluster?.url ?? (process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379/11'),
     BULL_PREFIX: `mp-bench-${randomBytes(3).toString('hex')}`,
     ENCRYPTION_KEY: process.env.ENCRYPTION_KEY || randomBytes(32).toString('base64'),
     LOG_LEVEL: 'warn',
@@ -219,8 +215,7 @@ async function main(): Promise<void> {
   const redis = app.get<RedisClient>(domain.REDIS);
   const limiter = app.get(domain.SendingLimiter);
   // On a cluster the no-op is loaded on every master: a key-less EVALSHA goes to any of them.
-  const masters = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  const loaded = await Promise.all(masters.map((m) => m.script('LOAD', 'return 1')));
+  const loaded = await Promise.all(redisMasters(redis).map((m) => m.script('LOAD', 'return 1')));
   const noop = loaded[0] as string;
   const usage = { requests: 1, recipients: 1 };
   const check = () => limiter.consume(s.org.id, usage, { limits: unlimited });
@@ -448,7 +443,7 @@ async function main(): Promise<void> {
   await worker.close();
   await app.close();
   await dnsServer.stop();
-  await redisServer.stop();
+  await cluster?.stop();
   sink.child.send('stop');
 }
 

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import nodemailer from 'nodemailer';
 import { Client } from 'pg';
 import {
-  benchRedis,
+  benchCluster,
   admin,
   backendsCpu,
   backendsCpuSince,
@@ -344,12 +344,12 @@ async function start(): Promise<void> {
     }
   }
   // --cluster: the apps on a three-master Redis Cluster started for the run (benchEnv reads it).
-  const redis = await benchRedis(!!flags.cluster, process.env.BENCH_REDIS_URL ?? '');
-  if (flags.cluster) process.env.BENCH_REDIS_URL = redis.url;
+  const cluster = flags.cluster ? await benchCluster() : undefined;
+  if (cluster) process.env.BENCH_REDIS_URL = cluster.url;
   try {
     await (flags.peer === undefined ? main() : peerMain());
   } finally {
-    await redis.stop();
+    await cluster?.stop();
   }
 }
 

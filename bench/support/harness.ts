@@ -4,9 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { Cluster } from 'ioredis';
 import { Client } from 'pg';
-import type { RedisClient } from '../../libs/domain/src/redis/redis-client';
+import { redisMasters, type RedisClient } from '../../libs/domain/src/redis/redis-client';
 
 // Compiled to dist/bench/bench/support/: four levels up is the repository.
 export const ROOT = resolve(__dirname, '../../../..');
@@ -266,26 +265,19 @@ export function median(values: number[]): number {
 }
 
 /**
- * The Redis of a bench's apps: with `--cluster`, a three-master Redis Cluster started on loopback
- * for the run (test/support/redis-cluster.ts); else `fallback` (BENCH_REDIS_URL or the bench's
- * own database of the local server).
+ * `--cluster`: a three-master Redis Cluster on loopback for the bench's apps, for the run
+ * (test/support/redis-cluster.ts).
  */
-export async function benchRedis(
-  cluster: boolean,
-  fallback: string,
-): Promise<{ url: string; stop(): Promise<void> }> {
-  if (!cluster) return { url: fallback, stop: async () => undefined };
+export async function benchCluster(): Promise<{ url: string; stop(): Promise<void> }> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { startRedisCluster } =
     require('../../test/support/redis-cluster') as typeof import('../../test/support/redis-cluster');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const started = await startRedisCluster();
-  return { url: started.url, stop: () => started.stop() };
+  return startRedisCluster();
 }
 
 /** The process ids of the Redis servers behind a client: one, or every master of a cluster. */
 export async function redisServerPids(redis: RedisClient): Promise<number[]> {
-  const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  const infos = await Promise.all(servers.map((s) => s.info('server')));
+  const infos = await Promise.all(redisMasters(redis).map((s) => s.info('server')));
   return infos.map((info) => Number(/process_id:(\d+)/.exec(info)?.[1]));
 }

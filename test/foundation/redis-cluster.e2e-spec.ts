@@ -127,10 +127,7 @@ describe('Redis Cluster', () => {
         .timeout(15_000);
     await get().expect(200);
     // The master holding this key's rate-limit counters (hash tag {key:<id>}).
-    const slot = await slotOf(`{key:${key.id}}`);
-    const ranges = await redis.cluster('SLOTS');
-    const port = ranges.find(([from, to]) => slot >= from && slot <= to)![2][1];
-    const node = cluster.ports.indexOf(port);
+    const node = await cluster.masterOf(`{key:${key.id}}`);
     await cluster.stopNode(node);
     try {
       const res = await get();

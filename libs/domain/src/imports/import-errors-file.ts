@@ -4,7 +4,7 @@
 // of it committed batches hold. When the import ends, the parts become one object.
 import { Readable } from 'node:stream';
 import { NotFoundError } from '../errors/domain-errors';
-import { ObjectNotFound } from '../storage/object-store';
+import { ObjectNotFound, type StoredObject } from '../storage/object-store';
 import { csvLine } from './csv-file';
 import type { ImportStorage } from './import-storage';
 
@@ -30,10 +30,10 @@ interface Part {
   size: number;
 }
 
-/** The parts under `prefix` in file order, up to the first gap. */
-async function parts(storage: ImportStorage, prefix: string): Promise<Part[]> {
+/** The parts among `objects` in file order, up to the first gap. */
+function contiguousParts(objects: StoredObject[]): Part[] {
   const found: Part[] = [];
-  for (const o of await storage.objects.list(prefix)) {
+  for (const o of objects) {
     const m = PART.exec(o.key);
     if (m) found.push({ key: o.key, offset: Number(m[1]), size: o.size });
   }
@@ -48,7 +48,12 @@ async function parts(storage: ImportStorage, prefix: string): Promise<Part[]> {
   return contiguous;
 }
 
-/** The first `bytes` of the parts under `prefix`, one after the other. */
+/** The parts under `prefix` in file order, up to the first gap. */
+async function parts(storage: ImportStorage, prefix: string): Promise<Part[]> {
+  return contiguousParts(await storage.objects.list(prefix));
+}
+
+/** The first `bytes` of the parts, one after the other. */
 async function* partsBytes(storage: ImportStorage, list: Part[], bytes: number) {
   for (const p of list) {
     if (p.offset >= bytes) return;
@@ -80,16 +85,18 @@ export class ErrorsFile {
     committed: number,
     headers: string[],
   ): Promise<ErrorsFile> {
-    const kept = await parts(storage, prefix);
-    const held = kept.filter((p) => p.offset < committed).reduce((n, p) => n + p.size, 0);
+    const objects = await storage.objects.list(prefix);
+    const held = contiguousParts(objects)
+      .filter((p) => p.offset < committed)
+      .reduce((n, p) => n + p.size, 0);
     const file = new ErrorsFile(storage, prefix, headers, held === committed ? committed : 0);
-    await file.dropUncommitted();
+    await file.dropUncommitted(objects);
     return file;
   }
 
-  /** Removes every part at or past the committed length. */
-  private async dropUncommitted(): Promise<void> {
-    for (const o of await this.storage.objects.list(this.prefix)) {
+  /** Removes every part at or past the committed length (of `objects`, or of a new listing). */
+  private async dropUncommitted(objects?: StoredObject[]): Promise<void> {
+    for (const o of objects ?? (await this.storage.objects.list(this.prefix))) {
       const m = PART.exec(o.key);
       if (!m || Number(m[1]) >= this.committed) await this.storage.objects.delete(o.key);
     }
@@ -123,7 +130,7 @@ export class ErrorsFile {
     await this.dropUncommitted();
   }
 
-  /** Writes the committed parts as one object at `key` (streamed); answers its key. */
+  /** Writes the first `bytes` of the parts as one object at `key` (streamed). */
   static async compact(
     storage: ImportStorage,
     prefix: string,

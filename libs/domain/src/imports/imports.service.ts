@@ -20,12 +20,12 @@ import {
   ImportStatus,
 } from './contact-import.entity';
 import { inspectCsv } from './csv-file';
-import { ErrorsFile as StoredErrorsFile } from './import-errors-file';
+import { ErrorsFile } from './import-errors-file';
 import { compileMappings, suggestMappings } from './import-fields';
 import { ImportFiles } from './import-files';
 import { ImportJobs } from './import-jobs';
-import { IMPORT_MAX_BYTES, ImportStorage } from './import-storage';
-import { fileTooLarge, ImportUploads, ReceivedUpload } from './import-uploads';
+import { ImportStorage } from './import-storage';
+import { ImportUploads, ReceivedUpload } from './import-uploads';
 import { ImportsRepository } from './imports.repository';
 
 export interface UploadedFile extends ReceivedUpload {
@@ -48,7 +48,7 @@ export interface StartImportInput {
   consentConfirmed: boolean;
 }
 
-export interface ErrorsFile {
+export interface ErrorsDownload {
   stream: Readable;
   fileName: string;
   bytes: number;
@@ -87,8 +87,8 @@ export class ImportsService {
     const key = this.storage.sourcePath(orgId, id);
     try {
       await this.storage.objects.move(file.path, key);
-      const size = (await this.storage.objects.size(key)) ?? 0;
-      if (size > IMPORT_MAX_BYTES) throw fileTooLarge();
+      // Counted, and held under IMPORT_MAX_BYTES, as it was received (ImportUploads.receive).
+      const size = file.bytes;
       const preview = await inspectCsv(this.storage.bytes(key), size);
       const saved = await inTransaction(this.ds, async (em) => {
         const row = await this.repo.insert(
@@ -216,14 +216,10 @@ export class ImportsService {
   }
 
   /** The committed part of the errors file (a running import's file grows batch by batch). */
-  async errorsFile(orgId: OrgId, id: string): Promise<ErrorsFile> {
+  async errorsFile(orgId: OrgId, id: string): Promise<ErrorsDownload> {
     const imp = await this.get(orgId, id);
     if (!imp.errorsFilePath || imp.errorsFileBytes <= 0) throw new NotFoundError('Errors file');
-    const stream = await StoredErrorsFile.read(
-      this.storage,
-      imp.errorsFilePath,
-      imp.errorsFileBytes,
-    );
+    const stream = await ErrorsFile.read(this.storage, imp.errorsFilePath, imp.errorsFileBytes);
     const base = imp.fileName.replace(/\.csv$/i, '');
     return { stream, fileName: `${base}-errors.csv`, bytes: imp.errorsFileBytes };
   }

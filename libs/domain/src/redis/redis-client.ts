@@ -234,12 +234,16 @@ export async function pingRedis(redis: RedisClient): Promise<void> {
 }
 
 /**
- * The keys matching `pattern`, in batches: SCAN on the server, or on every master of a cluster
- * (a SCAN sent to a cluster client reaches one node only).
+ * The servers behind a client that hold data: the one server, or every master of a cluster (a
+ * key-less command sent to a cluster client reaches one node only).
  */
+export function redisMasters(redis: RedisClient): Redis[] {
+  return redis instanceof Cluster ? redis.nodes('master') : [redis];
+}
+
+/** The keys matching `pattern`, in batches: SCAN on every master. */
 export async function* scanKeys(redis: RedisClient, pattern: string): AsyncGenerator<string[]> {
-  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  for (const node of nodes) {
+  for (const node of redisMasters(redis)) {
     for await (const keys of node.scanStream({ match: pattern, count: 1000 })) {
       if ((keys as string[]).length) yield keys as string[];
     }
