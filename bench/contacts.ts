@@ -64,7 +64,7 @@ const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:
 const DB_NAME = process.env.BENCH_CONTACTS_DB || 'mp_bench_contacts';
 // A fixed key so a seeded database can be reused between runs (bench data only).
 const BENCH_KEY = Buffer.from('contacts-bench-encryption-key-32').toString('base64');
-const SEED_VERSION = 5;
+const SEED_VERSION = 6;
 
 const FIRST = [
   'Ada',
@@ -251,11 +251,15 @@ async function seed(app: INestApplication, db: Client): Promise<Seeded> {
   );
   const tagIds = TAGS.map((n) => tags.find((t) => t.name === n).id);
   await db.query(
-    `INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id)
-     SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid, ($2::uuid[])[1 + k], $1
-       FROM generate_series(0, $3::int - 1) AS i
-       CROSS JOIN LATERAL (SELECT DISTINCT k FROM unnest(ARRAY[(i * 7) % 20, (i * 13 + 5) % 20]) AS k
-                           LIMIT (i % 3)) x`,
+    `UPDATE contacts c SET tag_ids = s.ids
+       FROM (SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid AS contact_id,
+                    array_agg(($2::uuid[])[1 + k] ORDER BY ($2::uuid[])[1 + k]) AS ids
+               FROM generate_series(0, $3::int - 1) AS i
+               CROSS JOIN LATERAL (SELECT DISTINCT k
+                                     FROM unnest(ARRAY[(i * 7) % 20, (i * 13 + 5) % 20]) AS k
+                                    LIMIT (i % 3)) x
+              GROUP BY 1) s
+      WHERE c.organization_id = $1 AND c.id = s.contact_id`,
     [org.id, tagIds, N],
   );
   await db.query(`RESET session_replication_role`);
@@ -268,16 +272,8 @@ async function seed(app: INestApplication, db: Client): Promise<Seeded> {
     [org.id],
   );
   await db.query(
-    `UPDATE contact_tags t SET contact_count = s.n
-       FROM (SELECT tag_id, count(*) AS n FROM contact_tag_assignments WHERE organization_id = $1 GROUP BY 1) s
-      WHERE s.tag_id = t.id`,
-    [org.id],
-  );
-  await db.query(
-    `UPDATE contacts c SET tag_ids = s.ids
-       FROM (SELECT contact_id, array_agg(tag_id ORDER BY tag_id) AS ids
-               FROM contact_tag_assignments WHERE organization_id = $1 GROUP BY 1) s
-      WHERE c.id = s.contact_id`,
+    `INSERT INTO contact_tag_counters (tag_id, slot, total)
+     SELECT x, 0, count(*) FROM contacts, unnest(tag_ids) x WHERE organization_id = $1 GROUP BY 1`,
     [org.id],
   );
   log(`tags done in ${((Date.now() - started) / 1000).toFixed(1)} s; VACUUM ANALYZE...`);

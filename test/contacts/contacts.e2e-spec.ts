@@ -295,12 +295,7 @@ describe('Contacts (CRUD, channels, tags)', () => {
         data: null,
       });
       await s.http.get(`${CONTACTS}/${c.id}`).expect(404);
-      for (const table of [
-        'contact_emails',
-        'contact_sms',
-        'contact_tag_assignments',
-        'contact_list_memberships',
-      ]) {
+      for (const table of ['contact_emails', 'contact_sms', 'contact_list_memberships']) {
         const [{ n }] = await ds.query(
           `SELECT count(*)::int AS n FROM ${table} WHERE contact_id = $1`,
           [c.id],
@@ -309,6 +304,8 @@ describe('Contacts (CRUD, channels, tags)', () => {
       }
       const l = await s.http.get(`/api/v1/user/contact-lists/${list.id}`).expect(200);
       expect(l.body.data.subscriberCount).toBe(0);
+      const tags = (await s.http.get('/api/v1/user/contact-tags?limit=100').expect(200)).body.data;
+      expect(tags.find((t: { name: string }) => t.name === 'ephemeral').contactCount).toBe(0);
       // The address is free again.
       await createContact(s, { emails: [{ email: 'gone@example.com' }] });
       await s.http.delete(`${CONTACTS}/${c.id}`).expect(404);

@@ -46,17 +46,21 @@ describe('Contact aggregates', () => {
     );
     expect(diff).toEqual([]);
     const tags = await ds.query(
-      `SELECT t.name, t.contact_count AS counted,
-              (SELECT count(*)::int FROM contact_tag_assignments a WHERE a.tag_id = t.id) AS actual
+      `SELECT t.name,
+              (SELECT coalesce(sum(tc.total), 0)::int FROM contact_tag_counters tc
+                WHERE tc.tag_id = t.id) AS counted,
+              (SELECT count(*)::int FROM contacts c
+                WHERE c.organization_id = $1 AND t.id = ANY(c.tag_ids)) AS actual
          FROM contact_tags t WHERE t.organization_id = $1`,
       [s.org.id],
     );
     for (const t of tags)
       expect({ name: t.name, count: t.counted }).toEqual({ name: t.name, count: t.actual });
+    // Each contact's tag ids: sorted, distinct, every one a tag of its organization.
     const tagIds: { id: string; stored: string[]; actual: string[] }[] = await ds.query(
       `SELECT c.id, c.tag_ids AS stored,
-              coalesce((SELECT array_agg(a.tag_id ORDER BY a.tag_id) FROM contact_tag_assignments a
-                         WHERE a.contact_id = c.id), '{}') AS actual
+              coalesce((SELECT array_agg(t.id ORDER BY t.id) FROM contact_tags t
+                         WHERE t.organization_id = $1 AND t.id = ANY(c.tag_ids)), '{}') AS actual
          FROM contacts c WHERE c.organization_id = $1`,
       [s.org.id],
     );
@@ -158,5 +162,23 @@ describe('Contact aggregates', () => {
       one.id,
     ]);
     expect(row.n).toBe(8);
+  });
+
+  it('leave no contact with the id of a tag deleted while contacts were being given it', async () => {
+    const first = await createContact(s, { firstName: 'Racy', tags: ['racy'] });
+    const racy = (await s.http.get(`${CONTACTS}/${first.id}`).expect(200)).body.data.tags;
+    expect(racy).toEqual(['racy']);
+    const tag = (await s.http.get('/api/v1/user/contact-tags/all').expect(200)).body.data.find(
+      (t: { name: string }) => t.name === 'racy',
+    );
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) =>
+        s.http.post(CONTACTS, { firstName: `Racy${i}`, tags: ['racy'] }),
+      ),
+      s.http.post(`${CONTACTS}/${first.id}/tags`, { names: ['racy', 'calm'] }),
+      s.http.delete(`/api/v1/user/contact-tags/${tag.id}`),
+    ]);
+    for (const r of results) expect([200, 201]).toContain(r.status);
+    await expectConsistent();
   });
 });

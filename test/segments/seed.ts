@@ -71,8 +71,9 @@ export async function seedContacts(
     const [row] = await ds.query<{ id: string }[]>(
       `INSERT INTO contacts (organization_id, first_name, last_name, display_name, notes, status,
                              language, timezone, custom_fields, created_at, updated_at,
-                             last_activity_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12) RETURNING id`,
+                             last_activity_at, tag_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12,
+               ARRAY(SELECT DISTINCT x FROM unnest($13::uuid[]) x ORDER BY x)) RETURNING id`,
       [
         organizationId,
         c.firstName ?? null,
@@ -88,17 +89,12 @@ export async function seedContacts(
         c.createdAt,
         c.updatedAt ?? c.createdAt,
         c.lastActivityAt ?? null,
+        (c.tags ?? []).map((t) => tagIds.get(t)),
       ],
     );
     const id = row.id;
     out.ids[c.key] = id;
     out.keys[id] = c.key;
-    for (const t of c.tags ?? []) {
-      await ds.query(
-        `INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id) VALUES ($1, $2, $3)`,
-        [id, tagIds.get(t), organizationId],
-      );
-    }
     for (const [list, status] of Object.entries(c.lists ?? {})) {
       await ds.query(
         `INSERT INTO contact_list_memberships (organization_id, contact_id, contact_list_id, status,

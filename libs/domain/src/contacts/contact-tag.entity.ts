@@ -1,4 +1,4 @@
-// Tags, their assignments to contacts and to lists.
+// Tags, and their links to lists (a contact's tags are its tag_ids).
 import {
   Column,
   CreateDateColumn,
@@ -15,18 +15,13 @@ export class ContactTag {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid') organizationId: OrgId;
   @Column('text') name: string;
-  /** Contacts carrying the tag, kept exact by a trigger on contact_tag_assignments. */
+  /**
+   * Contacts carrying the tag: the sum of its contact_tag_counters, kept exact by triggers on
+   * contacts (selected by ContactTagsRepository, not a column of the table).
+   */
   @Column({ type: 'int', insert: false, update: false }) contactCount: number;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
-}
-
-@Entity('contact_tag_assignments')
-export class ContactTagAssignment {
-  @PrimaryColumn('uuid') contactId: string;
-  @PrimaryColumn('uuid') tagId: string;
-  @Column('uuid') organizationId: OrgId;
-  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
 }
 
 @Entity('contact_list_tags')

@@ -1,11 +1,12 @@
-// SQL of tags and their assignment to contacts and lists.
+// SQL of tags, of contacts' tag ids (contacts.tag_ids) and of lists' tags.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { OrgId } from '../common/org-id';
 import { PageRequest, pageOffset } from '../common/pagination';
 import { toEntities } from '../database/entity-rows';
-import { empty, query, sql, Sql } from '../database/sql';
+import { inTransaction } from '../database/transaction';
+import { query, sql, Sql } from '../database/sql';
 import { ContactTag } from './contact-tag.entity';
 
 type Db = DataSource | EntityManager;
@@ -24,13 +25,19 @@ export class ContactTagsRepository {
     return toEntities<ContactTag>(this.ds, ContactTag, await query(db, q));
   }
 
+  /** A tag's columns and its contact count, the sum of its counters' slots (`t`: contact_tags). */
+  private static readonly COLUMNS = sql`t.*,
+    (SELECT coalesce(sum(tc.total), 0)::int FROM contact_tag_counters tc WHERE tc.tag_id = t.id)
+      AS contact_count`;
+
   /** A page of the organization's tags by name, and their total. */
   async page(orgId: OrgId, page: PageRequest): Promise<[ContactTag[], number]> {
     const [items, [{ total }]] = await Promise.all([
       this.tags(
         this.ds,
-        sql`SELECT * FROM contact_tags WHERE organization_id = ${orgId}::uuid
-             ORDER BY lower(name), id LIMIT ${page.limit} OFFSET ${pageOffset(page)}`,
+        sql`SELECT ${ContactTagsRepository.COLUMNS} FROM contact_tags t
+             WHERE t.organization_id = ${orgId}::uuid
+             ORDER BY lower(t.name), t.id LIMIT ${page.limit} OFFSET ${pageOffset(page)}`,
       ),
       query<{ total: string }>(
         this.ds,
@@ -52,7 +59,8 @@ export class ContactTagsRepository {
   async get(orgId: OrgId, id: string, db: Db = this.ds): Promise<ContactTag | null> {
     const [tag] = await this.tags(
       db,
-      sql`SELECT * FROM contact_tags WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid`,
+      sql`SELECT ${ContactTagsRepository.COLUMNS} FROM contact_tags t
+           WHERE t.organization_id = ${orgId}::uuid AND t.id = ${id}::uuid`,
     );
     return tag ?? null;
   }
@@ -77,23 +85,44 @@ export class ContactTagsRepository {
     return rows.length > 0;
   }
 
-  /** Deletes a tag (its assignments go by cascade); answers whether it existed. */
-  async delete(orgId: OrgId, id: string): Promise<boolean> {
+  /**
+   * Deletes a tag, its counters and list links by cascade, and takes its id off every contact
+   * that has it, in one transaction; answers whether it existed. The delete waits for the
+   * transactions that hold the tag (`byNames`), so the contacts they tagged are seen by the
+   * second statement.
+   */
+  delete(orgId: OrgId, id: string): Promise<boolean> {
+    return inTransaction(this.ds, (em) => this.deleteIn(em, orgId, id));
+  }
+
+  private async deleteIn(em: EntityManager, orgId: OrgId, id: string): Promise<boolean> {
     const rows = await query(
-      this.ds,
+      em,
       sql`DELETE FROM contact_tags WHERE organization_id = ${orgId}::uuid AND id = ${id}::uuid
           RETURNING id`,
     );
-    return rows.length > 0;
+    if (!rows.length) return false;
+    await query(
+      em,
+      sql`UPDATE contacts c SET tag_ids = array_remove(c.tag_ids, ${id}::uuid)
+            FROM (SELECT id FROM contacts
+                   WHERE organization_id = ${orgId}::uuid AND tag_ids @> ARRAY[${id}::uuid]
+                   ORDER BY id FOR NO KEY UPDATE) l
+           WHERE c.organization_id = ${orgId}::uuid AND c.id = l.id`,
+    );
+    return true;
   }
 
-  /** The tags whose lower-cased name is one of `lowerNames`, by name. */
+  /**
+   * The tags whose lower-cased name is one of `lowerNames`, by name, locked `FOR KEY SHARE` until
+   * the transaction ends: a tag this transaction puts on contacts is not deleted meanwhile.
+   */
   byNames(orgId: OrgId, lowerNames: string[], em: EntityManager): Promise<ContactTag[]> {
     return this.tags(
       em,
-      sql`SELECT * FROM contact_tags
-           WHERE organization_id = ${orgId}::uuid AND lower(name) = ANY(${lowerNames}::text[])
-           ORDER BY lower(name)`,
+      sql`SELECT ${ContactTagsRepository.COLUMNS} FROM contact_tags t
+           WHERE t.organization_id = ${orgId}::uuid AND lower(t.name) = ANY(${lowerNames}::text[])
+           ORDER BY lower(t.name) FOR KEY SHARE OF t`,
     );
   }
 
@@ -108,24 +137,29 @@ export class ContactTagsRepository {
   }
 
   /**
-   * Assigns tags to contacts, one (contact, tag) pair per index of the two arrays. `fresh`: none
-   * of the pairs can exist yet (contacts this transaction inserted), so they go in as a plain
-   * insert; else a pair already there is left as it is.
+   * Adds tags to contacts that exist already, one (contact, tag) pair per index of the two arrays
+   * (a contact keeps the tags it has). The contacts are locked in id order, then written.
    */
   async assign(
     orgId: OrgId,
     contactIds: string[],
     tagIds: string[],
     em: EntityManager,
-    fresh = false,
   ): Promise<void> {
     if (!contactIds.length) return;
     await query(
       em,
-      sql`INSERT INTO contact_tag_assignments (contact_id, tag_id, organization_id)
-          SELECT u.c, u.t, ${orgId}::uuid FROM unnest(${contactIds}::uuid[], ${tagIds}::uuid[]) AS u(c, t)
-           ORDER BY 1, 2
-          ${fresh ? empty : sql`ON CONFLICT (contact_id, tag_id) DO NOTHING`}`,
+      sql`WITH added AS (
+            SELECT u.c AS id, array_agg(u.t) AS tags
+              FROM unnest(${contactIds}::uuid[], ${tagIds}::uuid[]) AS u(c, t) GROUP BY u.c),
+          locked AS (
+            SELECT c.id, a.tags FROM contacts c JOIN added a ON a.id = c.id
+             WHERE c.organization_id = ${orgId}::uuid AND NOT c.tag_ids @> a.tags
+             ORDER BY c.id FOR NO KEY UPDATE OF c)
+          UPDATE contacts c
+             SET tag_ids = ARRAY(SELECT DISTINCT x FROM unnest(c.tag_ids || l.tags) x ORDER BY x)
+            FROM locked l
+           WHERE c.organization_id = ${orgId}::uuid AND c.id = l.id`,
     );
   }
 
@@ -133,9 +167,9 @@ export class ContactTagsRepository {
   async unassign(orgId: OrgId, contactId: string, tagId: string, em: EntityManager) {
     await query(
       em,
-      sql`DELETE FROM contact_tag_assignments
-           WHERE organization_id = ${orgId}::uuid AND contact_id = ${contactId}::uuid
-             AND tag_id = ${tagId}::uuid`,
+      sql`UPDATE contacts SET tag_ids = array_remove(tag_ids, ${tagId}::uuid)
+           WHERE organization_id = ${orgId}::uuid AND id = ${contactId}::uuid
+             AND tag_ids @> ARRAY[${tagId}::uuid]`,
     );
   }
 

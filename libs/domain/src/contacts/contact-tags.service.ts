@@ -62,13 +62,16 @@ export class ContactTagsService {
     if (!(await this.repo.delete(orgId, id))) throw new NotFoundError('Tag');
   }
 
-  /** The tags with these names, created when missing (existing spellings are kept). */
+  /**
+   * The tags with these names, created when missing (existing spellings are kept), held until the
+   * transaction ends so that none is deleted while `em` puts it on contacts.
+   */
   async ensure(em: EntityManager, orgId: OrgId, names: string[]): Promise<ContactTag[]> {
     const unique = uniqueTagNames(names);
     if (!unique.length) return [];
     const lower = unique.map((n) => n.toLowerCase());
-    // Existing tags are read first: an INSERT ... ON CONFLICT meeting a tag whose contact_count
-    // another transaction has just moved (any tagging does) waits for that transaction to end.
+    // Existing tags are read first: most names exist, and an INSERT ... ON CONFLICT meeting a tag
+    // another transaction has just created waits for that transaction to end.
     const found = await this.repo.byNames(orgId, lower, em);
     if (found.length === unique.length) return found;
     await this.repo.insertMissing(orgId, unique, em);

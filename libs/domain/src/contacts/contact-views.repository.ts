@@ -109,7 +109,7 @@ export class ContactViewsRepository {
     );
     const idOrder = raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC');
     const contacts = sql`
-      SELECT ${raw(selectList(this.ds, Contact, 'c', 'c'))}, ${total} AS total
+      SELECT ${raw(selectList(this.ds, Contact, 'c', 'c'))}, c.tag_ids AS c_tag_ids, ${total} AS total
         FROM contacts c WHERE ${matching}
        ORDER BY c.${order}, c.id ${idOrder}
        LIMIT ${Math.trunc(q.limit)} OFFSET ${Math.trunc((q.page - 1) * q.limit)}`;
@@ -144,9 +144,8 @@ export class ContactViewsRepository {
         END AS ${raw(`ch_${ch}`)}`);
     }
     parts.push(sql`
-      (SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tag_assignments a
-         JOIN contact_tags t ON t.id = a.tag_id
-        WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = p.c_id) AS tag_names`);
+      (SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tags t
+        WHERE t.organization_id = ${orgId}::uuid AND t.id = ANY(p.c_tag_ids)) AS tag_names`);
     return join(parts, ', ');
   }
 
@@ -268,9 +267,10 @@ export class ContactViewsRepository {
         opts.tags || opts.tagRecords
           ? query<{ contact_id: string; tag_id: string; name: string }>(
               db,
-              sql`SELECT a.contact_id, t.id AS tag_id, t.name FROM contact_tag_assignments a
-                    JOIN contact_tags t ON t.id = a.tag_id
-                   WHERE a.organization_id = ${orgId}::uuid AND a.contact_id = ANY(${ids}::uuid[])
+              sql`SELECT c.id AS contact_id, t.id AS tag_id, t.name
+                    FROM contacts c JOIN contact_tags t ON t.id = ANY(c.tag_ids)
+                   WHERE c.organization_id = ${orgId}::uuid AND c.id = ANY(${ids}::uuid[])
+                     AND t.organization_id = ${orgId}::uuid
                    ORDER BY lower(t.name), t.id`,
             )
           : Promise.resolve([]),
@@ -293,7 +293,8 @@ export class ContactViewsRepository {
           ? this.entities<ContactTag>(
               db,
               ContactTag,
-              sql`SELECT * FROM contact_tags
+              // A tag embedded in a contact reports no count (§5).
+              sql`SELECT *, 0 AS contact_count FROM contact_tags
                    WHERE organization_id = ${orgId}::uuid AND id = ANY(${tagIds}::uuid[])`,
             )
           : Promise.resolve([]),

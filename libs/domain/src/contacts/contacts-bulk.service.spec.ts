@@ -179,7 +179,7 @@ describe('ContactsBulkService', () => {
     await write.finish();
     expect(s.contacts.overwriteMany).toHaveBeenCalledTimes(1);
     expect(s.lists.subscribe).toHaveBeenCalledTimes(1);
-    expect(s.tagRepo.assign).toHaveBeenCalledTimes(2);
+    expect(s.tagRepo.assign).toHaveBeenCalledTimes(1);
   });
 
   it('update mode overwrites existing contacts with their values, locked for no key update, and adds the numbers they lack as existing records', async () => {
@@ -230,10 +230,10 @@ describe('ContactsBulkService', () => {
     expect(s.contacts.overwriteMany).not.toHaveBeenCalled();
     for (const call of callsOf(s.channels.insertPhones)) expect(call[2]).toEqual([]);
     expect(s.lists.subscribe).toHaveBeenCalledWith(ORG, 'list-1', ['c-old'], AT, em);
-    expect(s.tagRepo.assign).toHaveBeenCalledWith(ORG, ['c-old'], [s.tagIds.get('t')], em, false);
+    expect(s.tagRepo.assign).toHaveBeenCalledWith(ORG, ['c-old'], [s.tagIds.get('t')], em);
   });
 
-  it("gives every contact the options' tags and each row's own; new contacts' assignments are fresh, and their tag ids are set at insert", async () => {
+  it("gives every contact the options' tags and each row's own: new contacts' tag ids are set at insert, existing ones' are added to", async () => {
     const s = setup({ 'h:old@x.test': 'c-old' });
     await s.service.createMany(
       em,
@@ -242,21 +242,13 @@ describe('ContactsBulkService', () => {
       { ...SKIP, tags: ['Imported'] },
     );
     const id = (n: string) => s.tagIds.get(n)!;
-    const newId = s.inserted()[0].id;
     expect(s.inserted()[0].tagIds).toEqual([id('imported'), id('vip')].sort());
-    expect(s.tagRepo.assign).toHaveBeenCalledWith(
-      ORG,
-      [newId, newId],
-      [id('imported'), id('vip')].sort(),
-      em,
-      true,
-    );
+    expect(s.tagRepo.assign).toHaveBeenCalledTimes(1);
     expect(s.tagRepo.assign).toHaveBeenCalledWith(
       ORG,
       ['c-old', 'c-old', 'c-old'],
       [id('imported'), id('vip'), id('other')].sort(),
       em,
-      false,
     );
   });
 

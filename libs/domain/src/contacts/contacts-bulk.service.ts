@@ -79,9 +79,9 @@ export interface BulkCreateOptions {
 }
 
 /**
- * The first step of a bulk create, done: the new contacts and their records are written. The
- * rest touches rows other transactions write too (existing contacts, lists and their counters,
- * tag assignments): a caller that orders its transactions runs it once its turn comes.
+ * The first step of a bulk create, done: the new contacts, their tags and their records are
+ * written. The rest touches rows other transactions write too (existing contacts and their tags,
+ * lists and their counters): a caller that orders its transactions runs it once its turn comes.
  */
 export interface ContactsWrite {
   newCount: number;
@@ -147,9 +147,8 @@ export class ContactsBulkService {
     );
     const { targets, newCount, duplicateCount } = planTargets(rows, existing, options.duplicates);
 
-    // Tag ids first: new contacts are inserted with their channel_mask and tag_ids already what
-    // the records and tags inserted next make them, so the triggers that keep those columns find
-    // nothing to rewrite.
+    // Tag ids first: new contacts are inserted with their tags, and with the channel_mask the
+    // records inserted next make theirs, so the triggers that keep it find nothing to rewrite.
     await this.resolveTags(em, orgId, targets, options.tags);
     const created = targets.filter((t) => t.isNew);
     const existingOnes = targets.filter((t) => !t.isNew);
@@ -227,8 +226,12 @@ export class ContactsBulkService {
     for (const ch of PHONE_CHANNELS)
       await this.channels.insertPhones(orgId, ch, phonesOf(existingOnes, ch), true, em);
     await this.subscribe(em, orgId, options, targets);
-    await this.assignTags(orgId, created, em, true);
-    await this.assignTags(orgId, existingOnes, em, false);
+    await this.tagRepo.assign(
+      orgId,
+      existingOnes.flatMap((t) => t.tagIds.map(() => t.contactId)),
+      existingOnes.flatMap((t) => t.tagIds),
+      em,
+    );
     if (!options.events) return [];
     const views: ContactView[] = [];
     // contact.created is emitted here, and only here, with the insert.
@@ -302,15 +305,5 @@ export class ContactsBulkService {
       }
       t.tagIds = [...ids].sort();
     }
-  }
-
-  /**
-   * Tag assignments of the batch's contacts. New contacts have none yet and their pairs are
-   * distinct, so theirs go in as a plain insert (`fresh`); existing ones may have some already.
-   */
-  private async assignTags(orgId: OrgId, targets: BulkTarget[], em: EntityManager, fresh: boolean) {
-    const contactIds = targets.flatMap((t) => t.tagIds.map(() => t.contactId));
-    const tagIds = targets.flatMap((t) => t.tagIds);
-    await this.tagRepo.assign(orgId, contactIds, tagIds, em, fresh);
   }
 }

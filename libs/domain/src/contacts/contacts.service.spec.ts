@@ -189,19 +189,14 @@ describe('ContactsService', () => {
       expect(s.contacts.emailTaken).toHaveBeenCalledWith(ORG, expect.any(Array), em);
     });
 
-    it('creates missing tags, sets the tag ids at insert and assigns them; subscribes the lists', async () => {
+    it('creates missing tags and sets the tag ids at insert; subscribes the lists', async () => {
       const s = setup();
       await s.service.create(ORG, { tags: ['vip', ' New '], listIds: ['list-1'] });
       expect(s.tagRepo.insertMissing).toHaveBeenCalledWith(ORG, ['vip', 'New'], em);
       expect(s.stored().tagIds).toEqual(['tag-new', 'tag-vip']);
       const id = s.stored().id;
-      expect(s.tagRepo.assign).toHaveBeenCalledWith(
-        ORG,
-        [id, id],
-        ['tag-new', 'tag-vip'],
-        em,
-        true,
-      );
+      // No existing contact to add tags to.
+      expect(s.tagRepo.assign).toHaveBeenCalledWith(ORG, [], [], em);
       expect(s.listRepo.subscribe).toHaveBeenCalledWith(ORG, 'list-1', [id], AT, em);
     });
 

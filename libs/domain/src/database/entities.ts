@@ -12,7 +12,7 @@ import {
 } from '../contacts/contact-channels.entity';
 import { ContactList } from '../contacts/contact-list.entity';
 import { ContactListMembership } from '../contacts/contact-list-membership.entity';
-import { ContactListTag, ContactTag, ContactTagAssignment } from '../contacts/contact-tag.entity';
+import { ContactListTag, ContactTag } from '../contacts/contact-tag.entity';
 import { Contact } from '../contacts/contact.entity';
 import { ContactSegment } from '../segments/contact-segment.entity';
 import { ContactImport } from '../imports/contact-import.entity';
@@ -43,7 +43,6 @@ export const ENTITIES = [
   ContactImessage,
   ContactPush,
   ContactTag,
-  ContactTagAssignment,
   ContactListTag,
   ContactListMembership,
   WebhookEndpoint,

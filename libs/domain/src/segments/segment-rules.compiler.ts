@@ -129,9 +129,8 @@ function lowered(values: string[]): Sql {
 
 /**
  * The ids of the organization's tags with these names (case-insensitive), as an init plan computed
- * once per query. `contacts.tag_ids` holds each contact's tag ids (kept by triggers on
- * contact_tag_assignments), so a tag condition is a test on the contact's own row: no join, and
- * an index-only scan when the index carries tag_ids.
+ * once per query. `contacts.tag_ids` holds each contact's tag ids, so a tag condition is a test
+ * on the contact's own row: no join, and an index-only scan when the index carries tag_ids.
  */
 function tagIds(names: string[], ctx: CompileContext): Sql {
   return sql`ARRAY(SELECT t.id FROM contact_tags t

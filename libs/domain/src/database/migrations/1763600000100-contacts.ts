@@ -13,18 +13,24 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `contact_counters`: contacts per (organization, status, channel mask), spread over 16 slots
  *   (by backend) so concurrent writers of one organization rarely wait on the same row; readers
  *   sum the slots;
- * - `contact_tags.contact_count`: the tag's assignments;
- * - `contacts.tag_ids`: the contact's tag ids, sorted, so a segment's tag condition is a test on
- *   the contact's own row (`tag_ids && $tags`).
+ * - `contact_tag_counters`: contacts per tag, spread over 16 slots like `contact_counters`, so the
+ *   two batches of an import in flight do not wait on one row per tag.
+ *
+ * A contact's tags are `contacts.tag_ids`, its tag ids sorted: the one record of them, so a
+ * segment's tag condition is a test on the contact's own row (`tag_ids && $tags`). It is written
+ * by the contact's insert and by the statements that tag and untag (ContactTagsRepository). An
+ * array holds no foreign key: a transaction that uses a tag locks it `FOR KEY SHARE` first (the
+ * tags service's `ensure`), and deleting a tag removes its id from every contact in the same
+ * transaction.
  *
  * How the triggers that write contacts stay cheap and correct:
  * - The contact rows are locked (FOR NO KEY UPDATE, in id order, which does not conflict with the
  *   foreign keys' key-share locks) before a derived value is read or changed, and each statement
  *   of a PL/pgSQL function takes a fresh snapshot: two transactions changing one contact's
- *   records or tags never leave a stale value, whichever commits first. The channel-mask insert
- *   and the tag_ids triggers do not lock a contact whose current version this transaction wrote
- *   (`xmin` is the current transaction): it holds that lock already, and no other transaction
- *   sees an inserted contact. Inside a subtransaction the ids differ and the row is locked.
+ *   records never leave a stale value, whichever commits first. The channel-mask insert trigger
+ *   does not lock a contact whose current version this transaction wrote (`xmin` is the current
+ *   transaction): it holds that lock already, and no other transaction sees an inserted contact.
+ *   Inside a subtransaction the ids differ and the row is locked.
  * - Statements that read contacts run through EXECUTE, so they are planned at each call: PL/pgSQL
  *   keeps a parameterless statement's first plan for the session, and one planned while the
  *   organization had few contacts would scan the whole table for the rest of the session.
@@ -33,8 +39,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   statement.
  * - `contact_counters_on_update` sums -1 per old row and +1 per new row instead of joining the
  *   two transition tables (a nested loop, for lack of statistics).
- * - A writer that inserts contacts with `channel_mask` and `tag_ids` already right (an import)
- *   leaves the channel-mask and tag_ids insert triggers nothing to update.
+ * - A writer that inserts contacts with `channel_mask` already right (an import) leaves the
+ *   channel-mask insert triggers nothing to update.
  */
 
 /** Each channel table and its bit in `contacts.channel_mask`. */
@@ -50,10 +56,6 @@ const CHANNEL_TABLE_BITS: [table: string, bit: number][] = [
 const OWN_ROW = `xmin = pg_current_xact_id()::xid`;
 /** A statement planned at each call. */
 const dynamic = (sql: string) => `EXECUTE $q$ ${sql} $q$`;
-const TAG_IDS_OF = `coalesce((SELECT array_agg(a.tag_id ORDER BY a.tag_id)
-                                 FROM contact_tag_assignments a
-                                WHERE a.contact_id = c.id), '{}')`;
-
 function maskFunctions(table: string, bit: number): string[] {
   return [
     `
@@ -75,31 +77,34 @@ function maskFunctions(table: string, bit: number): string[] {
   ];
 }
 
-/** The contacts whose tags a statement on contact_tag_assignments changed, per operation. */
-const TAG_ID_SOURCES: [op: string, ids: string][] = [
-  ['insert', 'SELECT contact_id FROM new_rows'],
-  ['delete', 'SELECT contact_id FROM old_rows'],
-  ['update', 'SELECT contact_id FROM old_rows UNION SELECT contact_id FROM new_rows'],
+/** The (tag, ±1) pairs a statement on contacts changed, per operation. */
+const TAG_DELTAS: [op: string, transition: string, deltas: string][] = [
+  ['insert', 'NEW TABLE AS new_rows', 'SELECT x, 1 FROM new_rows, unnest(tag_ids) x'],
+  ['delete', 'OLD TABLE AS old_rows', 'SELECT x, -1 FROM old_rows, unnest(tag_ids) x'],
+  [
+    'update',
+    'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+    `SELECT x, -1 FROM old_rows, unnest(tag_ids) x
+     UNION ALL SELECT x, 1 FROM new_rows, unnest(tag_ids) x`,
+  ],
 ];
 
-function tagIdsFunction(op: string, ids: string): string {
-  // After an insert, a contact whose array already holds every new tag is right (its array was
-  // right before, or its writer set it); a delete or update recomputes and compares. The added
-  // tags are grouped per contact first, so the planner probes contacts by key instead of hashing
-  // the whole table.
-  const update =
-    op === 'insert'
-      ? `UPDATE contacts c SET tag_ids = ${TAG_IDS_OF}
-           FROM (SELECT contact_id, array_agg(tag_id) AS added FROM new_rows GROUP BY 1) n
-          WHERE c.id = n.contact_id AND NOT c.tag_ids @> n.added`
-      : `UPDATE contacts c SET tag_ids = ${TAG_IDS_OF}
-          WHERE c.id IN (${ids}) AND c.tag_ids IS DISTINCT FROM ${TAG_IDS_OF}`;
+/**
+ * Adds what one statement on contacts changed to the tag counters, in tag order; a tag deleted
+ * in this transaction (its counters with it) gets nothing.
+ */
+function tagCountersFunction(op: string, deltas: string): string {
   return `
-    CREATE FUNCTION contact_tag_ids_on_${op}() RETURNS trigger LANGUAGE plpgsql
+    CREATE FUNCTION contact_tag_counters_on_${op}() RETURNS trigger LANGUAGE plpgsql
     SET jit = off AS $$
     BEGIN
-      ${dynamic(`SELECT 1 FROM contacts WHERE id IN (${ids}) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
-      ${dynamic(update)};
+      INSERT INTO contact_tag_counters AS tc (tag_id, slot, total)
+      SELECT d.tag_id, pg_backend_pid() % 16, d.n
+        FROM (SELECT x AS tag_id, sum(n) AS n FROM (${deltas}) s(x, n)
+               GROUP BY x HAVING sum(n) <> 0) d
+       WHERE EXISTS (SELECT 1 FROM contact_tags t WHERE t.id = d.tag_id)
+       ORDER BY d.tag_id
+      ON CONFLICT (tag_id, slot) DO UPDATE SET total = tc.total + EXCLUDED.total;
       RETURN NULL;
     END $$`;
 }
@@ -307,23 +312,18 @@ export class Contacts1763600000100 implements MigrationInterface {
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         name text NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
-        updated_at timestamptz NOT NULL DEFAULT now(),
-        contact_count int NOT NULL DEFAULT 0
+        updated_at timestamptz NOT NULL DEFAULT now()
       )`);
     await q.query(
       `CREATE UNIQUE INDEX contact_tags_org_name_uq ON contact_tags (organization_id, lower(name))`,
     );
     await q.query(`
-      CREATE TABLE contact_tag_assignments (
-        contact_id uuid NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+      CREATE TABLE contact_tag_counters (
         tag_id uuid NOT NULL REFERENCES contact_tags(id) ON DELETE CASCADE,
-        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-        created_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (contact_id, tag_id)
+        slot smallint NOT NULL,
+        total bigint NOT NULL,
+        PRIMARY KEY (tag_id, slot)
       )`);
-    await q.query(
-      `CREATE INDEX contact_tag_assignments_tag_idx ON contact_tag_assignments (tag_id, contact_id)`,
-    );
 
     // --- list tags and memberships ---------------------------------------------------------------
     await q.query(`
@@ -418,46 +418,14 @@ export class Contacts1763600000100 implements MigrationInterface {
         REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION contact_counters_on_update()`);
 
-    // --- tag contact counts ----------------------------------------------------------------------
-    await q.query(`
-      CREATE FUNCTION contact_tag_count_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE r record;
-      BEGIN
-        FOR r IN SELECT tag_id, count(*) AS n FROM new_rows GROUP BY 1 ORDER BY 1 LOOP
-          UPDATE contact_tags SET contact_count = contact_count + r.n WHERE id = r.tag_id;
-        END LOOP;
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE FUNCTION contact_tag_count_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
-      DECLARE r record;
-      BEGIN
-        FOR r IN SELECT tag_id, count(*) AS n FROM old_rows GROUP BY 1 ORDER BY 1 LOOP
-          UPDATE contact_tags SET contact_count = contact_count - r.n WHERE id = r.tag_id;
-        END LOOP;
-        RETURN NULL;
-      END $$`);
-    await q.query(`
-      CREATE TRIGGER contact_tag_assignments_count_ins AFTER INSERT ON contact_tag_assignments
-        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_count_on_insert()`);
-    await q.query(`
-      CREATE TRIGGER contact_tag_assignments_count_del AFTER DELETE ON contact_tag_assignments
-        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_count_on_delete()`);
-
-    // --- each contact's tag ids ------------------------------------------------------------------
-    // An assignment's key never changes in the code; should one be updated by hand, both the old
-    // and the new contact are recomputed.
-    for (const [op, ids] of TAG_ID_SOURCES) await q.query(tagIdsFunction(op, ids));
-    await q.query(`
-      CREATE TRIGGER contact_tag_assignments_tag_ids_ins AFTER INSERT ON contact_tag_assignments
-        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_insert()`);
-    await q.query(`
-      CREATE TRIGGER contact_tag_assignments_tag_ids_del AFTER DELETE ON contact_tag_assignments
-        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_delete()`);
-    await q.query(`
-      CREATE TRIGGER contact_tag_assignments_tag_ids_upd AFTER UPDATE ON contact_tag_assignments
-        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION contact_tag_ids_on_update()`);
+    // --- contacts per tag ------------------------------------------------------------------------
+    for (const [op, transition, deltas] of TAG_DELTAS) {
+      await q.query(tagCountersFunction(op, deltas));
+      await q.query(`
+        CREATE TRIGGER contacts_tag_counters_${op.slice(0, 3)} AFTER ${op.toUpperCase()} ON contacts
+          REFERENCING ${transition} FOR EACH STATEMENT
+          EXECUTE FUNCTION contact_tag_counters_on_${op}()`);
+    }
   }
 
   // pg_trgm stays: it may have been there before, and other schemas may use it.
@@ -466,16 +434,14 @@ export class Contacts1763600000100 implements MigrationInterface {
       'contact_counters',
       'contact_list_memberships',
       'contact_list_tags',
-      'contact_tag_assignments',
+      'contact_tag_counters',
       'contact_tags',
       ...CHANNEL_TABLE_BITS.map(([table]) => table).reverse(),
       'contacts',
       'contact_lists',
     ])
       await q.query(`DROP TABLE ${t}`);
-    for (const [op] of TAG_ID_SOURCES) await q.query(`DROP FUNCTION contact_tag_ids_on_${op}()`);
-    await q.query(`DROP FUNCTION contact_tag_count_on_insert()`);
-    await q.query(`DROP FUNCTION contact_tag_count_on_delete()`);
+    for (const [op] of TAG_DELTAS) await q.query(`DROP FUNCTION contact_tag_counters_on_${op}()`);
     for (const op of ['insert', 'delete', 'update'])
       await q.query(`DROP FUNCTION contact_counters_on_${op}()`);
     await q.query(`DROP FUNCTION contact_counters_add(uuid, text, smallint, bigint)`);
