@@ -184,7 +184,10 @@ export class ContactsRepository {
 
   /**
    * The organization's contacts owning one of these email blind indexes, by hash, locked (`mode`)
-   * in id order so none is deleted (or changed) before the caller commits.
+   * in id order so none is deleted (or changed) before the caller commits. Two statements, each
+   * an index lookup: the email records by blind index, then their contacts by id. (As one join,
+   * the planner hashes the organization's contacts once they outnumber the hashes, a cost that
+   * grows with the organization.) A contact deleted between the two is not returned.
    */
   async idsByEmailHash(
     orgId: OrgId,
@@ -194,15 +197,21 @@ export class ContactsRepository {
   ): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     if (!hashes.length) return found;
-    const rows = await query<{ email_hash: string; contact_id: string }>(
+    const emails = await query<{ email_hash: string; contact_id: string }>(
       em,
-      sql`SELECT e.email_hash, c.id AS contact_id
-            FROM contact_emails e JOIN contacts c ON c.id = e.contact_id
-           WHERE e.organization_id = ${orgId}::uuid AND c.organization_id = ${orgId}::uuid
-             AND e.email_hash = ANY(${hashes}::text[])
-           ORDER BY c.id ${raw(`${mode} OF c`)}`,
+      sql`SELECT email_hash, contact_id FROM contact_emails
+           WHERE organization_id = ${orgId}::uuid AND email_hash = ANY(${hashes}::text[])`,
     );
-    for (const r of rows) found.set(r.email_hash, r.contact_id);
+    if (!emails.length) return found;
+    const locked = await query<{ id: string }>(
+      em,
+      sql`SELECT id FROM contacts
+           WHERE organization_id = ${orgId}::uuid
+             AND id = ANY(${[...new Set(emails.map((e) => e.contact_id))]}::uuid[])
+           ORDER BY id ${raw(mode)}`,
+    );
+    const live = new Set(locked.map((r) => r.id));
+    for (const e of emails) if (live.has(e.contact_id)) found.set(e.email_hash, e.contact_id);
     return found;
   }
 
