@@ -39,9 +39,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   statement.
  * - `contact_counters_on_update` sums -1 per old row and +1 per new row instead of joining the
  *   two transition tables (a nested loop, for lack of statistics).
- * - The channel-mask insert trigger reads the contacts once to find those it must lock or update:
- *   a writer that inserts contacts with `channel_mask` already right (an import) leaves it
- *   nothing more to do.
+ * - A writer that inserts contacts with `channel_mask` already right (an import) leaves the
+ *   channel-mask insert triggers nothing to update.
  */
 
 /** Each channel table and its bit in `contacts.channel_mask`. */
@@ -62,13 +61,9 @@ function maskFunctions(table: string, bit: number): string[] {
     `
     CREATE FUNCTION ${table}_mask_on_insert() RETURNS trigger LANGUAGE plpgsql
     SET jit = off AS $$
-    DECLARE pending uuid[];
     BEGIN
-      ${dynamic(`SELECT array_agg(DISTINCT c.id) FROM contacts c WHERE c.id IN (SELECT contact_id FROM new_rows) AND NOT (c.${OWN_ROW} AND c.channel_mask & ${bit} <> 0)`)} INTO pending;
-      IF pending IS NOT NULL THEN
-        ${dynamic(`SELECT 1 FROM contacts WHERE id = ANY($1) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)} USING pending;
-        ${dynamic(`UPDATE contacts c SET channel_mask = c.channel_mask | ${bit} WHERE c.id = ANY($1) AND c.channel_mask & ${bit} = 0`)} USING pending;
-      END IF;
+      ${dynamic(`SELECT 1 FROM contacts WHERE id IN (SELECT contact_id FROM new_rows) AND NOT ${OWN_ROW} ORDER BY id FOR NO KEY UPDATE`)};
+      ${dynamic(`UPDATE contacts c SET channel_mask = c.channel_mask | ${bit} WHERE c.id IN (SELECT contact_id FROM new_rows) AND c.channel_mask & ${bit} = 0`)};
       RETURN NULL;
     END $$`,
     `
