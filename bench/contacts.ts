@@ -60,8 +60,9 @@ const PROCESSES = Number(args.processes);
 const ROUNDS = Math.max(1, Math.trunc(Number(args.rounds)) || 1);
 const CLUSTER_PORT = 3391;
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-// BENCH_CONTACTS_DB names another database (e.g. when several checkouts bench on one server).
-const DB_NAME = process.env.BENCH_CONTACTS_DB || 'mp_bench_contacts';
+// BENCH_CONTACTS_DB names another database; BENCH_DB_PREFIX prefixes it (bench:ab gives each
+// revision its own).
+const DB_NAME = `${process.env.BENCH_DB_PREFIX ?? ''}${process.env.BENCH_CONTACTS_DB || 'mp_bench_contacts'}`;
 // A fixed key so a seeded database can be reused between runs (bench data only).
 const BENCH_KEY = Buffer.from('contacts-bench-encryption-key-32').toString('base64');
 const SEED_VERSION = 6;
@@ -145,15 +146,39 @@ async function ensureDatabase(): Promise<string> {
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
   try {
-    if (args.fresh) await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
-    if (!found.rowCount) await admin.query(`CREATE DATABASE ${DB_NAME}`);
+    // A database seeded for another size or seed version is made anew (its schema may be older
+    // too), as with --fresh.
+    if (found.rowCount && (args.fresh || !(await seededFor(benchDbUrl())))) {
+      await admin.query(`DROP DATABASE ${DB_NAME} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${DB_NAME}`);
+    } else if (!found.rowCount) await admin.query(`CREATE DATABASE ${DB_NAME}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${DB_NAME}`;
-  return url.toString();
+  return benchDbUrl();
+}
+
+function benchDbUrl(): string {
+  const u = new URL(ADMIN_URL);
+  u.pathname = `/${DB_NAME}`;
+  return u.toString();
+}
+
+/** Whether the database holds a seed of this version and size (read before the app starts). */
+async function seededFor(databaseUrl: string): Promise<boolean> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query(
+      `SELECT version, contacts FROM bench_meta WHERE name = 'contacts'`,
+    );
+    return rows[0]?.version === SEED_VERSION && rows[0]?.contacts === N;
+  } catch {
+    return false;
+  } finally {
+    await db.end();
+  }
 }
 
 async function dropDatabase(): Promise<void> {
@@ -187,8 +212,6 @@ async function seeded(db: Client): Promise<Seeded | null> {
 /** Bulk load with triggers and FK checks off (session_replication_role), then derived data by SQL. */
 async function seed(app: INestApplication, db: Client): Promise<Seeded> {
   const started = Date.now();
-  await db.query(`DELETE FROM bench_meta WHERE name = 'contacts'`);
-  await db.query(`DELETE FROM organizations WHERE name = 'bench contacts'`);
   const org = await app
     .get(OrganizationService)
     .create({ name: 'bench contacts', plan: 'enterprise' });

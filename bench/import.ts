@@ -1,4 +1,5 @@
 // npm run bench -- import [--rows 1000000] [--partial true|false] [--list NAME] [--keep] [--embedded]
+//                         [--again]
 // (BENCH_EMBEDDED_INITDB_FLAGS: initdb flags of the fresh embedded cluster, e.g. --no-data-checksums)
 //
 // Generates a CSV (email, first and last name, phone, two custom fields, tags), then in the same
@@ -12,7 +13,9 @@
 // schema live. The database server is BENCH_ADMIN_DATABASE_URL's (default: the local one on 5432)
 // or, with --embedded, the product's default: the embedded PostgreSQL with the settings the apps
 // start it with (libs/domain/src/database/embedded-postgres.ts), in a fresh data directory. The
-// bench prints the server's version and the settings that matter for a bulk load.
+// bench prints the server's version and the settings that matter for a bulk load. With --again
+// the same file is then imported a second time into the same organization (every row a duplicate,
+// skipped), and the bench checks that the organization's totals stayed exact.
 import { ChildProcess, spawn } from 'node:child_process';
 import {
   createReadStream,
@@ -49,6 +52,8 @@ const { values: args } = parseArgs({
     list: { type: 'string' },
     /** Run against a fresh embedded PostgreSQL started as the apps start it. */
     embedded: { type: 'boolean', default: false },
+    /** Then import the same file again into the same organization (duplicates skipped). */
+    again: { type: 'boolean', default: false },
   },
 });
 const ROWS = Number(args.rows);
@@ -153,6 +158,43 @@ async function describeServer(pg: Client, kind: string): Promise<string> {
   return `server            ${kind}, PostgreSQL ${v}: ${rows.map((r) => `${r.name}=${r.setting}`).join(' ')}`;
 }
 
+/**
+ * The second run's figures, and whether the organization's totals are still exact: as many
+ * contacts as rows, the contact counters' sum, and each tag's counters against the contacts
+ * that carry it.
+ */
+async function checkAgain(
+  pg: Client,
+  orgId: string,
+  run: { imp: Record<string, unknown>; seconds: number },
+): Promise<string[]> {
+  const [{ n, counted }] = (
+    await pg.query(
+      `SELECT (SELECT count(*)::int FROM contacts WHERE organization_id = $1) AS n,
+              (SELECT sum(total)::int FROM contact_counters WHERE organization_id = $1) AS counted`,
+      [orgId],
+    )
+  ).rows;
+  const tags = (
+    await pg.query<{ name: string; counted: number; actual: number }>(
+      `SELECT t.name,
+              (SELECT coalesce(sum(total), 0)::int FROM contact_tag_counters WHERE tag_id = t.id)
+                AS counted,
+              (SELECT count(*)::int FROM contacts c
+                WHERE c.organization_id = $1 AND t.id = ANY(c.tag_ids)) AS actual
+         FROM contact_tags t WHERE t.organization_id = $1 ORDER BY t.name`,
+      [orgId],
+    )
+  ).rows;
+  const exact =
+    n === ROWS && counted === ROWS && tags.length > 0 && tags.every((t) => t.counted === t.actual);
+  const { imp, seconds } = run;
+  return [
+    `again (skip)      import (${imp.status}): ${fmt(seconds, 1)} s, ${fmt(ROWS / seconds)} rows/s; new ${fmt(imp.newCount as number)}, duplicates ${fmt(imp.duplicateCount as number)}, errors ${fmt(imp.errorCount as number)}`,
+    `totals            ${fmt(n)} contacts, counters ${fmt(counted)}, tags ${tags.map((t) => `${t.name} ${fmt(t.counted)}/${fmt(t.actual)}`).join(' ')}: ${exact ? 'exact' : 'NOT EXACT'}`,
+  ];
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'mp-bench-import-'));
   const csv = join(dir, 'contacts.csv');
@@ -233,27 +275,36 @@ async function main() {
   ];
   if (args.list) cliArgs.push('--list', args.list);
   if (args.partial === 'true') cliArgs.push('--partial');
+  /** One import of the file through the worker: the import as the CLI answers it, and its time. */
+  const runImport = () => {
+    const { import: done } = admin(env, cliArgs) as { import: Record<string, unknown> };
+    const took =
+      (Date.parse(done.completedAt as string) - Date.parse(done.startedAt as string)) / 1000;
+    return { imp: done, seconds: took };
+  };
   let rss = 0;
   let workerCpuMs = 0;
   const serverCpu0 = serverCpuSeconds(serverDir);
   let serverCpu = NaN;
-  let result: { import: Record<string, unknown> };
+  let first: ReturnType<typeof runImport>;
+  let second: ReturnType<typeof runImport> | null = null;
   try {
-    result = admin(env, cliArgs) as { import: Record<string, unknown> };
-  } finally {
+    first = runImport();
     rss = peakRss(worker);
     workerCpuMs = processCpuMs(worker.pid!);
     serverCpu = serverCpuSeconds(serverDir) - serverCpu0;
+    // The same file again into the same organization: every row a duplicate (skip).
+    if (args.again) second = runImport();
+  } finally {
     await stop(worker);
   }
-  const imp = result.import;
-  const seconds =
-    (Date.parse(imp.completedAt as string) - Date.parse(imp.startedAt as string)) / 1000;
+  const { imp, seconds } = first;
   const [{ n: contacts }] = (
     await pg.query(`SELECT count(*)::int AS n FROM contacts WHERE organization_id = $1`, [
       org.organization.id,
     ])
   ).rows;
+  const againLines = second ? await checkAgain(pg, org.organization.id, second) : [];
   await pg.end();
   await server?.stop();
 
@@ -268,6 +319,7 @@ async function main() {
       ...(server
         ? [`server CPU        ${fmt(serverCpu, 1)} s (all PostgreSQL processes, import only)`]
         : []),
+      ...againLines,
     ].join('\n') + '\n',
   );
   if (!args.keep) {
