@@ -1,7 +1,7 @@
 // The aggregates GET /contacts and GET /contact-tags read instead of counting a million rows
-// (contacts.channel_mask, contact_counters, contact_tags.contact_count) and what dynamic segments
-// read (contacts.tag_ids) stay equal to the rows they summarise through every kind of change, also
-// when changes run concurrently.
+// (contacts.channel_mask, contact_counters, contact_tag_counters) stay equal to the rows they
+// summarise, and contacts.tag_ids to tags that exist, through every kind of change, also when
+// changes run concurrently.
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { createTestApp } from '../support/app';
@@ -180,5 +180,25 @@ describe('Contact aggregates', () => {
     ]);
     for (const r of results) expect([200, 201]).toContain(r.status);
     await expectConsistent();
+  });
+
+  it('let an organization with contacts, tags and lists be deleted whole', async () => {
+    const gone = await createSession(app);
+    const list = (await gone.http.post('/api/v1/user/contact-lists', { name: 'Gone' }).expect(201))
+      .body.data;
+    await createContact(gone, {
+      emails: [{ email: 'gone-org@example.com' }],
+      smsNumbers: [{ phoneNumber: '+14155550399' }],
+      tags: ['gone'],
+      listIds: [list.id],
+    });
+    await ds.query(`DELETE FROM organizations WHERE id = $1`, [gone.org.id]);
+    for (const table of ['contacts', 'contact_counters', 'contact_tags', 'contact_lists']) {
+      const [{ n }] = await ds.query(
+        `SELECT count(*)::int AS n FROM ${table} WHERE organization_id = $1`,
+        [gone.org.id],
+      );
+      expect({ table, n }).toEqual({ table, n: 0 });
+    }
   });
 });

@@ -12,7 +12,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   channel filter is a bit test instead of a semi-join per row;
  * - `contact_counters`: contacts per (organization, status, channel mask), spread over 16 slots
  *   (by backend) so concurrent writers of one organization rarely wait on the same row; readers
- *   sum the slots;
+ *   sum the slots. An organization being deleted (its counters go by cascade, maybe before its
+ *   contacts) gets none;
  * - `contact_tag_counters`: contacts per tag, spread over 16 slots like `contact_counters`, so the
  *   two batches of an import in flight do not wait on one row per tag.
  *
@@ -381,7 +382,8 @@ export class Contacts1763600000100 implements MigrationInterface {
       CREATE FUNCTION contact_counters_add(org uuid, st text, mask smallint, n bigint)
       RETURNS void LANGUAGE sql AS $$
         INSERT INTO contact_counters AS cc (organization_id, status, channel_mask, slot, total)
-        VALUES (org, st, mask, pg_backend_pid() % 16, n)
+        SELECT org, st, mask, pg_backend_pid() % 16, n
+         WHERE EXISTS (SELECT 1 FROM organizations o WHERE o.id = org)
         ON CONFLICT (organization_id, status, channel_mask, slot)
         DO UPDATE SET total = cc.total + EXCLUDED.total
       $$`);
