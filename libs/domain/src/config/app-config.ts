@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import type { StorageConfig } from '../storage/storage-url';
 import {
   bool,
+  commaList,
   ConfigError,
   Env,
   hostname,
@@ -217,11 +218,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dashboardDir: resolve(env.DASHBOARD_DIR || './dist/dashboard'),
     redisUrl: redisUrl(env),
     encryptionKey: loadEncryptionKey(env, isProduction, dataDir),
-    encryptionKeysOld: (env.ENCRYPTION_KEYS_OLD || '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((k) => key('ENCRYPTION_KEYS_OLD', k)),
+    encryptionKeysOld: commaList(env, 'ENCRYPTION_KEYS_OLD').map((k) =>
+      key('ENCRYPTION_KEYS_OLD', k),
+    ),
     publicBaseUrl: publicBaseUrl.replace(/\/$/, ''),
     smtpOutboundUrl: url(env, 'SMTP_OUTBOUND_URL', ['smtp:', 'smtps:']),
     inboundPollIntervalMs: int(env, 'INBOUND_POLL_INTERVAL_MS', 10_000, 50, 86_400_000),

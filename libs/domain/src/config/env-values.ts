@@ -63,12 +63,17 @@ export function redisUrl(env: Env): string {
   return raw;
 }
 
-/** Comma list of IP addresses or CIDR ranges (`10.0.0.0/8`, `::1`). */
-export function ipList(env: Env, name: string): string[] {
-  const items = (env[name] || '')
+/** A comma list's items, trimmed, empty ones dropped. */
+export function commaList(env: Env, name: string): string[] {
+  return (env[name] || '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** Comma list of IP addresses or CIDR ranges (`10.0.0.0/8`, `::1`). */
+export function ipList(env: Env, name: string): string[] {
+  const items = commaList(env, name);
   for (const item of items) {
     const [addr, bits, extra] = item.split('/');
     const family = isIP(addr);
@@ -86,10 +91,7 @@ export function ipList(env: Env, name: string): string[] {
 
 /** Comma list of `ip[:port]` (`[ipv6]:port` with a port), as dns.Resolver#setServers takes them. */
 export function serverList(env: Env, name: string): string[] {
-  const items = (env[name] || '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const items = commaList(env, name);
   for (const item of items) {
     // `[v6]:port`, `v4:port`, or a bare address of either family.
     const m = /^\[([^\]]+)\]:(\d+)$/.exec(item) ?? /^([^:]+):(\d+)$/.exec(item);
