@@ -149,10 +149,11 @@ async function ensureDatabase(): Promise<string> {
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
     // A database seeded for another size or seed version is made anew (its schema may be older
     // too), as with --fresh.
-    if (found.rowCount && (args.fresh || !(await seededFor(benchDbUrl())))) {
-      await admin.query(`DROP DATABASE ${DB_NAME} WITH (FORCE)`);
+    const reuse = found.rowCount && !args.fresh && (await seededFor(benchDbUrl()));
+    if (!reuse) {
+      await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${DB_NAME}`);
-    } else if (!found.rowCount) await admin.query(`CREATE DATABASE ${DB_NAME}`);
+    }
   } finally {
     await admin.end();
   }
