@@ -187,6 +187,37 @@ describe(SendingLimiter.name, () => {
     expect(left.perMonth.used).toBe(21);
   });
 
+  it('checks the requests of one burst in order, each against what the ones before it consumed', async () => {
+    const a = await org({ perSecond: 3, perDay: 6 });
+    const b = await org({ perSecond: 1 });
+    // With the limits given, each call reaches the batch in the order it was made.
+    const limits = { [a]: await limiter.limitsOf(a), [b]: await limiter.limitsOf(b) };
+    const calls: [OrgId, number][] = [
+      [a, 4], // 4 of 6 recipients
+      [b, 1], // another organization: its own budget
+      [a, 3], // 7 > 6: refused by perDay, consumes nothing
+      [a, 2], // 6 of 6
+      [b, 1], // perSecond 1 of b is spent
+      [a, 1], // requests 3 of 3, but recipients 7 > 6: perDay
+      [a, 0], // a request of no recipient: 3 of 3 per second
+      [a, 0], // the fourth request in this second: perSecond
+    ];
+    const results = await Promise.allSettled(
+      calls.map(([o, recipients]) =>
+        limiter.consume(o, { requests: 1, recipients }, { limits: limits[o] }),
+      ),
+    );
+    const outcome = results.map((r) =>
+      r.status === 'fulfilled' ? 'ok' : (r.reason as SendingLimitExceededError).window,
+    );
+    expect(outcome).toEqual(['ok', 'ok', 'perDay', 'ok', 'perSecond', 'perDay', 'ok', 'perSecond']);
+    // b's one request of this 100 ms step leaves the window 1.1 s from now.
+    expect((results[4] as PromiseRejectedResult).reason).toMatchObject({ retryAfter: 2 });
+    expect((await limiter.remaining(a)).perDay).toMatchObject({ used: 6, remaining: 0 });
+    expect((await limiter.remaining(a)).perSecond).toMatchObject({ used: 3, remaining: 0 });
+    expect((await limiter.remaining(b)).perSecond).toMatchObject({ used: 1, remaining: 0 });
+  });
+
   it('resets the calendar windows at the UTC boundaries', async () => {
     const orgId = await org({ perMinute: 1, perHour: 2, perDay: 3, perMonth: 4 });
     clock.set('2031-01-31T23:59:59.000Z');

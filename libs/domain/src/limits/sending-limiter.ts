@@ -1,10 +1,13 @@
 // The one organization sending-limit function (§8), called by the send API, the SMTP relay and
 // campaign fan-out: a single Redis Lua script checks all five windows and consumes all of them or
-// none. Every key carries the hash tag {org:<id>} so the script also runs on Redis Cluster.
+// none. The checks of one turn of the event loop go to Redis together, one script call per
+// organization that checks and consumes them in order. Every key carries the hash tag {org:<id>}
+// so the script also runs on Redis Cluster.
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
+import { MicroBatcher } from '../common/micro-batcher';
 import type { OrgId } from '../common/org-id';
 import { query, sql } from '../database/sql';
 import { NotFoundError, RateLimitedError } from '../errors/domain-errors';
@@ -82,37 +85,50 @@ if k > 0 then
 end
 `;
 
-// KEYS[1] state. ARGV[1..8]: now ms, requests, recipients, and the limits perSecond, perMinute,
-// perHour, perDay, perMonth, as decimal text.
-// Returns 0 when consumed, else {refused window 1..5, perSecond free-at ms (0 for the others)}.
+// KEYS[1] state. ARGV[1..6]: now ms and the limits perSecond, perMinute, perHour, perDay,
+// perMonth; then a pair per request, its requests and recipients; all as decimal text. The
+// requests are checked and consumed in order, each against the state the ones before it left.
+// Returns a pair per request: {0, 0} when consumed, else {refused window 1..5, perSecond free-at
+// ms (0 for the others)}.
 const CONSUME =
   `
-local now, req, rcpt = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local ls, lm, lh, ld, lM = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local now = tonumber(ARGV[1])
+local ls, lm, lh, ld, lM = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local bucket = (now - now % 100) / 100
 ` +
   STATE +
   `
-if s + req > ls then
-  local ring, need, freed = {r10, r9, r8, r7, r6, r5, r4, r3, r2, r1, r0}, s + req - ls, 0
-  for j = 1, 10 do
-    freed = freed + ring[j]
-    if freed >= need then return {1, (last + j) * 100} end
+local out, consumed = {}, false
+for i = 7, #ARGV, 2 do
+  local req, rcpt = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
+  local window, freeAt = 0, 0
+  if s + req > ls then
+    local ring, need, freed = {r10, r9, r8, r7, r6, r5, r4, r3, r2, r1, r0}, s + req - ls, 0
+    window, freeAt = 1, (last + 11) * 100
+    for j = 1, 10 do
+      freed = freed + ring[j]
+      if freed >= need then freeAt = (last + j) * 100 break end
+    end
+  elseif m + req > lm then window = 2
+  elseif h + req > lh then window = 3
+  elseif d + rcpt > ld then window = 4
+  elseif M + rcpt > lM then window = 5
+  else
+    s, r0, m, h, d, M = s + req, r0 + req, m + req, h + req, d + rcpt, M + rcpt
+    consumed = true
   end
-  return {1, (last + 11) * 100}
+  out[#out + 1] = window
+  out[#out + 1] = freeAt
 end
-if m + req > lm then return {2, 0} end
-if h + req > lh then return {3, 0} end
-if d + rcpt > ld then return {4, 0} end
-if M + rcpt > lM then return {5, 0} end
-local v = struct.pack(FMT, last, s + req, r0 + req, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10,
-  m + req, h + req, d + rcpt, MId, M + rcpt)
-if renew then
-  redis.call('SET', KEYS[1], v, 'EX', 2764800)
-else
-  redis.call('SETRANGE', KEYS[1], 0, v)
+if consumed then
+  local v = struct.pack(FMT, last, s, r0, r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, m, h, d, MId, M)
+  if renew then
+    redis.call('SET', KEYS[1], v, 'EX', 2764800)
+  else
+    redis.call('SETRANGE', KEYS[1], 0, v)
+  end
 end
-return 0
+return out
 `;
 
 // KEYS[1] state; ARGV[1] now ms. The usage of every window, changing nothing.
@@ -154,9 +170,16 @@ export class SendingLimitExceededError extends RateLimitedError {
 }
 
 type LimiterRedis = RedisClient & {
-  sendingLimitConsume(key: string, ...args: number[]): Promise<0 | number[]>;
+  sendingLimitConsume(key: string, ...args: number[]): Promise<number[]>;
   sendingLimitRead(key: string, now: number): Promise<number[]>;
 };
+
+interface LimitCheck {
+  organizationId: OrgId;
+  limits: SendingLimits;
+  usage: SendingUsage;
+  now: number;
+}
 
 /** The organization's one limit key; the hash tag keeps it Redis Cluster friendly. */
 function stateKey(organizationId: OrgId): string {
@@ -189,23 +212,60 @@ export class SendingLimiter {
   ): Promise<void> {
     const limits = opts.limits ?? (await this.limitsOf(organizationId));
     const now = this.clock.now().getTime();
-    const refused = await (this.redis as unknown as LimiterRedis).sendingLimitConsume(
-      stateKey(organizationId),
-      now,
-      usage.requests,
-      usage.recipients,
-      limits.perSecond,
-      limits.perMinute,
-      limits.perHour,
-      limits.perDay,
-      limits.perMonth,
-    );
-    if (refused === 0) return;
-    const [index, freeAt] = refused as number[];
+    const refused = await this.checks.push({ organizationId, limits, usage, now });
+    if (!refused) return;
+    const [index, freeAt, at] = refused;
     const window = SENDING_WINDOWS[index - 1];
-    const resetMs = window === 'perSecond' ? freeAt : calendarWindows(now)[window].resetMs;
-    throw new SendingLimitExceededError(window, Math.max(1, Math.ceil((resetMs - now) / 1000)));
+    const resetMs = window === 'perSecond' ? freeAt : calendarWindows(at)[window].resetMs;
+    throw new SendingLimitExceededError(window, Math.max(1, Math.ceil((resetMs - at) / 1000)));
   }
+
+  /**
+   * The checks of one turn of the event loop, one script call per organization (and limits): a
+   * burst of sends costs Redis one state read and one write, not one per request. Returns, per
+   * check, null when consumed, else the refused window (1..5), the perSecond free-at ms and the
+   * time the script counted in.
+   */
+  private readonly checks = new MicroBatcher<LimitCheck, [number, number, number] | null>(
+    async (batch) => {
+      const groups = new Map<string, number[]>();
+      batch.forEach((c, i) => {
+        const l = c.limits;
+        const group = `${c.organizationId} ${l.perSecond} ${l.perMinute} ${l.perHour} ${l.perDay} ${l.perMonth}`;
+        const members = groups.get(group);
+        if (members) members.push(i);
+        else groups.set(group, [i]);
+      });
+      const out: ([number, number, number] | null)[] = [];
+      await Promise.all(
+        [...groups.values()].map(async (members) => {
+          const { organizationId, limits: l } = batch[members[0]];
+          const now = Math.max(...members.map((i) => batch[i].now));
+          const usages = members.flatMap((i) => [
+            batch[i].usage.requests,
+            batch[i].usage.recipients,
+          ]);
+          const replies = await (this.redis as unknown as LimiterRedis).sendingLimitConsume(
+            stateKey(organizationId),
+            now,
+            l.perSecond,
+            l.perMinute,
+            l.perHour,
+            l.perDay,
+            l.perMonth,
+            ...usages,
+          );
+          members.forEach((i, k) => {
+            const window = replies[2 * k];
+            out[i] = window === 0 ? null : [window, replies[2 * k + 1], now];
+          });
+        }),
+      );
+      return out;
+    },
+    null,
+    256,
+  );
 
   /** The budget of every window right now, without consuming (tests, headers, dashboards). */
   async remaining(
