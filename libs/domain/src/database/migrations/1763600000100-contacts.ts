@@ -17,6 +17,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `contact_tag_counters`: contacts per tag, spread over 16 slots like `contact_counters`, so the
  *   two batches of an import in flight do not wait on one row per tag.
  *
+ * A channel record and a list membership belong to their contact: `organization_id` repeats the
+ * contact's (every statement filters by it) and has no foreign key of its own. The contact's key
+ * already holds the row to an organization that exists, and deleting the organization removes
+ * them through the contact; a second key would cost each inserted row one more check, for
+ * nothing it could catch.
+ *
  * A contact's tags are `contacts.tag_ids`, its tag ids sorted: the one record of them, so a
  * segment's tag condition is a test on the contact's own row (`tag_ids && $tags`). It is written
  * by the contact's insert and by the statements that tag and untag (ContactTagsRepository). An
@@ -205,7 +211,7 @@ export class Contacts1763600000100 implements MigrationInterface {
     const channel = (table: string, cols: string, unique?: string) => `
       CREATE TABLE ${table} (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        organization_id uuid NOT NULL,
         contact_id uuid NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
         ${cols},
         is_primary boolean NOT NULL DEFAULT false,
@@ -336,7 +342,7 @@ export class Contacts1763600000100 implements MigrationInterface {
     await q.query(`
       CREATE TABLE contact_list_memberships (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-        organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+        organization_id uuid NOT NULL,
         contact_id uuid NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
         contact_list_id uuid NOT NULL REFERENCES contact_lists(id) ON DELETE CASCADE,
         status text NOT NULL DEFAULT 'subscribed' CHECK (status IN ('subscribed','unsubscribed')),
