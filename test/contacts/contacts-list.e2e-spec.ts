@@ -183,6 +183,27 @@ describe('GET /contacts', () => {
     },
   );
 
+  it.each(['firstName', 'lastName', 'lastActivityAt'] as const)(
+    'pages of %s descending cross from the values to the NULLs in order, filtered or not',
+    async (field) => {
+      const paged = async (qs: string) => {
+        const out: string[] = [];
+        for (let page = 1; page <= 4; page++) {
+          const body = await list(`${qs}&sortBy=${field}&sortOrder=desc&limit=2&page=${page}`);
+          out.push(...idsOf(body));
+        }
+        return out;
+      };
+      expect(await paged('')).toEqual(expectedOrder(rows, field, 'desc'));
+      const active = rows.filter((r) => r.status === 'active');
+      expect(await paged('status=active')).toEqual(expectedOrder(active, field, 'desc'));
+      // A search sorts its matches the same way ("o": Bob, Carol, Frank Alison).
+      const body = await list(`search=o&sortBy=${field}&sortOrder=desc`);
+      const matches = rows.filter((r) => [ids.bob, ids.carol, ids.frank].includes(r.id));
+      expect(idsOf(body)).toEqual(expectedOrder(matches, field, 'desc'));
+    },
+  );
+
   it('sortOrder alone applies to the default field, sortBy alone sorts descending', async () => {
     expect(idsOf(await list('sortOrder=asc'))).toEqual(expectedOrder(rows, 'createdAt', 'asc'));
     expect(idsOf(await list('sortBy=firstName'))).toEqual(expectedOrder(rows, 'firstName', 'desc'));

@@ -33,7 +33,7 @@ export const LOAD_EVERYTHING: ContactLoadOptions = {
   memberships: true,
 };
 
-// Nullable fields sort NULLs last in both directions (one index per direction, see migration).
+// Nullable fields sort NULLs last in both directions, from one index each (listQueries).
 const SORT_COLUMNS: Record<ContactSortField, { column: string; nullable: boolean }> = {
   firstName: { column: 'first_name', nullable: true },
   lastName: { column: 'last_name', nullable: true },
@@ -104,15 +104,35 @@ export class ContactViewsRepository {
     const total = q.search ? raw('count(*) OVER ()') : sql`(${count})`;
 
     const sort = SORT_COLUMNS[q.sortBy];
+    const descending = q.sortOrder !== 'asc';
     const order = raw(
-      `${sort.column} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}${sort.nullable ? ' NULLS LAST' : ''}`,
+      `${sort.column} ${descending ? 'DESC' : 'ASC'}${sort.nullable ? ' NULLS LAST' : ''}`,
     );
-    const idOrder = raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC');
-    const contacts = sql`
-      SELECT ${raw(selectList(this.ds, Contact, 'c', 'c'))}, c.tag_ids AS c_tag_ids, ${total} AS total
-        FROM contacts c WHERE ${matching}
-       ORDER BY c.${order}, c.id ${idOrder}
-       LIMIT ${Math.trunc(q.limit)} OFFSET ${Math.trunc((q.page - 1) * q.limit)}`;
+    const idOrder = raw(descending ? 'DESC' : 'ASC');
+    const limit = Math.trunc(q.limit);
+    const offset = Math.trunc((q.page - 1) * q.limit);
+    const columns = raw(`${selectList(this.ds, Contact, 'c', 'c')}, c.tag_ids AS c_tag_ids`);
+    let contacts = sql`
+      SELECT ${columns}, ${total} AS total FROM contacts c WHERE ${matching}
+       ORDER BY c.${order}, c.id ${idOrder} LIMIT ${limit} OFFSET ${offset}`;
+    if (sort.nullable && descending && !q.search) {
+      // The field's one index is ascending, NULLs last: read backward it gives the NULLs first.
+      // So the values up to the page's end come from it read backward (`v`), and only when they
+      // fall short of the page's end are the NULLs read (`n`, newest id first) to fill it.
+      const col = raw(`c.${sort.column}`);
+      const end = limit + offset;
+      contacts = sql`
+        WITH v AS (
+          SELECT ${columns} FROM contacts c WHERE ${matching} AND ${col} IS NOT NULL
+           ORDER BY ${col} DESC, c.id DESC LIMIT ${end}
+        ), n AS (
+          SELECT ${columns} FROM contacts c WHERE ${matching} AND ${col} IS NULL
+             AND (SELECT count(*) FROM v) < ${end}
+           ORDER BY c.id DESC LIMIT ${end} - (SELECT count(*) FROM v)
+        )
+        SELECT u.*, ${total} AS total FROM (SELECT * FROM v UNION ALL SELECT * FROM n) u
+         ORDER BY u.c_${order}, u.c_id DESC LIMIT ${limit} OFFSET ${offset}`;
+    }
     // The limited page is a subquery, so the lookups below run for its rows only; the outer ORDER
     // BY restores its order (a sort of at most 100 rows).
     const page = sql`

@@ -184,13 +184,11 @@ export class Contacts1763600000100 implements MigrationInterface {
     await q.query(
       `CREATE INDEX contacts_org_updated_idx ON contacts (organization_id, updated_at DESC, id DESC)`,
     );
-    // Nullable sort fields sort NULLs last in both directions, hence one index per direction.
+    // Nullable sort fields sort NULLs last in both directions from this one index: descending,
+    // the values are read backward and the NULLs after them (ContactViewsRepository.listQueries).
     for (const col of ['first_name', 'last_name', 'last_activity_at']) {
       await q.query(
-        `CREATE INDEX contacts_org_${col}_asc_idx ON contacts (organization_id, ${col} ASC NULLS LAST, id ASC)`,
-      );
-      await q.query(
-        `CREATE INDEX contacts_org_${col}_desc_idx ON contacts (organization_id, ${col} DESC NULLS LAST, id DESC)`,
+        `CREATE INDEX contacts_org_${col}_idx ON contacts (organization_id, ${col}, id)`,
       );
     }
     // Name-fragment search: one trigram index over first, last and display name, joined by a
