@@ -21,7 +21,7 @@ import { Client, Pool } from 'pg';
 import {
   asOrgId,
   blindIndexOf,
-  ContactViewsRepository,
+  ContactPageRepository,
   fieldCipher,
   normaliseContactListQuery,
   OrganizationService,
@@ -354,7 +354,7 @@ function percentile(sorted: number[], p: number): number {
  */
 async function direct(
   pool: Pool,
-  repo: ContactViewsRepository,
+  repo: ContactPageRepository,
   orgId: string,
   input: ContactListQueryInput,
   connections: number,
@@ -507,7 +507,7 @@ async function main() {
       () => httpReady(`http://127.0.0.1:${CLUSTER_PORT}/health`),
       { ownSession: true },
     );
-    const repo = app.get(ContactViewsRepository);
+    const repo = app.get(ContactPageRepository);
     const email = emailOf(Math.floor(N / 2));
     const cases: [string, ContactListQueryInput, string][] = [
       ['first page, limit=100', { limit: 100 }, 'limit=100'],

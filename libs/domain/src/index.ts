@@ -26,6 +26,7 @@ export * from './contacts/contact-views';
 export * from './contacts/contact.entity';
 export * from './contacts/contacts.module';
 export * from './contacts/contact-views.repository';
+export * from './contacts/contact-page.repository';
 export * from './contacts/contacts.repository';
 export * from './contacts/contacts-bulk.service';
 export * from './contacts/contacts.service';

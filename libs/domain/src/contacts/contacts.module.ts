@@ -12,6 +12,7 @@ import { ContactListsRepository } from './contact-lists.repository';
 import { ContactListsService } from './contact-lists.service';
 import { ContactTagsRepository } from './contact-tags.repository';
 import { ContactTagsService } from './contact-tags.service';
+import { ContactPageRepository } from './contact-page.repository';
 import { ContactViewsRepository } from './contact-views.repository';
 import { ContactsBulkService } from './contacts-bulk.service';
 import { ContactsRepository } from './contacts.repository';
@@ -21,6 +22,7 @@ import { KeyRotationSweeper } from './key-rotation.sweeper';
 const PROVIDERS = [
   ContactsRepository,
   ContactViewsRepository,
+  ContactPageRepository,
   ContactChannelsRepository,
   ContactTagsRepository,
   ContactListsRepository,

@@ -11,6 +11,7 @@ import type { ContactListsRepository } from './contact-lists.repository';
 import type { ContactListsService } from './contact-lists.service';
 import type { ContactTagsRepository } from './contact-tags.repository';
 import { ContactTagsService } from './contact-tags.service';
+import type { ContactPageRepository } from './contact-page.repository';
 import type { ContactViewsRepository } from './contact-views.repository';
 import type { ContactEvents } from './contact.events';
 import { ContactsBulkService } from './contacts-bulk.service';
@@ -113,6 +114,7 @@ function setup(opts: { emailTaken?: boolean; contactExists?: boolean; lists?: st
     ds,
     contacts as unknown as ContactsRepository,
     views as unknown as ContactViewsRepository,
+    {} as ContactPageRepository,
     bulk,
     tags,
     lists as unknown as ContactListsService,

@@ -22,6 +22,7 @@ import {
   ContactListQueryInput,
   normaliseContactListQuery,
 } from './contact-query';
+import { ContactPageRepository } from './contact-page.repository';
 import { ContactTagsService } from './contact-tags.service';
 import { ListedContactView, ContactView } from './contact-views';
 import type { ContactStatus } from './contact.entity';
@@ -77,6 +78,7 @@ export class ContactsService {
     @InjectDataSource() private readonly ds: DataSource,
     private readonly repo: ContactsRepository,
     private readonly views: ContactViewsRepository,
+    private readonly pages: ContactPageRepository,
     private readonly bulk: ContactsBulkService,
     private readonly tags: ContactTagsService,
     private readonly lists: ContactListsService,
@@ -86,7 +88,7 @@ export class ContactsService {
   /** GET /contacts: a page with channel records and tag names preloaded (one statement). */
   async list(orgId: OrgId, input: ContactListQueryInput): Promise<Page<ListedContactView>> {
     const q = normaliseContactListQuery(input);
-    const { views, total } = await this.views.listPage(orgId, q);
+    const { views, total } = await this.pages.listPage(orgId, q);
     return new Page(
       views,
       total,

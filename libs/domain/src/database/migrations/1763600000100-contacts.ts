@@ -185,7 +185,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       `CREATE INDEX contacts_org_updated_idx ON contacts (organization_id, updated_at DESC, id DESC)`,
     );
     // Nullable sort fields sort NULLs last in both directions from this one index: descending,
-    // the values are read backward and the NULLs after them (ContactViewsRepository.listQueries).
+    // the values are read backward and the NULLs after them (ContactPageRepository.listQueries).
     for (const col of ['first_name', 'last_name', 'last_activity_at']) {
       await q.query(
         `CREATE INDEX contacts_org_${col}_idx ON contacts (organization_id, ${col}, id)`,
