@@ -192,6 +192,31 @@ describe('Contacts (CRUD, channels, tags)', () => {
       expect(c.displayName).toBe(expected);
     });
 
+    it('gives contacts and their records time-ordered ids (UUID version 7): the creation time, then 74 random bits', async () => {
+      const msOf = (id: string) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      const before = Date.now();
+      const first = await createContact(s, {
+        emails: [{ email: 'ordered.one@example.com' }],
+        smsNumbers: [{ phoneNumber: '+14155550171' }],
+      });
+      const second = await createContact(s, { emails: [{ email: 'ordered.two@example.com' }] });
+      const after = Date.now();
+      const records: { id: string }[] = await ds.query(
+        `SELECT id FROM contact_emails WHERE contact_id = $1
+         UNION ALL SELECT id FROM contact_sms WHERE contact_id = $1`,
+        [first.id],
+      );
+      expect(records).toHaveLength(2);
+      const ids = [first.id, second.id, ...records.map((r) => r.id)];
+      for (const id of ids) {
+        expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        // The server's clock may differ from ours by a little; the ids are from this test.
+        expect(msOf(id)).toBeGreaterThanOrEqual(before - 1000);
+        expect(msOf(id)).toBeLessThanOrEqual(after + 1000);
+      }
+      expect(msOf(second.id)).toBeGreaterThanOrEqual(msOf(first.id));
+    });
+
     it('refuses an email already used in the organization with 409, whatever its case', async () => {
       await createContact(s, { emails: [{ email: 'Dup@Example.com' }] });
       const res = await s.http

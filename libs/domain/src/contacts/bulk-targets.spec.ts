@@ -25,6 +25,16 @@ const newId = () => `new-${++next}`;
 describe('bulk targets', () => {
   beforeEach(() => (next = 0));
 
+  it('gives new contacts time-ordered ids by default (UUID version 7), in row order', () => {
+    const plan = planTargets([row('a@x.test'), row('b@x.test'), row(null)], new Map(), 'skip');
+    const ids = plan.targets.map((t) => t.contactId);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(3);
+    // Ids of one process increase even within a millisecond (uuid's monotonic counter).
+    expect([...ids].sort()).toEqual(ids);
+  });
+
   it("looks up every key's index of every row with an email, each once", () => {
     const rotated = row('old@x.test');
     rotated.email!.candidates = ['h:old@x.test', 'h2:old@x.test'];

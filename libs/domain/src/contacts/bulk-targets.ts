@@ -1,5 +1,5 @@
 // How a bulk create's rows become the contacts it writes to (no I/O here).
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidV7 } from 'uuid';
 import { CHANNEL_INFO, CONTACT_CHANNELS } from './contact-channels.entity';
 import type { PhoneChannel, SealedPhone } from './contact-channels.repository';
 import type {
@@ -94,7 +94,7 @@ export function planTargets(
   rows: NewContactRow[],
   existing: Map<string, string>,
   mode: DuplicateMode,
-  newId: () => string = randomUUID,
+  newId: () => string = uuidV7,
 ): BulkPlan {
   const update = mode === 'update';
   const targets: BulkTarget[] = [];

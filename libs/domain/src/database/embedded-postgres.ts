@@ -33,9 +33,9 @@ const MB = 1024 * 1024;
  * Server settings of the embedded PostgreSQL, passed as `-c` flags at every start (so existing
  * data directories get them too). PostgreSQL's own defaults suit a small shared server: 128 MB of
  * shared buffers and a checkpoint every ~1 GB of WAL. A contact import of a million rows writes
- * ~2.7 GB of tables and indexes in random key order: with the defaults the backend evicts its own
- * dirty pages and a checkpoint starts every minute, after which every first change of a page
- * writes the whole page to the WAL again (docs/imports.md).
+ * ~2.7 GB of tables and indexes, most index keys in random order (blind indexes, names): with the
+ * defaults the backend evicts its own dirty pages and a checkpoint starts every minute, after
+ * which every first change of a page writes the whole page to the WAL again (docs/imports.md).
  */
 export function embeddedServerSettings(memory = totalmem()): Record<string, string> {
   // A quarter of the machine's memory (the usual advice for a dedicated server), between
