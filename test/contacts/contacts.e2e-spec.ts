@@ -2,6 +2,7 @@
 // duplicate email, isPrimary never demotes, encrypted values immutable, status lists per channel.
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { asOrgId, ContactsRepository } from '@app/domain';
 import { createTestApp } from '../support/app';
 import { createSession, NIL_UUID, Session } from '../support/session';
 import {
@@ -215,6 +216,46 @@ describe('Contacts (CRUD, channels, tags)', () => {
         expect(msOf(id)).toBeLessThanOrEqual(after + 1000);
       }
       expect(msOf(second.id)).toBeGreaterThanOrEqual(msOf(first.id));
+    });
+
+    it("looks duplicates up hash by hash, never reading the organization's other email records, whatever the statistics say", async () => {
+      // 20,000 email records the statistics know nothing of (in a transaction ANALYZE cannot
+      // see), as when an import is writing a new organization's contacts.
+      const orgId = asOrgId(s.org.id);
+      const absent = Array.from({ length: 500 }, (_, i) => `absent-${i}`.padEnd(64, '0'));
+      const runner = ds.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        const em = runner.manager;
+        const [{ hash: stored }] = await em.query(
+          `WITH c AS (
+             INSERT INTO contacts (organization_id, status)
+             SELECT $1::uuid, 'active' FROM generate_series(1, 20000) RETURNING id),
+           e AS (
+             INSERT INTO contact_emails (organization_id, contact_id, email, email_hash)
+             SELECT $1::uuid, id, 'v1:00000000:x', md5(id::text) || md5(id::text) FROM c
+             RETURNING email_hash)
+           SELECT min(email_hash) AS hash FROM e`,
+          [orgId],
+        );
+        const returned = async (): Promise<number> => {
+          const [{ n }] = await em.query(
+            `SELECT pg_stat_get_xact_tuples_returned(
+               'contact_emails_organization_id_email_hash_key'::regclass) AS n`,
+          );
+          return Number(n);
+        };
+        const before = await returned();
+        const found = await app
+          .get(ContactsRepository)
+          .idsByEmailHash(orgId, [...absent, stored], 'FOR KEY SHARE', em);
+        expect([...found.keys()]).toEqual([stored]);
+        // Each probe returns the entry it finds: one, not the organization's 20,000.
+        expect((await returned()) - before).toBe(1);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
     });
 
     it('refuses an email already used in the organization with 409, whatever its case', async () => {

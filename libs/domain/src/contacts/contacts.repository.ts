@@ -197,10 +197,18 @@ export class ContactsRepository {
   ): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     if (!hashes.length) return found;
+    // One probe of the unique index per hash, whatever the statistics say. With `email_hash =
+    // ANY(…)` the planner weighs a thousand probes against reading the organization's range of
+    // the index, and an organization whose contacts an import is writing has far more rows than
+    // its statistics (ANALYZE lags behind): each batch would read them all, the import quadratic.
+    // LIMIT 1 keeps the subquery a probe per hash (it is not pulled up into a join).
     const emails = await query<{ email_hash: string; contact_id: string }>(
       em,
-      sql`SELECT email_hash, contact_id FROM contact_emails
-           WHERE organization_id = ${orgId}::uuid AND email_hash = ANY(${hashes}::text[])`,
+      sql`SELECT h.email_hash, e.contact_id
+            FROM unnest(${hashes}::text[]) AS h(email_hash),
+                 LATERAL (SELECT contact_id FROM contact_emails
+                           WHERE organization_id = ${orgId}::uuid AND email_hash = h.email_hash
+                           LIMIT 1) e`,
     );
     if (!emails.length) return found;
     const locked = await query<{ id: string }>(
