@@ -188,6 +188,12 @@ export class ContactsRepository {
    * an index lookup: the email records by blind index, then their contacts by id. (As one join,
    * the planner hashes the organization's contacts once they outnumber the hashes, a cost that
    * grows with the organization.) A contact deleted between the two is not returned.
+   *
+   * The email records are one probe of the unique index per hash, whatever the statistics say
+   * (`LIMIT 1` keeps the subquery from being pulled up into a join). With `email_hash = ANY(…)`
+   * the planner weighs a thousand probes against reading the organization's range of the index,
+   * and an organization an import is writing has far more rows than its statistics know (ANALYZE
+   * lags behind): each batch would read them all, the import quadratic.
    */
   async idsByEmailHash(
     orgId: OrgId,
@@ -197,11 +203,6 @@ export class ContactsRepository {
   ): Promise<Map<string, string>> {
     const found = new Map<string, string>();
     if (!hashes.length) return found;
-    // One probe of the unique index per hash, whatever the statistics say. With `email_hash =
-    // ANY(…)` the planner weighs a thousand probes against reading the organization's range of
-    // the index, and an organization whose contacts an import is writing has far more rows than
-    // its statistics (ANALYZE lags behind): each batch would read them all, the import quadratic.
-    // LIMIT 1 keeps the subquery a probe per hash (it is not pulled up into a join).
     const emails = await query<{ email_hash: string; contact_id: string }>(
       em,
       sql`SELECT h.email_hash, e.contact_id
