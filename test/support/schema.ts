@@ -20,9 +20,13 @@ const TABLES = (ignored: string[]) => `
      AND ${NOT_FROM_EXTENSION('pg_class', 'c.oid')}
    ORDER BY c.relname`;
 
-// Storage is shown only where a column departs from its type's default (e.g. STORAGE EXTERNAL).
+// Storage and collation are shown only where a column departs from its type's default (e.g.
+// STORAGE EXTERNAL, COLLATE "C").
 const COLUMNS = `
   SELECT a.attrelid AS table_oid, a.attname, format_type(a.atttypid, a.atttypmod) AS type,
+         CASE WHEN a.attcollation <> t.typcollation
+              THEN (SELECT quote_ident(collname) FROM pg_collation WHERE oid = a.attcollation)
+         END AS collation,
          a.attnotnull, pg_get_expr(ad.adbin, ad.adrelid) AS default_expr, a.attidentity,
          a.attgenerated,
          CASE WHEN a.attstorage <> t.typstorage
@@ -102,6 +106,7 @@ export async function describeSchema(url: string, ignored = MIGRATIONS_TABLES): 
         table_oid: number;
         attname: string;
         type: string;
+        collation: string | null;
         attnotnull: boolean;
         default_expr: string | null;
         attidentity: string;
@@ -135,6 +140,7 @@ export async function describeSchema(url: string, ignored = MIGRATIONS_TABLES): 
       }
       for (const c of columns.get(t.oid) ?? []) {
         const parts = [`  column ${c.attname} ${c.type}`];
+        if (c.collation) parts.push(`COLLATE ${c.collation}`);
         if (c.attnotnull) parts.push('NOT NULL');
         if (c.attidentity)
           parts.push(

@@ -46,7 +46,7 @@ export class Tenancy1763600000000 implements MigrationInterface {
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         organization_id uuid NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
         name text NOT NULL,
-        key_hash text NOT NULL UNIQUE,
+        key_hash text COLLATE "C" NOT NULL UNIQUE,
         key_prefix text NOT NULL,
         scopes text[] NOT NULL,
         rate_limit_per_minute int NOT NULL DEFAULT 300 CHECK (rate_limit_per_minute > 0),
@@ -84,7 +84,7 @@ export class Tenancy1763600000000 implements MigrationInterface {
       CREATE TABLE access_tokens (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-        token_hash text NOT NULL UNIQUE,
+        token_hash text COLLATE "C" NOT NULL UNIQUE,
         expires_at timestamptz NOT NULL,
         revoked_at timestamptz,
         created_at timestamptz NOT NULL DEFAULT now()

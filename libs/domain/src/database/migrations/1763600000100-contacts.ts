@@ -5,6 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Encrypted values are stored as `v1:<keyId>:<payload>`; email addresses, phone numbers, Apple ids
  * and device tokens also carry a blind index (`*_hash`) for lookup and per-organization uniqueness.
+ * A blind index is hex, compared byte by byte (`COLLATE "C"`), not by the server's language rules.
  *
  * Derived data, kept by statement-level triggers in the transaction of the change so that lists,
  * filters and totals stay exact at a million contacts per organization:
@@ -235,7 +236,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       channel(
         'contact_emails',
         `email text NOT NULL,
-         email_hash text NOT NULL,
+         email_hash text COLLATE "C" NOT NULL,
          status text NOT NULL DEFAULT 'unverified'
            CHECK (status IN ('verified','unverified','bounced','complained','suppressed')),
          bounce_count int NOT NULL DEFAULT 0,
@@ -250,7 +251,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       channel(
         'contact_sms',
         `phone_number text NOT NULL,
-         phone_hash text NOT NULL,
+         phone_hash text COLLATE "C" NOT NULL,
          country_code text NOT NULL,
          status text NOT NULL DEFAULT 'unverified' CHECK (status IN ('verified','unverified','invalid','opted_out')),
          verified_at timestamptz,
@@ -262,7 +263,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       channel(
         'contact_whatsapp',
         `phone_number text NOT NULL,
-         phone_hash text NOT NULL,
+         phone_hash text COLLATE "C" NOT NULL,
          country_code text NOT NULL,
          status text NOT NULL DEFAULT 'unverified' CHECK (status IN ('verified','unverified','blocked')),
          is_business_account boolean NOT NULL DEFAULT false,
@@ -274,13 +275,13 @@ export class Contacts1763600000100 implements MigrationInterface {
       channel(
         'contact_telegram',
         `phone_number text NOT NULL,
-         phone_hash text NOT NULL,
+         phone_hash text COLLATE "C" NOT NULL,
          country_code text NOT NULL,
          username text,
          status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','blocked')),
          last_active_at timestamptz,
          chat_id text,
-         chat_id_hash text,
+         chat_id_hash text COLLATE "C",
          CHECK ((chat_id IS NULL) = (chat_id_hash IS NULL))`,
       ),
     );
@@ -288,7 +289,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       channel(
         'contact_imessage',
         `apple_id text NOT NULL,
-         apple_id_hash text NOT NULL,
+         apple_id_hash text COLLATE "C" NOT NULL,
          phone_number text,
          status text NOT NULL DEFAULT 'unverified' CHECK (status IN ('verified','unverified','invalid')),
          verified_at timestamptz`,
@@ -298,7 +299,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       channel(
         'contact_push',
         `device_token text NOT NULL,
-         device_token_hash text NOT NULL,
+         device_token_hash text COLLATE "C" NOT NULL,
          platform text NOT NULL CHECK (platform IN ('ios','android','web')),
          status text NOT NULL DEFAULT 'active' CHECK (status IN ('active','inactive','expired')),
          app_version text,

@@ -75,7 +75,7 @@ export class Messaging1763600000400 implements MigrationInterface {
         organization_id uuid NOT NULL,
         kind text NOT NULL CHECK (kind IN ('to','cc','bcc')),
         address text NOT NULL,
-        address_hash text NOT NULL,
+        address_hash text COLLATE "C" NOT NULL,
         status text NOT NULL DEFAULT 'pending'
           CHECK (status IN ('pending','deferred','sent','delivered','bounced','failed','suppressed')),
         retry_count int NOT NULL DEFAULT 0,
