@@ -180,41 +180,73 @@ describe('ImportBatches', () => {
     }
   });
 
-  it('a batch that takes the row before the one ahead of it committed rolls back, waits for it, and runs again', async () => {
-    const secondYielded = deferred();
+  it('a batch whose new contacts are written first waits for the one ahead to take its turn: nothing rolls back', async () => {
+    const secondWritten = deferred();
     const s = setup(4, async (call) => {
-      // The first batch is slow to write its new contacts: the second reaches the row first.
-      if (call === 1) await secondYielded.promise;
+      // The first batch is slow to write its new contacts: the second is done first.
+      if (call === 1) await secondWritten.promise;
     });
     const wait = s.write();
-    // The second batch's first attempt ends in a rollback with nothing recorded.
-    await until(() => s.log.includes('rollback -'));
-    expect(s.row.committed).toEqual([]);
-    secondYielded.resolve();
+    await until(() => s.calls.length === 2);
+    // Let the second batch reach its turn: it waits, holding no lock, writing nothing more.
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    expect(s.log).toEqual([]);
+    expect(s.calls.map((c) => c.finished)).toEqual([false, false]);
+    secondWritten.resolve();
     await wait;
-    expect(s.log).toEqual(['rollback -', 'commit 2', 'commit 4']);
+    expect(s.log).toEqual(['commit 2', 'commit 4']);
     expect(s.row.committed.map((b) => b.checkpointRow)).toEqual([2, 4]);
-    // Three writes: the first batch's, the second's given up (never finished), its rerun.
     expect(s.calls.map((c) => [c.rows[0].emailAddress, c.finished])).toEqual([
       ['row1@x.test', true],
-      ['row3@x.test', false],
       ['row3@x.test', true],
     ]);
     s.cleanup();
   });
 
+  it('when the one ahead does not take its turn in time (it may wait for a row of this batch), this batch takes the row, rolls back, waits for it and runs again', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const firstHeld = deferred();
+      const s = setup(4, async (call) => {
+        if (call === 1) await firstHeld.promise;
+      });
+      const wait = s.write();
+      await until(() => s.calls.length === 2);
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      expect(s.log).toEqual([]);
+      jest.advanceTimersByTime(5000);
+      // The second batch's first attempt ends in a rollback with nothing recorded.
+      await until(() => s.log.includes('rollback -'));
+      expect(s.row.committed).toEqual([]);
+      firstHeld.resolve();
+      await wait;
+      expect(s.log).toEqual(['rollback -', 'commit 2', 'commit 4']);
+      expect(s.row.committed.map((b) => b.checkpointRow)).toEqual([2, 4]);
+      // Three writes: the first batch's, the second's given up (never finished), its rerun.
+      expect(s.calls.map((c) => [c.rows[0].emailAddress, c.finished])).toEqual([
+        ['row1@x.test', true],
+        ['row3@x.test', false],
+        ['row3@x.test', true],
+      ]);
+      s.cleanup();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('when the batch ahead fails, the one after it stops without writing and the run fails with that error', async () => {
-    const secondYielded = deferred();
+    const secondWritten = deferred();
     const s = setup(4, async (call) => {
       if (call === 1) {
-        await secondYielded.promise;
+        await secondWritten.promise;
         throw new Error('the database went away');
       }
     });
     const wait = s.write();
-    await until(() => s.log.includes('rollback -'));
-    secondYielded.resolve();
+    await until(() => s.calls.length === 2);
+    secondWritten.resolve();
     await expect(wait).rejects.toThrow('the database went away');
+    expect(s.log).toEqual(['rollback -', 'rollback -']);
     expect(s.row.committed).toEqual([]);
     expect(s.calls.filter((c) => c.finished)).toEqual([]);
     s.cleanup();

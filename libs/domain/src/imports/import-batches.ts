@@ -1,6 +1,7 @@
 // The second read of an import's file: batches committed in file order, two at a time.
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -25,6 +26,18 @@ import { ImportsRepository } from './imports.repository';
 
 const TARGET_COMMIT_MS = 600;
 const MIN_BATCH = 100;
+const BATCHES_IN_FLIGHT = 2;
+/**
+ * Rows prepared per event-loop turn: between them the batches in flight get their next statements
+ * sent, so their transactions do not wait on the preparation of the next batch.
+ */
+const PREPARE_ROWS_PER_TURN = 100;
+/**
+ * How long a batch waits for the batch before it to take its turn first. Past it, that batch may
+ * be waiting for a row this one wrote (the same email in both): this one takes the import row
+ * anyway, finds the turn not yet its own and rolls back, which lets that batch go on.
+ */
+const TURN_WAIT_MS = 5000;
 
 /** What a run tells its batches: whether it lost its lease, whether the process is stopping. */
 export interface RunControl {
@@ -82,9 +95,10 @@ export class ImportBatches {
 
   /**
    * Writes the file from the checkpoint. While a batch's transaction runs, the next batch is read
-   * and prepared (validation, hashing, encryption) and its transaction started: its new contacts
-   * are written while the batch before finishes, so the two use both the worker's and the
-   * database's cores; they commit one after the other, in file order (`commit`). Batches are sized so one commits in about TARGET_COMMIT_MS: polls see
+   * and prepared (validation, hashing, encryption; a hundred rows per event-loop turn) and its
+   * transaction started: its new contacts are written while the batch before finishes, so the two
+   * use both the worker's and the database's cores; they commit one after the other, in file
+   * order (`commit`). Batches are sized so one commits in about TARGET_COMMIT_MS: polls see
    * progress at least every second whatever the machine's speed, and a crash loses at most that
    * much work. Answers the errors file's committed length.
    */
@@ -107,15 +121,14 @@ export class ImportBatches {
     let header = fromByte === 0;
     let batch: RawRow[] = [];
     let size = Math.min(this.batchSize, 1000);
-    /** The last two batches started: each resolves to null once committed, else to its error. */
-    let older: Outcome = Promise.resolve(null);
-    let newer: Outcome = Promise.resolve(null);
+    /** The batches in flight, oldest first. */
+    const inFlight: Started[] = [];
 
-    const commit = async (p: Prepared, previous: Outcome): Promise<void> => {
+    const commit = async (p: Prepared, previous: Started | null, onTurn: () => void) => {
       const began = Date.now();
       // Called in file order, so error lines are appended in file order (ErrorsFile.append).
       const errorsLength = await errors.append(p.errorLines);
-      await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, previous);
+      await this.commit(imp, run.lease, listId, p, errorsPath, errorsLength, previous, onTurn);
       errors.commit(errorsLength);
       const ms = Math.max(1, Date.now() - began);
       const ideal = ((p.lastRow - p.firstRow + 1) * TARGET_COMMIT_MS) / ms;
@@ -123,16 +136,20 @@ export class ImportBatches {
     };
     const flush = async () => {
       if (!batch.length) return;
-      const prepared = this.prepare(batch, mapping);
+      const prepared = await this.prepare(batch, mapping);
       batch = [];
-      // At most two batches at once: the one before the previous must be done.
-      const failure = await older;
-      if (failure) throw failure;
+      // At most BATCHES_IN_FLIGHT at once: the oldest must be done before another starts.
+      if (inFlight.length >= BATCHES_IN_FLIGHT) {
+        const failure = await inFlight.shift()!.outcome;
+        if (failure) throw failure;
+      }
       if (run.lost()) throw new ImportStopped('lease lost');
       if (run.stopping()) throw new WorkerStopping();
-      const previous = newer;
-      older = previous;
-      newer = settled(commit(prepared, previous));
+      let onTurn!: () => void;
+      const turn = new Promise<void>((resolve) => (onTurn = resolve));
+      const outcome = settled(commit(prepared, inFlight.at(-1) ?? null, onTurn));
+      void outcome.then(onTurn);
+      inFlight.push({ outcome, turn });
     };
 
     try {
@@ -151,21 +168,24 @@ export class ImportBatches {
         if (batch.length >= size) await flush();
       }
       await flush();
-      const failure = (await older) ?? (await newer);
-      if (failure) throw failure;
+      for (const { outcome } of inFlight) {
+        const failure = await outcome;
+        if (failure) throw failure;
+      }
     } catch (err) {
       // Let the batches in flight settle first; the errors file keeps what committed batches hold.
-      await Promise.all([older, newer]);
+      await Promise.all(inFlight.map((b) => b.outcome));
       await errors.rollback();
       throw err;
     }
     return errors.committed;
   }
 
-  private prepare(rows: RawRow[], mapping: CompiledMapping): Prepared {
+  private async prepare(rows: RawRow[], mapping: CompiledMapping): Promise<Prepared> {
     const valid: PreparedRow[] = [];
     const errorLines: string[] = [];
-    for (const r of rows) {
+    for (const [i, r] of rows.entries()) {
+      if (i > 0 && i % PREPARE_ROWS_PER_TURN === 0) await nextTurn();
       const check = checkRow(r.record, mapping, r.undecodable);
       if (check.ok) valid.push(prepareRow(r.rowNo, check.values));
       else errorLines.push(errorLine(r.record, mapping.headerCount, r.rowNo, check.error));
@@ -184,10 +204,11 @@ export class ImportBatches {
    * the batch's turn taken on the import row and the rest written, the counters and checkpoint
    * moved. The turn: the row locked and checked (still ours, still processing, checkpoint right
    * before the batch). The lock orders the batch after the one before it, which holds the row
-   * until it commits. Should that batch not have committed when the lock is granted (its
-   * transaction rolled back to run again, or failed), the turn is not this batch's yet: it rolls
-   * back, holding nothing that batch could wait for, waits for that batch's outcome and runs
-   * again, or stops. A batch that meets a concurrent write of one of its emails (the unique
+   * until it commits; so this batch asks for it only once that batch has it (`previous.turn`),
+   * even when its own new contacts were written first. Should that batch not have committed when
+   * the lock is granted (its transaction rolled back to run again, or failed), the turn is not
+   * this batch's yet: it rolls back, holding nothing that batch could wait for, waits for that
+   * batch's outcome and runs again, or stops. A batch that meets a concurrent write of one of its emails (the unique
    * index: another writer created that contact between the lookup and the insert) is retried
    * whole, and its lookup then finds that contact.
    */
@@ -198,7 +219,8 @@ export class ImportBatches {
     p: Prepared,
     errorsPath: string,
     errorsLength: number,
-    previous: Outcome | null,
+    previous: Started | null,
+    onTurn: () => void,
   ): Promise<void> {
     const orgId = imp.organizationId;
     const rows = p.valid.map((r) => r.contact);
@@ -216,8 +238,10 @@ export class ImportBatches {
                 missingList: () => new ImportFailure(LIST_DELETED),
               })
             : null;
+          if (waitingFor) await waitAtMost(waitingFor.turn, TURN_WAIT_MS);
           if ((await this.takeTurn(em, imp, lease, p.firstRow, waitingFor)) === 'not yet')
             return false;
+          onTurn();
           await write?.finish();
           const total = p.lastRow - p.firstRow + 1;
           await this.imports.recordBatch(
@@ -240,7 +264,8 @@ export class ImportBatches {
         });
         if (committed) return;
         // Rolled back: the batch before this one runs again (or failed); its outcome decides.
-        if (await waitingFor) throw new ImportStopped('an earlier batch of this run failed');
+        if (await waitingFor?.outcome)
+          throw new ImportStopped('an earlier batch of this run failed');
         previous = null;
       } catch (err) {
         if (emailWrittenMeanwhile(err) && attempt < 3) {
@@ -262,7 +287,7 @@ export class ImportBatches {
     imp: ContactImport,
     lease: string,
     firstRow: number,
-    waitingFor: Outcome | null,
+    waitingFor: Started | null,
   ): Promise<'go' | 'not yet'> {
     const row = await this.imports.lockForBatch(imp.organizationId, imp.id, em);
     if (!row) throw new ImportStopped('the import was deleted');
@@ -276,6 +301,19 @@ export class ImportBatches {
 
 /** A batch's outcome: null once committed, else its error. */
 type Outcome = Promise<unknown>;
+
+/** A batch started: its outcome, and `turn`, which resolves once it has its turn or has ended. */
+interface Started {
+  outcome: Outcome;
+  turn: Promise<void>;
+}
+
+/** Resolves once `p` has settled or `ms` have passed, whichever comes first. */
+async function waitAtMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 function settled(p: Promise<void>): Outcome {
   return p.then(
