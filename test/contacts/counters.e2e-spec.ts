@@ -201,4 +201,51 @@ describe('Contact aggregates', () => {
       expect({ table, n }).toEqual({ table, n: 0 });
     }
   });
+
+  it("go to the slot a transaction sets in contacts.counter_slot, else to its backend's", async () => {
+    const own = await createSession(app);
+    const [{ id: tagId }] = (await ds.query(
+      `INSERT INTO contact_tags (organization_id, name) VALUES ($1, 'slotted') RETURNING id`,
+      [own.org.id],
+    )) as { id: string }[];
+    const insertOne = (slot: number | null) =>
+      ds.transaction(async (em) => {
+        if (slot !== null)
+          await em.query(`SELECT set_config('contacts.counter_slot', $1, true)`, [String(slot)]);
+        await em.query(
+          `INSERT INTO contacts (organization_id, status, tag_ids) VALUES ($1, 'active', $2::uuid[])`,
+          [own.org.id, [tagId]],
+        );
+        const [{ pid }] = (await em.query(`SELECT pg_backend_pid() AS pid`)) as { pid: number }[];
+        return pid;
+      });
+    const slots = async (sql: string, id: string) =>
+      ((await ds.query(sql, [id])) as { slot: number; total: number }[]).map((r) => [
+        r.slot,
+        r.total,
+      ]);
+    const counters = async () => ({
+      contacts: await slots(
+        `SELECT slot, total::int AS total FROM contact_counters WHERE organization_id = $1 ORDER BY slot`,
+        own.org.id,
+      ),
+      tag: await slots(
+        `SELECT slot, total::int AS total FROM contact_tag_counters WHERE tag_id = $1 ORDER BY slot`,
+        tagId,
+      ),
+    });
+
+    await insertOne(23);
+    await insertOne(7);
+    expect(await counters()).toEqual({ contacts: [[7, 2]], tag: [[7, 2]] });
+    const bySession = (await insertOne(null)) % 16;
+    const expected =
+      bySession === 7
+        ? [[7, 3]]
+        : [
+            [7, 2],
+            [bySession, 1],
+          ].sort((a, b) => a[0] - b[0]);
+    expect(await counters()).toEqual({ contacts: expected, tag: expected });
+  });
 });

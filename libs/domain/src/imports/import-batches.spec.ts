@@ -15,7 +15,7 @@ import type {
 import { configureFieldEncryption, FieldCipher } from '../crypto/field-encryption';
 import { FileObjectStore } from '../storage/file-object-store';
 import type { ContactImport } from './contact-import.entity';
-import { ImportBatches, RunControl } from './import-batches';
+import { ImportBatches, RunControl, TURN_WAIT_MS } from './import-batches';
 import { ImportStopped } from './import-errors';
 import { compileMappings } from './import-fields';
 import { ImportStorage } from './import-storage';
@@ -214,7 +214,7 @@ describe('ImportBatches', () => {
       await until(() => s.calls.length === 2);
       for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
       expect(s.log).toEqual([]);
-      jest.advanceTimersByTime(5000);
+      jest.advanceTimersByTime(TURN_WAIT_MS);
       // The second batch's first attempt ends in a rollback with nothing recorded.
       await until(() => s.log.includes('rollback -'));
       expect(s.row.committed).toEqual([]);

@@ -37,7 +37,7 @@ const PREPARE_ROWS_PER_TURN = 100;
  * be waiting for a row this one wrote (the same email in both): this one takes the import row
  * anyway, finds the turn not yet its own and rolls back, which lets that batch go on.
  */
-const TURN_WAIT_MS = 5000;
+export const TURN_WAIT_MS = 2000;
 
 /** What a run tells its batches: whether it lost its lease, whether the process is stopping. */
 export interface RunControl {
@@ -55,6 +55,8 @@ interface RawRow {
 
 /** A batch validated and prepared, ready for its transaction. */
 interface Prepared {
+  /** Its place among the run's batches (0, 1, 2…). */
+  seq: number;
   firstRow: number;
   lastRow: number;
   endByte: number;
@@ -121,6 +123,7 @@ export class ImportBatches {
     let header = fromByte === 0;
     let batch: RawRow[] = [];
     let size = Math.min(this.batchSize, 1000);
+    let seq = 0;
     /** The batches in flight, oldest first. */
     const inFlight: Started[] = [];
 
@@ -136,7 +139,7 @@ export class ImportBatches {
     };
     const flush = async () => {
       if (!batch.length) return;
-      const prepared = await this.prepare(batch, mapping);
+      const prepared = await this.prepare(batch, mapping, seq++);
       batch = [];
       // At most BATCHES_IN_FLIGHT at once: the oldest must be done before another starts.
       if (inFlight.length >= BATCHES_IN_FLIGHT) {
@@ -181,7 +184,7 @@ export class ImportBatches {
     return errors.committed;
   }
 
-  private async prepare(rows: RawRow[], mapping: CompiledMapping): Promise<Prepared> {
+  private async prepare(rows: RawRow[], mapping: CompiledMapping, seq: number): Promise<Prepared> {
     const valid: PreparedRow[] = [];
     const errorLines: string[] = [];
     for (const [i, r] of rows.entries()) {
@@ -191,6 +194,7 @@ export class ImportBatches {
       else errorLines.push(errorLine(r.record, mapping.headerCount, r.rowNo, check.error));
     }
     return {
+      seq,
       firstRow: rows[0].rowNo,
       lastRow: rows[rows.length - 1].rowNo,
       endByte: rows[rows.length - 1].endByte,
@@ -228,7 +232,7 @@ export class ImportBatches {
       const waitingFor = previous;
       try {
         const committed = await inTransactionIf(this.ds, async (em) => {
-          await this.imports.beginBatch(em);
+          await this.imports.beginBatch(em, p.seq);
           const write = rows.length
             ? await this.contacts.begin(em, orgId, rows, {
                 duplicates: imp.duplicateHandling,

@@ -12,8 +12,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `contacts.channel_mask`: one bit per channel table holding a record of the contact, so the
  *   channel filter is a bit test instead of a semi-join per row;
  * - `contact_counters`: contacts per (organization, status, channel mask), spread over 16 slots
- *   (by backend) so concurrent writers of one organization rarely wait on the same row; readers
- *   sum the slots. An organization being deleted (its counters go by cascade, maybe before its
+ *   so concurrent writers of one organization rarely wait on the same row; readers sum the slots.
+ *   A transaction's slot is its backend's, or the one it sets in `contacts.counter_slot` (an
+ *   import's consecutive batches, which run side by side, take different ones). An organization being deleted (its counters go by cascade, maybe before its
  *   contacts) gets none;
  * - `contact_tag_counters`: contacts per tag, spread over 16 slots like `contact_counters`, so the
  *   two batches of an import in flight do not wait on one row per tag.
@@ -62,6 +63,13 @@ const CHANNEL_TABLE_BITS: [table: string, bit: number][] = [
 ];
 
 const OWN_ROW = `xmin = pg_current_xact_id()::xid`;
+
+/** The transaction's counter slot (0–15): `contacts.counter_slot` when set, else by backend. */
+const COUNTER_SLOT = `
+  CREATE FUNCTION contact_counter_slot() RETURNS smallint LANGUAGE sql STABLE PARALLEL SAFE AS $$
+    SELECT (coalesce(nullif(current_setting('contacts.counter_slot', true), '')::int,
+                     pg_backend_pid()) % 16)::smallint
+  $$`;
 /** A statement planned at each call. */
 const dynamic = (sql: string) => `EXECUTE $q$ ${sql} $q$`;
 function maskFunctions(table: string, bit: number): string[] {
@@ -107,7 +115,7 @@ function tagCountersFunction(op: string, deltas: string): string {
     SET jit = off AS $$
     BEGIN
       INSERT INTO contact_tag_counters AS tc (tag_id, slot, total)
-      SELECT d.tag_id, pg_backend_pid() % 16, d.n
+      SELECT d.tag_id, contact_counter_slot(), d.n
         FROM (SELECT x AS tag_id, sum(n) AS n FROM (${deltas}) s(x, n)
                GROUP BY x HAVING sum(n) <> 0) d
        WHERE EXISTS (SELECT 1 FROM contact_tags t WHERE t.id = d.tag_id)
@@ -151,6 +159,7 @@ export class Contacts1763600000100 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
     await q.query(UUID_V7);
+    await q.query(COUNTER_SLOT);
 
     // --- contact lists ---------------------------------------------------------------------------
     await q.query(`
@@ -401,7 +410,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       CREATE FUNCTION contact_counters_add(org uuid, st text, mask smallint, n bigint)
       RETURNS void LANGUAGE sql AS $$
         INSERT INTO contact_counters AS cc (organization_id, status, channel_mask, slot, total)
-        SELECT org, st, mask, pg_backend_pid() % 16, n
+        SELECT org, st, mask, contact_counter_slot(), n
          WHERE EXISTS (SELECT 1 FROM organizations o WHERE o.id = org)
         ON CONFLICT (organization_id, status, channel_mask, slot)
         DO UPDATE SET total = cc.total + EXCLUDED.total
@@ -471,6 +480,7 @@ export class Contacts1763600000100 implements MigrationInterface {
       await q.query(`DROP FUNCTION ${table}_mask_on_delete()`);
     }
     await q.query(`DROP FUNCTION contact_search_text(text, text, text)`);
+    await q.query(`DROP FUNCTION contact_counter_slot()`);
     await q.query(`DROP FUNCTION uuid_v7()`);
   }
 }
