@@ -119,6 +119,11 @@ describe('Contact imports API', () => {
         'email,first_name\na@b.co,"Ann\nb@b.co,Bob\n',
         /not valid CSV: .*[Qq]uote/,
       ],
+      [
+        'a quote inside an unquoted field',
+        'email,first_name\na@b.co,An"n\n',
+        /not valid CSV: .*[Qq]uote/,
+      ],
       ['a header naming a column twice', 'email,email\na@b.co,c@d.co\n', /twice/],
     ];
     it.each(malformed)('refuses %s with a 422 on `file`', async (_name, body, message) => {

@@ -138,6 +138,13 @@ describe('isCsvError', () => {
     const failure = new Promise((resolve) => parser.once('error', resolve));
     parser.end('"unterminated,field\n');
     expect(isCsvError(await failure)).toBe(true);
+    // A quote inside an unquoted field: the one code without the `CSV_` prefix.
+    const opening = csvParser(',', true);
+    const quoteInField = new Promise((resolve) => opening.once('error', resolve));
+    opening.end('a,b\nx"y,1\n');
+    const quoted = await quoteInField;
+    expect(quoted).toMatchObject({ code: 'INVALID_OPENING_QUOTE' });
+    expect(isCsvError(quoted)).toBe(true);
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), {
       code: 'ECONNREFUSED',
       syscall: 'connect',

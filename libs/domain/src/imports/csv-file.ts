@@ -1,5 +1,5 @@
 // Reading uploaded CSV files (§7) as a stream, and the CSV lines of the errors file.
-import { parse, Parser } from 'csv-parse';
+import { CsvError, parse, Parser } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
@@ -85,10 +85,9 @@ async function undecodableFields(
   return (fields ?? []).flatMap((f, i) => (isUtf8(f) ? [] : [i]));
 }
 
-/** Whether an error is the parser's verdict on the file (csv-parse's codes are `CSV_…`). */
+/** Whether an error is the parser's verdict on the file (`INVALID_OPENING_QUOTE` and `CSV_…`). */
 export function isCsvError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('CSV_');
+  return err instanceof CsvError;
 }
 
 /** The reason a parser error gives, as one readable sentence. */
