@@ -14,8 +14,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `contact_counters`: contacts per (organization, status, channel mask), spread over 16 slots
  *   so concurrent writers of one organization rarely wait on the same row; readers sum the slots.
  *   A transaction's slot is its backend's, or the one it sets in `contacts.counter_slot` (an
- *   import's consecutive batches, which run side by side, take different ones). An organization being deleted (its counters go by cascade, maybe before its
- *   contacts) gets none;
+ *   import's consecutive batches, which run side by side, take different ones). An organization
+ *   being deleted (its counters go by cascade, maybe before its contacts) gets none;
  * - `contact_tag_counters`: contacts per tag, spread over 16 slots like `contact_counters`, so the
  *   two batches of an import in flight do not wait on one row per tag.
  *
@@ -70,6 +70,7 @@ const COUNTER_SLOT = `
     SELECT (coalesce(nullif(current_setting('contacts.counter_slot', true), '')::int,
                      pg_backend_pid()) % 16)::smallint
   $$`;
+
 /** A statement planned at each call. */
 const dynamic = (sql: string) => `EXECUTE $q$ ${sql} $q$`;
 function maskFunctions(table: string, bit: number): string[] {
