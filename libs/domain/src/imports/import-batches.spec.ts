@@ -39,6 +39,11 @@ async function until(done: () => boolean): Promise<void> {
   if (!done()) throw new Error('the awaited state never came');
 }
 
+/** Lets the event loop turn `n` times. */
+async function turns(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+}
+
 /** The import row: its state, a FOR UPDATE lock held until the holder's transaction ends. */
 class ImportRow {
   status = 'processing';
@@ -189,7 +194,7 @@ describe('ImportBatches', () => {
     const wait = s.write();
     await until(() => s.calls.length === 2);
     // Let the second batch reach its turn: it waits, holding no lock, writing nothing more.
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    await turns(50);
     expect(s.log).toEqual([]);
     expect(s.calls.map((c) => c.finished)).toEqual([false, false]);
     secondWritten.resolve();
@@ -212,7 +217,7 @@ describe('ImportBatches', () => {
       });
       const wait = s.write();
       await until(() => s.calls.length === 2);
-      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      await turns(50);
       expect(s.log).toEqual([]);
       jest.advanceTimersByTime(TURN_WAIT_MS);
       // The second batch's first attempt ends in a rollback with nothing recorded.

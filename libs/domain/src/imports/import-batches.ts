@@ -212,9 +212,9 @@ export class ImportBatches {
    * even when its own new contacts were written first. Should that batch not have committed when
    * the lock is granted (its transaction rolled back to run again, or failed), the turn is not
    * this batch's yet: it rolls back, holding nothing that batch could wait for, waits for that
-   * batch's outcome and runs again, or stops. A batch that meets a concurrent write of one of its emails (the unique
-   * index: another writer created that contact between the lookup and the insert) is retried
-   * whole, and its lookup then finds that contact.
+   * batch's outcome and runs again, or stops. A batch that meets a concurrent write of one of its
+   * emails (the unique index: another writer created that contact between the lookup and the
+   * insert) is retried whole, and its lookup then finds that contact.
    */
   private async commit(
     imp: ContactImport,

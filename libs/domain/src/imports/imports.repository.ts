@@ -281,7 +281,7 @@ export class ImportsRepository {
     await query(
       em,
       sql`SELECT set_config('jit', 'off', true),
-                 set_config('contacts.counter_slot', ${String(seq % 16)}, true)`,
+                 set_config('contacts.counter_slot', ${String(seq)}, true)`,
     );
   }
 
