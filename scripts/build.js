@@ -8,7 +8,7 @@
 // time), the build configuration and the installed dependencies' lockfile. A failed build removes
 // the entry file, so it can never be taken for a current one.
 const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, rmSync, statSync } = require('node:fs');
+const { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
@@ -68,6 +68,59 @@ function upToDate(name) {
   return statSync(entry).mtimeMs > Math.max(...t.inputs.map((i) => newest(path.join(root, i))));
 }
 
+/** A lock left by a process that died before writing its pid is taken over after this long. */
+const LOCK_UNCLAIMED_MS = 30_000;
+
+function sleepSync(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Whether the lock's holder has gone: its pid is not a live process, or it never wrote one. */
+function holderGone(lock) {
+  let pid;
+  try {
+    pid = Number(readFileSync(path.join(lock, 'pid'), 'utf8'));
+  } catch {
+    try {
+      return Date.now() - statSync(lock).mtimeMs > LOCK_UNCLAIMED_MS;
+    } catch {
+      return true; // released meanwhile
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return err.code === 'ESRCH';
+  }
+}
+
+/**
+ * Runs `work` holding the target's lock (a folder: mkdir is atomic). Two processes that need the
+ * same target at once (two test files) build it once: the second waits, then finds it up to date;
+ * neither rewrites files that the other's freshly started processes are loading.
+ */
+function withLock(name, work) {
+  const lock = path.join(root, 'dist', '.build-locks', name);
+  mkdirSync(path.dirname(lock), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    if (holderGone(lock)) rmSync(lock, { recursive: true, force: true });
+    else sleepSync(200);
+  }
+  try {
+    writeFileSync(path.join(lock, 'pid'), String(process.pid));
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /**
  * Builds the named targets in order (when none is named, all but the development ones). With
  * `ifStale`, a target that is up to date is skipped. Progress goes to `log` (stderr by default:
@@ -77,16 +130,18 @@ function build(names = DEFAULT_TARGETS, { ifStale = false, log = (m) => process.
   for (const name of names) {
     const t = TARGETS[name];
     if (!t) throw new Error(`unknown build target "${name}" (one of ${Object.keys(TARGETS).join(', ')})`);
-    if (ifStale && upToDate(name)) continue;
-    log(`building ${name}...`);
-    const began = Date.now();
-    const [cmd, ...args] = t.command;
-    const res = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 2, 2] });
-    if (res.status !== 0) {
-      rmSync(path.join(root, t.entry), { force: true });
-      throw new Error(`the build of ${name} failed`);
-    }
-    log(`built ${name} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    withLock(name, () => {
+      if (ifStale && upToDate(name)) return;
+      log(`building ${name}...`);
+      const began = Date.now();
+      const [cmd, ...args] = t.command;
+      const res = spawnSync(cmd, args, { cwd: root, stdio: ['ignore', 2, 2] });
+      if (res.status !== 0) {
+        rmSync(path.join(root, t.entry), { force: true });
+        throw new Error(`the build of ${name} failed`);
+      }
+      log(`built ${name} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    });
   }
 }
 
