@@ -130,6 +130,9 @@ function build(names = DEFAULT_TARGETS, { ifStale = false, log = (m) => process.
   for (const name of names) {
     const t = TARGETS[name];
     if (!t) throw new Error(`unknown build target "${name}" (one of ${Object.keys(TARGETS).join(', ')})`);
+    // Checked before the lock too: an up-to-date build needs no write access (a production image
+    // runs as a user that cannot write dist/).
+    if (ifStale && upToDate(name)) continue;
     withLock(name, () => {
       if (ifStale && upToDate(name)) return;
       log(`building ${name}...`);
