@@ -7,6 +7,7 @@ import {
   csvCell,
   csvLine,
   csvParser,
+  ParsedRecord,
   detectDelimiter,
   isCsvError,
   readCsv,
@@ -78,6 +79,30 @@ describe('csv-file', () => {
       ['3', 'q\r\nr'],
       ['4', 'z'],
     ]);
+  });
+
+  it("gives each record's end byte and line as csv-parse's own info does, whatever the chunks", async () => {
+    const input = Buffer.from('\uFEFFa,b\r\n1,x\n\n2,y\r3,"q\r\nr"\r\n\r\n4,é\r\n5,z');
+    // What `parse({ ...the same options, info: true })` reports for each record.
+    const expected = [
+      { record: ['a', 'b'], bytes: 8, lines: 1 },
+      { record: ['1', 'x'], bytes: 12, lines: 2 },
+      { record: ['2', 'y'], bytes: 17, lines: 4 },
+      { record: ['3', 'q\r\nr'], bytes: 27, lines: 7 },
+      { record: ['4', 'é'], bytes: 35, lines: 9 },
+      { record: ['5', 'z'], bytes: 38, lines: 10 },
+    ];
+    for (const chunkSize of [1, 3, input.length]) {
+      const parser = csvParser(',', true);
+      const out: ParsedRecord[] = [];
+      parser.on('data', (r: ParsedRecord) => out.push(r));
+      const ended = new Promise((resolve) => parser.on('end', resolve));
+      for (let i = 0; i < input.length; i += chunkSize)
+        parser.write(input.subarray(i, i + chunkSize));
+      parser.end();
+      await ended;
+      expect(out).toEqual(expected);
+    }
   });
 
   it('marks the fields whose bytes are not UTF-8, not a real U+FFFD', async () => {

@@ -1,5 +1,5 @@
 // Reading uploaded CSV files (§7) as a stream, and the CSV lines of the errors file.
-import { CsvError, parse, Parser } from 'csv-parse';
+import { CsvError, Parser } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
@@ -56,13 +56,40 @@ function parserOptions(delimiter: Delimiter, atStart: boolean) {
   };
 }
 
+/** A record as the parser stream gives it: its fields, and where and on which line it ends. */
+export interface ParsedRecord {
+  record: string[];
+  /** Bytes the parser had read when the record ended (its line ending included). */
+  bytes: number;
+  lines: number;
+}
+
+/**
+ * csv-parse's stream, each record given with the parser's byte and line counts (`info`) as they
+ * stand when the record is pushed: the parser sets them to the record's end just before, and
+ * pushes every record on its own. The `info: true` option would give the same counts by copying
+ * all of the parser's counters into a new object per record, which costs more than parsing the
+ * record (docs/performance.md).
+ */
+class RecordEndParser extends Parser {
+  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (chunk === null) return super.push(chunk, encoding);
+    const out: ParsedRecord = {
+      record: chunk as string[],
+      bytes: this.info.bytes,
+      lines: this.info.lines,
+    };
+    return super.push(out, encoding);
+  }
+}
+
 /**
  * A record ends at CRLF, LF or CR outside quotes, whichever the line uses (as spreadsheets read
  * it): a file whose lines end differently from its first one is not merged into one long row, and
  * a run resumed mid-file reads lines exactly as the first run did.
  */
 export function csvParser(delimiter: Delimiter, atStart: boolean): Parser {
-  return parse({ ...parserOptions(delimiter, atStart), info: true });
+  return new RecordEndParser(parserOptions(delimiter, atStart));
 }
 
 /**
@@ -113,12 +140,9 @@ export async function* readCsv(
   input.pipe(parser);
   let start = fromByte;
   try {
-    for await (const out of parser as AsyncIterable<{
-      record: string[];
-      info: { bytes: number; lines: number };
-    }>) {
-      const endByte = fromByte + out.info.bytes;
-      const rec: CsvRecord = { record: out.record, endByte, line: out.info.lines };
+    for await (const out of parser as AsyncIterable<ParsedRecord>) {
+      const endByte = fromByte + out.bytes;
+      const rec: CsvRecord = { record: out.record, endByte, line: out.lines };
       if (out.record.some((f) => f.includes('\uFFFD'))) {
         const undecodable = await undecodableFields(source, start, endByte, delimiter);
         if (undecodable.length) rec.undecodable = undecodable;
