@@ -7,9 +7,9 @@ import {
   csvCell,
   csvLine,
   csvParser,
-  ParsedRecord,
   detectDelimiter,
   isCsvError,
+  ParsedRecord,
   readCsv,
 } from './csv-file';
 

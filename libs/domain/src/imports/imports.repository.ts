@@ -270,12 +270,12 @@ export class ImportsRepository {
     return this.whileRunning(orgId, id, lease, sql`list_id = ${listId}::uuid`);
   }
 
-  /** The settings of a batch's transaction, its first statements. */
   /**
-   * Sets up a batch's transaction. Its statements (and the triggers they fire) are estimated
-   * costly enough for JIT, whose compilation (0.5 s and more per statement) a few thousand rows
-   * never repay. Its contact counters go to slot `seq` modulo 16 (the contacts baseline), so two
-   * consecutive batches, which run side by side, never wait on each other's counter rows.
+   * Sets up a batch's transaction (its first statement). Its statements (and the triggers they
+   * fire) are estimated costly enough for JIT, whose compilation (0.5 s and more per statement) a
+   * few thousand rows never repay. Its contact counters go to slot `seq` modulo 16 (the contacts
+   * baseline), so two consecutive batches, which run side by side, never wait on each other's
+   * counter rows.
    */
   async beginBatch(em: EntityManager, seq: number): Promise<void> {
     await query(
