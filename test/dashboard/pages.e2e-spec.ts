@@ -107,6 +107,19 @@ describe('dashboard campaigns, API keys and every page', () => {
     }
   });
 
+  it('the accessibility check names what a page gets wrong', async () => {
+    const page = await stack.page.context().newPage();
+    await page.setContent(`<!doctype html><html lang="en"><title>Broken</title><main>
+      <h1>Broken</h1>
+      <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+      <button></button>
+      <p style="color: #bbb; background: #fff">Pale grey on white</p>
+    </main></html>`);
+    const found = (await seriousA11yViolations(page)).map((v) => v.split(' ')[0]);
+    await page.close();
+    expect(found.sort()).toEqual(['button-name', 'color-contrast', 'image-alt']);
+  });
+
   it('forms and dialogs work with the keyboard alone', async () => {
     const { page } = stack;
     await navigate(page, 'Lists');
