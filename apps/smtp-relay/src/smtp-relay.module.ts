@@ -7,7 +7,6 @@ import {
   InboundModule,
   LimitsModule,
   MessagingModule,
-  OrganizationCache,
   QueuesModule,
   RedisModule,
   TenancyModule,
@@ -26,6 +25,6 @@ import { SmtpRelayService } from './smtp-relay.service';
     MessagingModule,
     InboundModule,
   ],
-  providers: [OrganizationCache, SmtpRelayService, InboundSmtpService],
+  providers: [SmtpRelayService, InboundSmtpService],
 })
 export class SmtpRelayModule {}

@@ -13,7 +13,6 @@ import {
   AuthFailureLimiter,
   CredentialService,
   DomainError,
-  OrganizationCache,
   RateLimitedError,
   relayTlsMaterial,
   ResolvedKey,
@@ -86,7 +85,6 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
     private readonly credentials: CredentialService,
     private readonly authFailures: AuthFailureLimiter,
     private readonly send: SendService,
-    private readonly organizations: OrganizationCache,
   ) {}
 
   /** The port actually listened on (tests listen on 0). */
@@ -201,7 +199,7 @@ export class SmtpRelayService implements OnApplicationBootstrap, OnApplicationSh
       throw smtpError(535, '5.7.8 Authentication credentials invalid');
     }
     try {
-      await this.send.admitRelayTransaction(await this.organizations.get(user.organizationId));
+      await this.send.admitRelayTransaction(user.organizationId);
     } catch (err) {
       throw smtpReplyFor(err);
     }

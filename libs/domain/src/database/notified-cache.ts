@@ -66,7 +66,8 @@ export class NotifiedCache<V, K extends string = string> {
     return value;
   }
 
-  private forget(key: string): void {
+  /** Drops the entry of `key`: its next read goes to the database. */
+  forget(key: string): void {
     this.generation++;
     this.entries.delete(key);
   }

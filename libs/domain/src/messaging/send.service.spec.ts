@@ -14,7 +14,7 @@ import {
 import { SendingLimitExceededError, type SendingLimiter } from '../limits/sending-limiter';
 import { SenderNotVerifiedError, type SenderPolicy } from '../sending-domains/sender-policy';
 import type { Organization } from '../tenancy/organization.entity';
-import type { OrganizationService } from '../tenancy/organization.service';
+import type { OrganizationCache } from '../tenancy/organization-cache';
 import type { EmailDispatcher } from './email-dispatcher';
 import type { MessageRepository } from './message.repository';
 import type { MessageService } from './message.service';
@@ -94,7 +94,7 @@ function setup(
     }),
   };
   const service = new SendService(
-    organizations as unknown as OrganizationService,
+    organizations as unknown as OrganizationCache,
     limiter as unknown as SendingLimiter,
     messages as unknown as MessageService,
     references as unknown as MessageRepository,
@@ -226,18 +226,18 @@ describe('SendService.send', () => {
 });
 
 describe('SendService over SMTP', () => {
-  it('admits a relay transaction as one request and one recipient of the given organization', async () => {
+  it('admits a relay transaction as one request and one recipient of its organization', async () => {
     const { service, limiter, steps } = setup();
-    await service.admitRelayTransaction(organization());
-    expect(steps).toEqual([`consume ${ORG}`]);
+    await service.admitRelayTransaction(ORG);
+    expect(steps).toEqual([`organization ${ORG}`, `consume ${ORG}`]);
     expect(limiter.consume.mock.calls[0][1]).toEqual({ requests: 1, recipients: 1 });
   });
 
   it('refuses a relay transaction of an organization without a subscription', async () => {
-    const { service, limiter } = setup();
-    await expect(
-      service.admitRelayTransaction(organization({ subscriptionStatus: 'past_due' })),
-    ).rejects.toBeInstanceOf(SubscriptionRequiredError);
+    const { service, limiter } = setup({ org: { subscriptionStatus: 'past_due' } });
+    await expect(service.admitRelayTransaction(ORG)).rejects.toBeInstanceOf(
+      SubscriptionRequiredError,
+    );
     expect(limiter.consume).not.toHaveBeenCalled();
   });
 

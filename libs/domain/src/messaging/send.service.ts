@@ -14,8 +14,7 @@ import {
 import { SendingLimiter } from '../limits/sending-limiter';
 import { resolveSendingLimits } from '../limits/sending-limits';
 import { SenderPolicy } from '../sending-domains/sender-policy';
-import type { Organization } from '../tenancy/organization.entity';
-import { OrganizationService } from '../tenancy/organization.service';
+import { OrganizationCache } from '../tenancy/organization-cache';
 import { domainOf, Mailbox } from './address';
 import { EmailDispatcher } from './email-dispatcher';
 import { MessageRepository } from './message.repository';
@@ -45,7 +44,7 @@ export class SendService {
   private readonly logger = new Logger(SendService.name);
 
   constructor(
-    private readonly organizations: OrganizationService,
+    private readonly organizations: OrganizationCache,
     private readonly limiter: SendingLimiter,
     private readonly messages: MessageService,
     private readonly references: MessageRepository,
@@ -74,12 +73,11 @@ export class SendService {
 
   /**
    * The SMTP relay's MAIL FROM (§9, spec Limits rule 5): one transaction is one request and one
-   * recipient of the organization's limits, consumed here, before any data is accepted. The
-   * relay passes the organization from its OrganizationCache (kept current by NOTIFY) rather than
-   * have it read for every transaction; the check itself is the send API's.
+   * recipient of the organization's limits, consumed here, before any data is accepted; the
+   * check itself is the send API's.
    */
-  async admitRelayTransaction(organization: Organization): Promise<void> {
-    await this.admitOrganization(organization, { requests: 1, recipients: 1 });
+  async admitRelayTransaction(organizationId: OrgId): Promise<void> {
+    await this.admit(organizationId, { requests: 1, recipients: 1 });
   }
 
   /**
@@ -127,20 +125,14 @@ export class SendService {
 
   /**
    * Subscription, then the organization sending limits: all windows consumed, or none. Every
-   * channel's send path admits through here.
+   * channel's send path admits through here. The organization is read from the cache that
+   * PostgreSQL's notifications keep current, not once per send.
    */
   async admit(
     organizationId: OrgId,
     usage: { requests: number; recipients: number },
   ): Promise<void> {
-    await this.admitOrganization(await this.organizations.get(organizationId), usage);
-  }
-
-  private async admitOrganization(
-    org: Organization,
-    usage: { requests: number; recipients: number },
-  ): Promise<void> {
-    const organizationId = org.id;
+    const org = await this.organizations.get(organizationId);
     if (org.subscriptionStatus === 'canceled' || org.subscriptionStatus === 'past_due') {
       throw new SubscriptionRequiredError('An active subscription is required to send email');
     }

@@ -9,9 +9,9 @@ import { OrganizationService } from './organization.service';
 
 /*
  * The row trigger of the tenancy baseline migration NOTIFYs `organization_changed` with the id on
- * every committed UPDATE or DELETE (database/notified-cache.ts). For a hot path that reads the
- * same organization for every transaction (the SMTP relay's MAIL FROM), one query per
- * transaction becomes none.
+ * every committed UPDATE or DELETE (database/notified-cache.ts). Every send is admitted against
+ * its organization (the send API, the SMTP relay's MAIL FROM, campaign fan-out, every channel):
+ * one query per send becomes none.
  */
 export const ORGANIZATION_CHANGED_CHANNEL = 'organization_changed';
 /** Entries kept at most; the oldest go first (Map order). */
@@ -32,6 +32,8 @@ export class OrganizationCache implements OnApplicationBootstrap, OnApplicationS
       maxEntries: MAX_ENTRIES,
       maxAgeMs: MAX_AGE_MS,
     });
+    // A change made in this process is seen by its next read, not a notification later.
+    organizations.onChange((id) => this.cache.forget(id));
   }
 
   onApplicationBootstrap(): Promise<void> {

@@ -18,8 +18,13 @@ export interface SendingLimitOverrides {
   perMonth?: number | null;
 }
 
+/** Told the id of an organization this process has just changed. */
+export type OrganizationChanged = (id: OrgId) => void;
+
 @Injectable()
 export class OrganizationService {
+  private readonly changed: OrganizationChanged[] = [];
+
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     private readonly organizations: OrganizationRepository,
@@ -46,6 +51,14 @@ export class OrganizationService {
     });
   }
 
+  /**
+   * Calls `listener` after each change this process commits (update, setLimits). The
+   * organization cache drops its copy there and then; other processes hear of it by NOTIFY.
+   */
+  onChange(listener: OrganizationChanged): void {
+    this.changed.push(listener);
+  }
+
   async get(id: OrgId): Promise<Organization> {
     const org = await this.organizations.find(id);
     if (!org) throw new NotFoundError('Organization');
@@ -63,6 +76,7 @@ export class OrganizationService {
   ): Promise<Organization> {
     await this.get(id);
     await this.organizations.update(id, changes);
+    this.changedNow(id);
     return this.get(id);
   }
 
@@ -74,7 +88,14 @@ export class OrganizationService {
     if (limits.perHour !== undefined) patch.limitPerHour = limits.perHour;
     if (limits.perDay !== undefined) patch.limitPerDay = limits.perDay;
     if (limits.perMonth !== undefined) patch.limitPerMonth = limits.perMonth;
-    if (Object.keys(patch).length) await this.organizations.update(id, patch);
+    if (Object.keys(patch).length) {
+      await this.organizations.update(id, patch);
+      this.changedNow(id);
+    }
     return this.get(id);
+  }
+
+  private changedNow(id: OrgId): void {
+    for (const listener of this.changed) listener(id);
   }
 }

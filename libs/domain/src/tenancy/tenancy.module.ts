@@ -7,6 +7,7 @@ import { CredentialService } from './credential.service';
 import { LoginIpRepository } from './login-ip.repository';
 import { LoginService } from './login.service';
 import { MembershipRepository } from './membership.repository';
+import { OrganizationCache } from './organization-cache';
 import { OrganizationRepository } from './organization.repository';
 import { OrganizationService } from './organization.service';
 import { UserRepository } from './user.repository';
@@ -25,7 +26,15 @@ import { UserService } from './user.service';
     UserService,
     LoginService,
     CredentialService,
+    OrganizationCache,
   ],
-  exports: [OrganizationService, ApiKeyService, UserService, LoginService, CredentialService],
+  exports: [
+    OrganizationService,
+    OrganizationCache,
+    ApiKeyService,
+    UserService,
+    LoginService,
+    CredentialService,
+  ],
 })
 export class TenancyModule {}
