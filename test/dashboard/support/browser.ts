@@ -4,8 +4,6 @@
 import { INestApplication } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';
 import AxeBuilder from '@axe-core/playwright';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,10 +14,10 @@ import { waitFor } from '../../support/wait-for';
 import { createSession, Session } from '../../support/session';
 import { sendingEnv, startWorker } from '../../sending/support/sending';
 import { startSmtpSink, SmtpSink } from '../../sending/support/smtp-sink';
+import { ensureBuilt } from '../../selfhost/support';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const ROOT = join(__dirname, '../../..');
-const DASHBOARD_DIR = join(ROOT, 'dist/dashboard');
+const DASHBOARD_DIR = join(__dirname, '../../../dist/dashboard');
 
 /** Without the background-networking flags Chromium keeps calling out to a closed network. */
 export const CHROMIUM_ARGS = [
@@ -34,12 +32,6 @@ export const CHROMIUM_ARGS = [
 ];
 
 export const PASSWORD = 'dashboard-password-123';
-
-/** The test command builds the dashboard first; a file run alone builds it when it is missing. */
-export function ensureDashboardBuild(): void {
-  if (existsSync(join(DASHBOARD_DIR, 'index.html'))) return;
-  execFileSync('npm', ['run', 'build:dashboard'], { cwd: ROOT, stdio: 'pipe' });
-}
 
 export interface DashboardStack {
   app: INestApplication;
@@ -57,7 +49,8 @@ export interface DashboardStack {
 export async function startDashboardStack(
   opts: { plan?: Plan; env?: Record<string, string>; name?: string } = {},
 ): Promise<DashboardStack> {
-  ensureDashboardBuild();
+  // The test command builds the dashboard first; a file run alone builds it when it is stale.
+  ensureBuilt('dashboard');
   const sink = await startSmtpSink();
   sendingEnv({ SMTP_OUTBOUND_URL: sink.url, DASHBOARD_DIR, ...opts.env });
   const app = await createTestApp();
