@@ -1,4 +1,4 @@
-// Issue 9, acceptance 5: p50 of the revenue attribution report over a 90-day window with 1,000,000
+// The p50 of the revenue attribution report over a 90-day window with 1,000,000
 // conversions, through the API, next to the same aggregate SQL run directly in the same run.
 //   npm run bench -- revenue [iterations=40] [conversions=1000000]
 import { Client } from 'pg';

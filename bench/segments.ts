@@ -1,4 +1,4 @@
-// Issue 4, acceptance 5: a dynamic segment over 1,000,000 contacts of one organization.
+// A dynamic segment over 1,000,000 contacts of one organization.
 // Prints the p50 of its first contacts page (target ≤ 150 ms) and of its count (target ≤ 1 s)
 // through the API, next to the same SQL run directly through pg, and the ratios.
 //   npm run bench -- segments [contacts=1000000] [days=30] [runs=30]

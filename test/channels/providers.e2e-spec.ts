@@ -1,4 +1,4 @@
-// Issue 32 item 2: provider accounts (§17). Each provider's account is created, listed, read,
+// Provider accounts (§17). Each provider's account is created, listed, read,
 // changed and deleted; its fields are checked per provider; credentials are write-only (never in a
 // response or a log line, encrypted at rest); one default per channel; a test send goes through the
 // registry's adapter (here a recording one) and refused credentials make the account `failing`;

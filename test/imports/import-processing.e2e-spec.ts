@@ -1,5 +1,5 @@
-// Processing with an in-process worker: allowPartialUpload false and true (acceptance 2), files
-// that turn out broken past the preview (acceptance 4), duplicateHandling update, other channels,
+// Processing with an in-process worker: allowPartialUpload false and true, files
+// that turn out broken past the preview, duplicateHandling update, other channels,
 // cancel at a batch boundary, tenancy of the errors file, and the CLI import-file command.
 import { INestApplication } from '@nestjs/common';
 import { TestingModule } from '@nestjs/testing';

@@ -1,6 +1,6 @@
 // The import routes without a worker running: upload and preview, drafts, start validation,
-// cancel of a queued import, deletion rules, listing, scopes, malformed uploads (acceptance 4,
-// the parts decided at upload or start) and tenancy (acceptance 5).
+// cancel of a queued import, deletion rules, listing, scopes, malformed uploads (the
+// parts decided at upload or start) and tenancy.
 import { INestApplication } from '@nestjs/common';
 import { getQueueToken } from '@nestjs/bull';
 import type { Queue } from 'bull';

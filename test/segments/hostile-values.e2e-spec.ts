@@ -1,4 +1,4 @@
-// Issue 4, acceptance 2: hostile values match literally and change nothing; a hostile field name
+// Hostile values match literally and change nothing; a hostile field name
 // is a 422 naming the path.
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';

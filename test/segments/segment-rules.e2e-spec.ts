@@ -1,4 +1,4 @@
-// Issue 4, acceptance 1 (and 4 for results): every field × operator of §6 against seeded contacts,
+// Every field × operator of §6 against seeded contacts,
 // checking the exact member set; nested and/or groups to depth 5; depth 6 and 101 conditions → 422
 // naming the path. A look-alike copy of every contact lives in a second organization: a rule that
 // leaked across organizations would double the counts.

@@ -1,6 +1,6 @@
-// Segment CRUD, static membership, the contacts route and tenancy. Issue 4, acceptance 3 (static
-// keeps members, dynamic follows changes at once, members on a dynamic segment → 409) and 4
-// (another organization's segment is 404 on every route; its contacts never appear).
+// Segment CRUD, static membership, the contacts route and tenancy: a static segment keeps its
+// members, a dynamic one follows changes at once, members on a dynamic segment → 409; another
+// organization's segment is 404 on every route and its contacts never appear.
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { fieldCipher } from '@app/domain';
@@ -300,7 +300,7 @@ describe('Contact segments (§6)', () => {
     });
   });
 
-  describe('static keeps, dynamic follows (acceptance 3)', () => {
+  describe('static keeps, dynamic follows', () => {
     it('a static segment keeps members that stop matching; a dynamic one follows at once', async () => {
       const [a, b] = await seedContacts(app, s.org.id, [
         { key: 'fa', firstName: 'Follow', status: 'active', createdAt: '2024-01-02T00:00:00Z' },
@@ -519,7 +519,7 @@ describe('Contact segments (§6)', () => {
     });
   });
 
-  describe('tenancy (acceptance 4)', () => {
+  describe('tenancy', () => {
     it("answers 404 for another organization's segment on every route", async () => {
       const theirs = (
         await other.http

@@ -1,4 +1,4 @@
-// Issue 22 acceptance: a message through each path (send API, campaign, relay) From a verified
+// A message through each path (send API, campaign, relay) From a verified
 // domain arrives at the sink DKIM-signed, and mailauth, asking the test DNS server, finds the
 // signature `pass` with d= aligned to the From domain (a subdomain From included: relaxed
 // alignment), the envelope sender being `bounces+<VERP token>@bounces.<domain>`. Under

@@ -1,4 +1,4 @@
-// Issue 22 acceptance: Idempotency-Key on POST /api/v1/send (§13). The same request twice, one
+// Idempotency-Key on POST /api/v1/send (§13). The same request twice, one
 // after the other or at once, is one message and one limit unit, with identical 202 bodies (the
 // repeats marked `Idempotent-Replayed: true`); another body under the key is a 409; a repeat
 // while the first is still in flight waits for its answer, and is a 409 when none comes; the keys

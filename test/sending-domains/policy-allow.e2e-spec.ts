@@ -1,4 +1,4 @@
-// Issue 22 acceptance: with SENDING_DOMAIN_POLICY=allow an unverified From is accepted by the
+// With SENDING_DOMAIN_POLICY=allow an unverified From is accepted by the
 // send API and the relay and goes out unsigned, its envelope sender a VERP address at
 // BOUNCE_DOMAIN; a From under a verified domain is still signed.
 import { INestApplication } from '@nestjs/common';

@@ -1,4 +1,4 @@
-// Issue 22 acceptance: sending domains with a real DNS server on loopback. A domain is created
+// Sending domains with a real DNS server on loopback. A domain is created
 // with its DKIM key and records, verified once the records are published, failed by the daily
 // re-check when its DKIM record is gone, failed after 72 hours of pending re-checks; a name
 // verified by one organization cannot be verified by another; the admin commands do the same

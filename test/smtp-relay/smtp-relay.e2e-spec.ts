@@ -1,4 +1,4 @@
-// Issue 7: the SMTP relay end to end, with nodemailer as the client, a real smtp-server sink as the
+// The SMTP relay end to end, with nodemailer as the client, a real smtp-server sink as the
 // delivery target, the worker in-process and the api for the message log and the shared limits.
 import { INestApplication } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';

@@ -1,4 +1,4 @@
-// Issue 31: the inbound port bounded (§16), on the BUILT relay in child processes and the real
+// The inbound port bounded (§16), on the BUILT relay in child processes and the real
 // PostgreSQL and Redis: RCPT takes only tokens we signed and the role boxes; one stored copy per
 // message whatever its recipient count, in bounded memory; INBOUND_MAX_BYTES keeps the head of a
 // message and accepts it; per-address connection and message limits hold across two replicas.

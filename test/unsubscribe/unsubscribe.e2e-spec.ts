@@ -1,4 +1,4 @@
-// Issue 23, one-click unsubscribe (§14, RFC 8058) end to end: campaign mail reaches a real SMTP
+// One-click unsubscribe (§14, RFC 8058) end to end: campaign mail reaches a real SMTP
 // sink with both List-Unsubscribe headers and a visible link; a POST of `List-Unsubscribe=One-Click`
 // to the header's URL, with no credential, unsubscribes (membership, engagement event, webhook at a
 // real receiver); a repeat and a GET change nothing; a forged token is a 404; the next campaign
