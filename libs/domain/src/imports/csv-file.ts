@@ -16,8 +16,6 @@ export interface CsvRecord {
   record: string[];
   /** Byte offset where the next record starts. */
   endByte: number;
-  /** Line of the file the record ends on (1-based), for messages. */
-  line: number;
   /**
    * Indexes of the fields whose bytes are not UTF-8 (their text holds U+FFFD where the bad bytes
    * were); absent when every field decoded.
@@ -56,12 +54,11 @@ function parserOptions(delimiter: Delimiter, atStart: boolean) {
   };
 }
 
-/** A record as the parser stream gives it: its fields, and where and on which line it ends. */
+/** A record as the parser stream gives it: its fields, and where it ends. */
 export interface ParsedRecord {
   record: string[];
   /** Bytes the parser had read when the record ended (its line ending included). */
   bytes: number;
-  lines: number;
 }
 
 /**
@@ -77,7 +74,6 @@ class RecordEndParser extends Parser {
     const out: ParsedRecord = {
       record: chunk as string[],
       bytes: this.info.bytes,
-      lines: this.info.lines,
     };
     return super.push(out, encoding);
   }
@@ -142,7 +138,7 @@ export async function* readCsv(
   try {
     for await (const out of parser as AsyncIterable<ParsedRecord>) {
       const endByte = fromByte + out.bytes;
-      const rec: CsvRecord = { record: out.record, endByte, line: out.lines };
+      const rec: CsvRecord = { record: out.record, endByte };
       if (out.record.some((f) => f.includes('\uFFFD'))) {
         const undecodable = await undecodableFields(source, start, endByte, delimiter);
         if (undecodable.length) rec.undecodable = undecodable;
