@@ -46,6 +46,9 @@ function pageStatementName(text: string): string | undefined {
 }
 @Injectable()
 export class ContactPageRepository {
+  /** The parts of a page statement that depend on the entities only, built on first use. */
+  private fixed?: { columns: Sql; embedded: Sql };
+
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
@@ -89,7 +92,7 @@ export class ContactPageRepository {
     const idOrder = raw(descending ? 'DESC' : 'ASC');
     const limit = Math.trunc(q.limit);
     const offset = Math.trunc((q.page - 1) * q.limit);
-    const columns = raw(`${selectList(this.ds, Contact, 'c', 'c')}, c.tag_ids AS c_tag_ids`);
+    const { columns, embedded } = this.fixedParts();
     let contacts = sql`
       SELECT ${columns}, ${total} AS total FROM contacts c WHERE ${matching}
        ORDER BY c.${order}, c.id ${idOrder} LIMIT ${limit} OFFSET ${offset}`;
@@ -114,37 +117,45 @@ export class ContactPageRepository {
     // The limited page is a subquery, so the lookups below run for its rows only; the outer ORDER
     // BY restores its order (a sort of at most 100 rows).
     const page = sql`
-      SELECT p.total, ${this.embeddedColumns(orgId)} FROM (${contacts}) p
+      SELECT p.total, ${embedded} FROM (${contacts}) p
        ORDER BY p.c_${order}, p.c_id ${idOrder}`;
     return { page, count };
   }
 
   /**
-   * Per contact of a page (`p`): the contact as a JSON object keyed by column name; one JSON
-   * array of records per channel, in the loaders' order, null when the contact's channel_mask
-   * lacks the channel (not looked up) or it has no record; its tag names as a JSON array.
+   * The select list of a page's contacts (`columns`) and what each row of the page carries
+   * (`embedded`): per contact of the page (`p`), the contact as a JSON object keyed by column
+   * name; one JSON array of records per channel, in the loaders' order, null when the contact's
+   * channel_mask lacks the channel (not looked up) or it has no record; its tag names as a JSON
+   * array. The records and tags are looked up in the page's organization (`p.c_organization_id`,
+   * the organization every row of the page is filtered by), so neither part has a parameter.
    */
-  private embeddedColumns(orgId: OrgId): Sql {
+  private fixedParts(): { columns: Sql; embedded: Sql } {
+    if (this.fixed) return this.fixed;
     const pairs = (entity: ContactChannel | 'contact', alias: string) =>
       this.ds
         .getMetadata(entity === 'contact' ? Contact : CHANNEL_INFO[entity].entity)
         .columns.filter((c) => c.isSelect)
         .map((c) => `'${c.databaseName}', ${alias}${c.databaseName}`)
         .join(', ');
-    const parts = [sql`json_build_object(${raw(pairs('contact', 'p.c_'))}) AS contact`];
+    const parts = [`json_build_object(${pairs('contact', 'p.c_')}) AS contact`];
     for (const ch of CONTACT_CHANNELS) {
       const { bit, table } = CHANNEL_INFO[ch];
-      parts.push(sql`
-        CASE WHEN (p.c_channel_mask & ${raw(String(bit))}) <> 0 THEN
-          (SELECT json_agg(json_build_object(${raw(pairs(ch, 'r.'))}) ORDER BY r.created_at, r.id)
-             FROM ${raw(table)} r
-            WHERE r.organization_id = ${orgId}::uuid AND r.contact_id = p.c_id)
-        END AS ${raw(`ch_${ch}`)}`);
+      parts.push(`
+        CASE WHEN (p.c_channel_mask & ${bit}) <> 0 THEN
+          (SELECT json_agg(json_build_object(${pairs(ch, 'r.')}) ORDER BY r.created_at, r.id)
+             FROM ${table} r
+            WHERE r.organization_id = p.c_organization_id AND r.contact_id = p.c_id)
+        END AS ch_${ch}`);
     }
-    parts.push(sql`
+    parts.push(`
       (SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tags t
-        WHERE t.organization_id = ${orgId}::uuid AND t.id = ANY(p.c_tag_ids)) AS tag_names`);
-    return join(parts, ', ');
+        WHERE t.organization_id = p.c_organization_id AND t.id = ANY(p.c_tag_ids)) AS tag_names`);
+    this.fixed = {
+      columns: raw(`${selectList(this.ds, Contact, 'c', 'c')}, c.tag_ids AS c_tag_ids`),
+      embedded: raw(parts.join(', ')),
+    };
+    return this.fixed;
   }
 
   /**
