@@ -62,11 +62,11 @@ export interface ParsedRecord {
 }
 
 /**
- * csv-parse's stream, each record given with the parser's byte and line counts (`info`) as they
- * stand when the record is pushed: the parser sets them to the record's end just before, and
- * pushes every record on its own. The `info: true` option would give the same counts by copying
- * all of the parser's counters into a new object per record, which costs more than parsing the
- * record (docs/performance.md).
+ * csv-parse's stream, each record given with the parser's byte count (`info.bytes`) as it stands
+ * when the record is pushed: the parser sets it to the record's end just before, and pushes every
+ * record on its own. The `info: true` option would give the same count by copying all of the
+ * parser's counters into a new object per record, which costs more than parsing the record
+ * (docs/performance.md).
  */
 class RecordEndParser extends Parser {
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
