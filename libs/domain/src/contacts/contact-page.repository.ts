@@ -46,10 +46,12 @@ function pageStatementName(text: string): string | undefined {
 }
 @Injectable()
 export class ContactPageRepository {
-  /** The parts of a page statement that depend on the entities only, built on first use. */
-  private fixed?: { columns: Sql; embedded: Sql };
+  /** The parts of a page statement that depend on the entities only (fixedParts). */
+  private readonly fixed: { columns: Sql; embedded: Sql };
 
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(@InjectDataSource() private readonly ds: DataSource) {
+    this.fixed = this.fixedParts();
+  }
 
   /**
    * The SQL of one GET /contacts page. `page` is one statement: per contact of the page, the
@@ -92,7 +94,7 @@ export class ContactPageRepository {
     const idOrder = raw(descending ? 'DESC' : 'ASC');
     const limit = Math.trunc(q.limit);
     const offset = Math.trunc((q.page - 1) * q.limit);
-    const { columns, embedded } = this.fixedParts();
+    const { columns, embedded } = this.fixed;
     let contacts = sql`
       SELECT ${columns}, ${total} AS total FROM contacts c WHERE ${matching}
        ORDER BY c.${order}, c.id ${idOrder} LIMIT ${limit} OFFSET ${offset}`;
@@ -131,7 +133,6 @@ export class ContactPageRepository {
    * the organization every row of the page is filtered by), so neither part has a parameter.
    */
   private fixedParts(): { columns: Sql; embedded: Sql } {
-    if (this.fixed) return this.fixed;
     const pairs = (entity: ContactChannel | 'contact', alias: string) =>
       this.ds
         .getMetadata(entity === 'contact' ? Contact : CHANNEL_INFO[entity].entity)
@@ -151,11 +152,10 @@ export class ContactPageRepository {
     parts.push(`
       (SELECT json_agg(t.name ORDER BY lower(t.name), t.id) FROM contact_tags t
         WHERE t.organization_id = p.c_organization_id AND t.id = ANY(p.c_tag_ids)) AS tag_names`);
-    this.fixed = {
+    return {
       columns: raw(`${selectList(this.ds, Contact, 'c', 'c')}, c.tag_ids AS c_tag_ids`),
       embedded: raw(parts.join(', ')),
     };
-    return this.fixed;
   }
 
   /**
